@@ -1,0 +1,72 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * servebench command-line entry. The only place that catches ServebenchError and decides the exit code.
+ */
+import { EXIT, ServebenchError } from './errors.ts';
+import { formatHelp, type CommandSpec } from './cli/options.ts';
+
+export interface Command {
+  readonly spec: CommandSpec;
+  /** Runs the command; resolves to the process exit code. */
+  run(argv: readonly string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  load: async () => (await import('./load/command.ts')).loadCommand,
+  sim: async () => (await import('./sim/command.ts')).simCommand,
+};
+
+function mainHelp(): string {
+  return [
+    'servebench: measure OpenAI-compatible LLM inference servers the same way, client-side.',
+    '',
+    'Usage: servebench <command> [options]',
+    '',
+    'Commands:',
+    '  load   Drive a streaming load against an endpoint and write one result JSON',
+    '  sim    Start the simulated engine (an OpenAI-compatible server with a cost model)',
+    '',
+    'Run `servebench <command> --help` for the options of a command.',
+    'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 130 interrupted.',
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(mainHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`servebench: unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(', ')}\n`);
+    return EXIT.usage;
+  }
+  const command = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(formatHelp(command.spec));
+    return EXIT.ok;
+  }
+  return command.run(rest.filter((arg) => arg !== '--debug'));
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  const debug = process.argv.includes('--debug');
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      if (error instanceof ServebenchError) {
+        process.stderr.write(`servebench: ${error.message}\n`);
+        if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+        process.exitCode = error.exitCode;
+      } else {
+        process.stderr.write(`servebench: internal error: ${error instanceof Error ? (debug ? error.stack : error.message) : String(error)}\n`);
+        process.exitCode = 70;
+      }
+    },
+  );
+}

@@ -1,0 +1,26 @@
+/**
+ * The one user-facing error type. Thrown anywhere, caught only in harness/cli.ts,
+ * printed as a single line (no stack unless --debug), exiting with its code.
+ */
+export const EXIT = {
+  ok: 0,
+  /** The run finished but broke a threshold the user set (e.g. --max-failure-rate). */
+  thresholdExceeded: 1,
+  /** Bad input: flag, file, URL, or a server that cannot be reached. Nothing was measured. */
+  usage: 2,
+  /** Interrupted by SIGINT/SIGTERM. */
+  interrupted: 130,
+} as const;
+
+export class ServebenchError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = EXIT.usage) {
+    super(message);
+    this.name = 'ServebenchError';
+    this.exitCode = exitCode;
+  }
+}
+
+export function usageError(message: string): ServebenchError {
+  return new ServebenchError(message, EXIT.usage);
+}

@@ -1,0 +1,25 @@
+/**
+ * Results are immutable: a file is written whole or not at all, and never replaces another.
+ * Write to a temp file in the same directory, then hard-link it into place (link fails with
+ * EEXIST instead of overwriting, unlike rename), then drop the temp name.
+ */
+import { link, mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { usageError } from '../errors.ts';
+
+export async function writeNewFileAtomic(path: string, contents: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, contents, { flag: 'wx' });
+    await link(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw usageError(`${path} already exists; results are never overwritten: choose another --out`);
+    }
+    throw error;
+  } finally {
+    await rm(temp, { force: true });
+  }
+}

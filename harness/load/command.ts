@@ -1,0 +1,67 @@
+/** `servebench load`: flags → run → result file → summary table (or JSON) → exit status. */
+import { join } from 'node:path';
+import { EXIT } from '../errors.ts';
+import { parseCommandArgs } from '../cli/options.ts';
+import { writeNewFileAtomic } from '../io/atomic-write.ts';
+import { loadSpec, normalizeLoadOptions, redactArgv } from './load-options.ts';
+import { createProgressReporter } from './progress.ts';
+import { runLoad } from './run-load.ts';
+import { formatSummaryTable } from './summary-table.ts';
+import { existsSync } from 'node:fs';
+import { usageError } from '../errors.ts';
+
+function outputPath(out: string, runId: string): string {
+  return out.endsWith('/') ? join(out, `${runId}.json`) : out;
+}
+
+export const loadCommand = {
+  spec: loadSpec,
+  async run(argv: readonly string[]): Promise<number> {
+    const config = normalizeLoadOptions(parseCommandArgs(loadSpec, argv));
+    // Fail before measuring, not after: results are never overwritten.
+    if (config.out !== null && !config.out.endsWith('/') && existsSync(config.out)) {
+      throw usageError(`--out: ${config.out} already exists; results are never overwritten`);
+    }
+    const controller = new AbortController();
+    let interrupts = 0;
+    const onSignal = (): void => {
+      interrupts += 1;
+      if (interrupts > 1) process.exit(EXIT.interrupted);
+      process.stderr.write('\nservebench: interrupted; finishing with the points completed so far (again to quit now)\n');
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progress = createProgressReporter(process.stderr, config.loads.length, {
+      count: config.numPrompts,
+      durationS: config.durationS,
+      warmup: config.warmup,
+    });
+    try {
+      const { result } = await runLoad(config, {
+        signal: controller.signal,
+        argv: ['servebench', 'load', ...redactArgv(argv)],
+        onProgress: config.progress ? (i, state) => progress.update(i, config.loads[i]!, state) : undefined,
+        onPointDone: () => progress.finishPoint(),
+      });
+      const json = `${JSON.stringify(result, null, 2)}\n`;
+      if (config.out !== null) {
+        const path = outputPath(config.out, result.run_id);
+        await writeNewFileAtomic(path, json);
+        if (!config.json) process.stderr.write(`servebench: wrote ${path}\n`);
+      }
+      process.stdout.write(config.json ? json : formatSummaryTable(result.points));
+      if (result.outcome.interrupted) return EXIT.interrupted;
+      if (result.outcome.exceeded_max_failure_rate) {
+        process.stderr.write(
+          `servebench: ${(result.outcome.failure_rate * 100).toFixed(1)}% of requests failed, above --max-failure-rate ${(config.maxFailureRate * 100).toFixed(1)}%\n`,
+        );
+        return EXIT.thresholdExceeded;
+      }
+      return EXIT.ok;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

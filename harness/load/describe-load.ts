@@ -1,0 +1,10 @@
+/** A load point in a few characters, for progress lines and tables. */
+import type { Load } from '../schema/result.ts';
+
+export function describeLoad(load: Load): string {
+  if (load.mode === 'closed') return `concurrency ${load.concurrency}`;
+  const rate = load.rate === 'inf' ? 'inf' : `${load.rate}/s`;
+  const shape = load.arrival === 'gamma' ? ` gamma(${load.burstiness})` : load.arrival === 'constant' ? ' constant' : '';
+  const cap = load.max_concurrency === null ? '' : ` ≤${load.max_concurrency}`;
+  return `rate ${rate}${shape}${cap}`;
+}

@@ -1,0 +1,90 @@
+/**
+ * The two ways of offering load. Both only decide *when* to send; sending and recording is
+ * sendRequest's job, and every record they return goes to the metric module unchanged.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RequestRecord } from '../metrics/request-record.ts';
+import type { PreparedRequest } from './prepared-request.ts';
+
+export type StopReason = 'count' | 'duration';
+
+export interface DriveOptions {
+  /** Prompts to send, cycled when a duration needs more requests than there are prompts. */
+  readonly requests: readonly PreparedRequest[];
+  /** Stop after this many requests (null: only the deadline stops). */
+  readonly count: number | null;
+  /** performance.now() after which no new request is sent (null: only the count stops). */
+  readonly deadlineMs: number | null;
+  readonly send: (prepared: PreparedRequest, scheduledMs: number) => Promise<RequestRecord>;
+  readonly signal: AbortSignal;
+}
+
+export interface DriveOutcome {
+  readonly records: RequestRecord[];
+  readonly stop: StopReason;
+}
+
+function pick(options: DriveOptions, i: number): PreparedRequest {
+  return options.requests[i % options.requests.length]!;
+}
+
+function pastDeadline(options: DriveOptions): boolean {
+  return options.deadlineMs !== null && performance.now() >= options.deadlineMs;
+}
+
+/** Closed loop: `concurrency` workers, each sending its next request when the previous one ends. */
+export async function driveClosedLoop(options: DriveOptions, concurrency: number): Promise<DriveOutcome> {
+  const records: RequestRecord[] = [];
+  let next = 0;
+  let stop: StopReason = 'count';
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (options.signal.aborted) return;
+      if (options.count !== null && next >= options.count) return;
+      if (pastDeadline(options)) {
+        stop = 'duration';
+        return;
+      }
+      const i = next++;
+      records.push(await options.send(pick(options, i), performance.now()));
+    }
+  };
+  const workers = options.count === null ? concurrency : Math.min(concurrency, options.count);
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { records, stop };
+}
+
+/**
+ * Open loop: each request is sent at its absolute scheduled time (start + offset), so a late timer
+ * never shifts the rest. With a concurrency cap, a due request waits for a free slot; that wait is
+ * client-side queueing, recorded as scheduled vs actual send time rather than hidden.
+ */
+export async function driveOpenLoop(options: DriveOptions, offsetsMs: Float64Array, maxConcurrency: number | null): Promise<DriveOutcome> {
+  const records: RequestRecord[] = [];
+  const pending = new Set<Promise<void>>();
+  const start = performance.now();
+  let stop: StopReason = 'count';
+  for (let i = 0; i < offsetsMs.length; i++) {
+    if (options.count !== null && i >= options.count) break;
+    const scheduledMs = start + offsetsMs[i]!;
+    // Timers are millisecond-grained and may fire a fraction early: sleep again rather than send
+    // before the scheduled time. Lateness (under ~1 ms) shows up in queue_ms.
+    while (!options.signal.aborted && performance.now() < scheduledMs) {
+      await sleep(Math.max(1, scheduledMs - performance.now()), undefined, { signal: options.signal }).catch(() => undefined);
+    }
+    if (options.signal.aborted) break;
+    if (pastDeadline(options)) {
+      stop = 'duration';
+      break;
+    }
+    while (maxConcurrency !== null && pending.size >= maxConcurrency) await Promise.race(pending);
+    const task: Promise<void> = options.send(pick(options, i), scheduledMs).then((record) => {
+      records.push(record);
+      pending.delete(task);
+    });
+    pending.add(task);
+  }
+  if (options.count === null && options.deadlineMs !== null && !options.signal.aborted) stop = 'duration';
+  await Promise.all(pending);
+  return { records, stop };
+}

@@ -1,0 +1,79 @@
+/**
+ * The target server: its URL, and a preflight that fails fast (exit 2) when it cannot be reached
+ * or does not serve the model, instead of recording a run of connection errors.
+ */
+import { request } from 'undici';
+import { usageError } from '../errors.ts';
+
+export interface Endpoint {
+  /** scheme://host:port, what undici's Pool connects to. */
+  readonly origin: string;
+  /** Path prefix before /v1/… (usually ''). */
+  readonly basePath: string;
+  /** The endpoint as recorded in results: no credentials, query or fragment. */
+  readonly display: string;
+}
+
+export function parseEndpoint(text: string): Endpoint {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError(`--endpoint: "${text}" is not a URL; write e.g. http://127.0.0.1:8000`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw usageError(`--endpoint: "${text}" must use http:// or https://`);
+  }
+  if (url.search || url.hash) throw usageError(`--endpoint: "${text}" must not have a query or fragment`);
+  // Accept both http://host:port and http://host:port/v1, as users copy either.
+  const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return { origin: url.origin, basePath, display: `${url.origin}${basePath}` };
+}
+
+export interface ServerFacts {
+  readonly servedModels: string[] | null;
+  readonly serverVersion: string | null;
+}
+
+async function getJson(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  const response = await request(url, { method: 'GET', headers, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const text = await response.body.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { status: response.statusCode, body };
+}
+
+/** GET /v1/models and /version. Unreachable server or unserved model: a usage error. */
+export async function preflight(endpoint: Endpoint, model: string, headers: Record<string, string>): Promise<ServerFacts> {
+  let models: { status: number; body: unknown };
+  try {
+    models = await getJson(`${endpoint.origin}${endpoint.basePath}/v1/models`, headers);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? (error as Error).message;
+    throw usageError(`cannot reach ${endpoint.display} (${code}); is the server running and listening there?`);
+  }
+  if (models.status === 401 || models.status === 403) {
+    throw usageError(`${endpoint.display} refused the credentials (HTTP ${models.status}); check --api-key or --header`);
+  }
+  let servedModels: string[] | null = null;
+  const data = (models.body as { data?: unknown } | null)?.data;
+  if (models.status === 200 && Array.isArray(data)) {
+    servedModels = data.map((entry) => String((entry as { id?: unknown }).id));
+    if (!servedModels.includes(model)) {
+      throw usageError(`--model: "${model}" is not served by ${endpoint.display}; it serves: ${servedModels.join(', ') || '(none)'}`);
+    }
+  }
+  let serverVersion: string | null = null;
+  try {
+    const version = await getJson(`${endpoint.origin}${endpoint.basePath}/version`, headers);
+    const value = (version.body as { version?: unknown } | null)?.version;
+    if (version.status === 200 && typeof value === 'string') serverVersion = value;
+  } catch {
+    serverVersion = null;
+  }
+  return { servedModels, serverVersion };
+}

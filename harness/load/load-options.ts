@@ -1,0 +1,220 @@
+/**
+ * `servebench load` options: the table that makes --help, and the one normalize step that turns
+ * raw flags into a fully defaulted, validated LoadConfig (every bad value named with its fix).
+ */
+import { usageError } from '../errors.ts';
+import {
+  booleanOption,
+  keyValueOption,
+  listOption,
+  numberListOption,
+  numberOption,
+  stringOption,
+  type CommandSpec,
+  type RawOptions,
+} from '../cli/options.ts';
+import type { Slo } from '../metrics/summarize.ts';
+import { APIS, ARRIVALS, type Api, type Arrival, type Load } from '../schema/result.ts';
+import { parseEndpoint, type Endpoint } from './endpoint.ts';
+
+export const DEFAULT_NUM_PROMPTS = 200;
+/** Prompts generated for a duration-only point; they are cycled if the duration needs more. */
+export const DURATION_PROMPT_POOL = 1000;
+
+export const loadSpec: CommandSpec = {
+  name: 'load',
+  summary: 'drive a streaming load against an OpenAI-compatible endpoint and measure it client-side',
+  usage: 'servebench load --endpoint URL --model NAME [options]',
+  options: [
+    { name: 'endpoint', value: 'URL', help: 'Server base URL, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted).' },
+    { name: 'model', value: 'NAME', help: 'Model name to send (as the server serves it).' },
+    { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')}.`, default: 'completions' },
+    { name: 'input-len', value: 'N', help: 'Prompt length in words (synthetic prompts).', default: '1024' },
+    { name: 'output-len', value: 'N', help: 'max_tokens per request.', default: '128' },
+    { name: 'num-prompts', value: 'N', help: `Measured requests per point (default ${DEFAULT_NUM_PROMPTS} unless --duration is given).` },
+    { name: 'duration', value: 'S', help: 'Stop sending new requests after S seconds per point (with --num-prompts: whichever comes first).' },
+    { name: 'concurrency', value: 'LIST', help: 'Closed loop at fixed concurrency; a list (1,4,16) is a sweep.' },
+    { name: 'rate', value: 'LIST', help: 'Open loop at R requests/s ("inf": all at once); a list is a sweep.' },
+    { name: 'arrival', value: 'KIND', help: `Open-loop arrivals: ${ARRIVALS.join(' | ')} (gamma is implied by --burstiness ≠ 1).` },
+    { name: 'burstiness', value: 'B', help: 'Gamma shape for open-loop arrivals: 1 = Poisson, < 1 burstier.', default: '1' },
+    { name: 'max-concurrency', value: 'C', help: 'Cap on requests in flight in open loop; waiting is reported as queue_ms.' },
+    { name: 'warmup', value: 'N', help: 'Warmup requests before each point (distinct prompts, excluded from statistics).', default: '2' },
+    { name: 'seed', value: 'S', help: 'Seed for prompts and arrival times.', default: '0' },
+    { name: 'slo', value: 'K=V,…', help: 'SLOs for goodput: ttft_ms, tpot_ms, e2el_ms (e.g. ttft_ms=2000,tpot_ms=50).' },
+    { name: 'temperature', value: 'T', help: 'Sampling temperature.', default: '0' },
+    { name: 'no-ignore-eos', help: 'Do not send ignore_eos (outputs may then stop early; not judged as short).' },
+    { name: 'extra-body', value: 'JSON', help: 'JSON object merged into every request body (engine-specific fields).' },
+    { name: 'header', value: 'K:V', help: 'Extra request header; repeatable.', multiple: true },
+    { name: 'api-key', value: 'KEY', help: 'Sent as "Authorization: Bearer KEY" (default: $OPENAI_API_KEY if set); never recorded.' },
+    { name: 'timeout', value: 'S', help: 'Per-request timeout in seconds.', default: '600' },
+    { name: 'max-failure-rate', value: 'F', help: 'Exit with status 1 if more than this fraction of requests failed.', default: '0.05' },
+    { name: 'out', value: 'FILE', help: 'Write the result JSON here (a path ending in / is a directory: <run_id>.json). Never overwrites.' },
+    { name: 'save-requests', help: 'Also record per-request facts in the result.' },
+    { name: 'json', help: 'Print the result JSON to stdout instead of the summary table.' },
+    { name: 'no-progress', help: 'Do not draw the progress bar (it is drawn on stderr only when it is a terminal).' },
+  ],
+  epilog: [
+    'Examples:',
+    '  servebench load --endpoint http://127.0.0.1:8000 --model m --concurrency 1,8,32 --out results-dir/',
+    '  servebench load --endpoint http://127.0.0.1:8000 --model m --rate 2,4,8 --burstiness 0.5 --max-concurrency 64',
+    '',
+    'Exit status: 0 ok; 1 failure rate above --max-failure-rate; 2 bad input or unreachable server; 130 interrupted.',
+    'Metric definitions: docs/metrics.md.',
+  ].join('\n'),
+};
+
+export interface LoadConfig {
+  readonly endpoint: Endpoint;
+  readonly model: string;
+  readonly api: Api;
+  readonly inputLen: number;
+  readonly outputLen: number;
+  readonly numPrompts: number | null;
+  readonly durationS: number | null;
+  readonly loads: readonly Load[];
+  readonly warmup: number;
+  readonly seed: number;
+  readonly slo: Slo | null;
+  readonly temperature: number;
+  readonly ignoreEos: boolean;
+  readonly extraBody: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  readonly timeoutS: number;
+  readonly maxFailureRate: number;
+  readonly out: string | null;
+  readonly saveRequests: boolean;
+  readonly json: boolean;
+  readonly progress: boolean;
+}
+
+function required(raw: RawOptions, name: string): string {
+  const value = stringOption(loadSpec, raw, name);
+  if (value === undefined || value.trim() === '') throw usageError(`--${name} is required; see \`servebench load --help\``);
+  return value;
+}
+
+function parseHeaders(raw: RawOptions, env: NodeJS.ProcessEnv): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  const apiKey = stringOption(loadSpec, raw, 'api-key') ?? env['OPENAI_API_KEY'];
+  if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+  for (const item of listOption(raw, 'header')) {
+    const colon = item.indexOf(':');
+    const key = item.slice(0, colon).trim().toLowerCase();
+    if (colon <= 0 || !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) throw usageError(`--header: "${item}" is not "Name: value"`);
+    headers[key] = item.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function parseExtraBody(raw: RawOptions): Record<string, unknown> {
+  const text = stringOption(loadSpec, raw, 'extra-body');
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw usageError(`--extra-body: not valid JSON (${(error as Error).message}); write e.g. '{"top_k":1}'`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usageError('--extra-body: must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function parseSlo(raw: RawOptions): Slo | null {
+  const pairs = keyValueOption(loadSpec, raw, 'slo', ['ttft_ms', 'tpot_ms', 'e2el_ms']);
+  if (pairs.size === 0) return null;
+  const slo: Record<string, number> = {};
+  for (const [key, value] of pairs) {
+    const number = Number(value);
+    if (value === '' || !Number.isFinite(number) || number <= 0) throw usageError(`--slo: ${key}=${value} must be a positive number of milliseconds`);
+    slo[key] = number;
+  }
+  return slo as Slo;
+}
+
+function parseLoads(raw: RawOptions, count: number | null): Load[] {
+  const concurrency = numberListOption(loadSpec, raw, 'concurrency', { min: 1 }, true);
+  const rateText = stringOption(loadSpec, raw, 'rate');
+  const maxConcurrency = numberOption(loadSpec, raw, 'max-concurrency', { min: 1 }, true) ?? null;
+  const burstiness = numberOption(loadSpec, raw, 'burstiness', { min: 0, exclusiveMin: true })!;
+  const arrivalText = stringOption(loadSpec, raw, 'arrival');
+  if (concurrency && rateText !== undefined) throw usageError('give either --concurrency (closed loop) or --rate (open loop), not both');
+  if (rateText === undefined) {
+    for (const flag of ['max-concurrency', 'arrival', 'burstiness'] as const) {
+      if (raw[flag] !== undefined) throw usageError(`--${flag} applies to open loop only; use it with --rate`);
+    }
+    return (concurrency ?? [1]).map((c) => ({ mode: 'closed', concurrency: c }));
+  }
+  if (arrivalText !== undefined && !(ARRIVALS as readonly string[]).includes(arrivalText)) {
+    throw usageError(`--arrival: "${arrivalText}" is not one of ${ARRIVALS.join(', ')}`);
+  }
+  const arrival = (arrivalText ?? (burstiness === 1 ? 'poisson' : 'gamma')) as Arrival;
+  if (arrival === 'poisson' && burstiness !== 1) throw usageError('--arrival poisson has burstiness 1; use --arrival gamma with --burstiness');
+  const rates = numberListOption(loadSpec, raw, 'rate', { min: 0, exclusiveMin: true })!;
+  if (rates.some((rate) => !Number.isFinite(rate)) && count === null) throw usageError('--rate inf sends everything at once and needs --num-prompts');
+  return rates.map((rate) => ({
+    mode: 'open',
+    rate: Number.isFinite(rate) ? rate : 'inf',
+    arrival,
+    burstiness,
+    max_concurrency: maxConcurrency,
+  }));
+}
+
+export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = process.env): LoadConfig {
+  const endpoint = parseEndpoint(required(raw, 'endpoint'));
+  const model = required(raw, 'model');
+  const api = stringOption(loadSpec, raw, 'api')!;
+  if (!(APIS as readonly string[]).includes(api)) throw usageError(`--api: "${api}" is not one of ${APIS.join(', ')}`);
+  const durationS = numberOption(loadSpec, raw, 'duration', { min: 0, exclusiveMin: true }) ?? null;
+  if (durationS !== null && !Number.isFinite(durationS)) throw usageError('--duration must be finite');
+  const givenCount = numberOption(loadSpec, raw, 'num-prompts', { min: 1 }, true) ?? null;
+  const numPrompts = givenCount ?? (durationS === null ? DEFAULT_NUM_PROMPTS : null);
+  const finite = (name: string, value: number): number => {
+    if (!Number.isFinite(value)) throw usageError(`--${name} must be finite`);
+    return value;
+  };
+  return {
+    endpoint,
+    model,
+    api: api as Api,
+    inputLen: finite('input-len', numberOption(loadSpec, raw, 'input-len', { min: 1 }, true)!),
+    outputLen: finite('output-len', numberOption(loadSpec, raw, 'output-len', { min: 1 }, true)!),
+    numPrompts,
+    durationS,
+    loads: parseLoads(raw, numPrompts),
+    warmup: finite('warmup', numberOption(loadSpec, raw, 'warmup', { min: 0 }, true)!),
+    seed: finite('seed', numberOption(loadSpec, raw, 'seed', { min: 0, max: 2 ** 32 - 1 }, true)!),
+    slo: parseSlo(raw),
+    temperature: finite('temperature', numberOption(loadSpec, raw, 'temperature', { min: 0 })!),
+    ignoreEos: !booleanOption(raw, 'no-ignore-eos'),
+    extraBody: parseExtraBody(raw),
+    headers: parseHeaders(raw, env),
+    timeoutS: finite('timeout', numberOption(loadSpec, raw, 'timeout', { min: 0, exclusiveMin: true })!),
+    maxFailureRate: numberOption(loadSpec, raw, 'max-failure-rate', { min: 0, max: 1 })!,
+    out: stringOption(loadSpec, raw, 'out') ?? null,
+    saveRequests: booleanOption(raw, 'save-requests'),
+    json: booleanOption(raw, 'json'),
+    progress: !booleanOption(raw, 'no-progress'),
+  };
+}
+
+/** argv as recorded in results: secrets replaced. */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), true] : [arg, false];
+    if (flag === '--api-key' || flag === '--header') {
+      const value = inline ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1] ?? '';
+      const redacted = flag === '--api-key' ? '<redacted>' : `${value.split(':')[0]}: <redacted>`;
+      out.push(inline ? `${flag}=${redacted}` : flag);
+      if (!inline) {
+        out.push(redacted);
+        i += 1;
+      }
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}

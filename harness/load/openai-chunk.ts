@@ -1,0 +1,79 @@
+/**
+ * What one OpenAI-style streaming event says: generated text, finish reason, usage, or an error.
+ * Covers /v1/completions (choices[].text) and /v1/chat/completions (choices[].delta.content, and
+ * reasoning text that reasoning models stream separately). A role-only delta carries no text.
+ */
+
+export interface Usage {
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+}
+
+export type ChunkReading =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'malformed'; readonly reason: string }
+  | { readonly kind: 'error'; readonly message: string }
+  | {
+      readonly kind: 'chunk';
+      /** Generated text in this event ('' for role-only, finish-only or usage-only chunks). */
+      readonly text: string;
+      readonly finishReason: string | null;
+      readonly usage: Usage | null;
+    };
+
+const DONE = '[DONE]';
+
+function nonNegativeInt(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function readUsage(value: unknown): Usage | null {
+  if (value === null || typeof value !== 'object') return null;
+  const usage = value as Record<string, unknown>;
+  const promptTokens = nonNegativeInt(usage['prompt_tokens']);
+  const completionTokens = nonNegativeInt(usage['completion_tokens']);
+  return promptTokens === null && completionTokens === null ? null : { promptTokens, completionTokens };
+}
+
+function textOf(choice: Record<string, unknown>): string {
+  if (typeof choice['text'] === 'string') return choice['text'];
+  const delta = choice['delta'];
+  if (delta === null || typeof delta !== 'object') return '';
+  const fields = delta as Record<string, unknown>;
+  let text = '';
+  for (const key of ['reasoning_content', 'reasoning', 'content']) {
+    const part = fields[key];
+    if (typeof part === 'string') text += part;
+  }
+  return text;
+}
+
+export function readChunk(data: string): ChunkReading {
+  if (data === DONE || data.trim() === DONE) return { kind: 'done' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { kind: 'malformed', reason: `invalid JSON: ${data.slice(0, 80)}` };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { kind: 'malformed', reason: 'event data is not a JSON object' };
+  }
+  const body = parsed as Record<string, unknown>;
+  if (body['error'] !== undefined && body['error'] !== null) {
+    const error = body['error'];
+    const message = typeof error === 'string' ? error : JSON.stringify(error);
+    return { kind: 'error', message: message.slice(0, 300) };
+  }
+  const choices = body['choices'];
+  if (choices !== undefined && !Array.isArray(choices)) return { kind: 'malformed', reason: 'choices is not an array' };
+  let text = '';
+  let finishReason: string | null = null;
+  for (const choice of (choices ?? []) as unknown[]) {
+    if (choice === null || typeof choice !== 'object') return { kind: 'malformed', reason: 'a choice is not an object' };
+    const fields = choice as Record<string, unknown>;
+    text += textOf(fields);
+    if (typeof fields['finish_reason'] === 'string') finishReason = fields['finish_reason'];
+  }
+  return { kind: 'chunk', text, finishReason, usage: readUsage(body['usage']) };
+}

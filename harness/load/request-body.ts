@@ -1,0 +1,42 @@
+/** OpenAI request bodies for /v1/completions and /v1/chat/completions, serialized once up front. */
+import type { Api } from '../schema/result.ts';
+import type { PreparedRequest } from './prepared-request.ts';
+
+export interface BodyOptions {
+  readonly api: Api;
+  readonly model: string;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly ignoreEos: boolean;
+  /** Merged last: lets a user send engine-specific fields (or override ours). */
+  readonly extraBody: Readonly<Record<string, unknown>>;
+}
+
+export const API_PATHS: Record<Api, string> = {
+  completions: '/v1/completions',
+  chat: '/v1/chat/completions',
+};
+
+export function requestBody(options: BodyOptions, prompt: string): Record<string, unknown> {
+  const input = options.api === 'chat' ? { messages: [{ role: 'user', content: prompt }] } : { prompt };
+  return {
+    model: options.model,
+    ...input,
+    max_tokens: options.maxTokens,
+    temperature: options.temperature,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(options.ignoreEos ? { ignore_eos: true } : {}),
+    ...options.extraBody,
+  };
+}
+
+export function prepareRequests(options: BodyOptions, prompts: readonly string[], declaredInputTokens: number): PreparedRequest[] {
+  return prompts.map((prompt, index) => ({
+    index,
+    body: Buffer.from(JSON.stringify(requestBody(options, prompt))),
+    promptText: prompt,
+    declaredInputTokens,
+    maxTokens: options.maxTokens,
+  }));
+}

@@ -1,0 +1,138 @@
+/**
+ * A whole `load` run as a function: prompts and bodies prepared before any clock starts, a
+ * preflight, each point of the sweep in turn, and the self-describing result object.
+ */
+import { cpus } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { RequestRecord } from '../metrics/request-record.ts';
+import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../schema/result.ts';
+import { SERVEBENCH_VERSION } from '../version.ts';
+import { preflight } from './endpoint.ts';
+import type { LoadConfig } from './load-options.ts';
+import { DURATION_PROMPT_POOL } from './load-options.ts';
+import { API_PATHS, prepareRequests, type BodyOptions } from './request-body.ts';
+import { runPoint, type PointProgress } from './run-point.ts';
+import { promptSetSha256, syntheticPrompts } from './synthetic-prompts.ts';
+import type { TokenCounter } from './token-counter.ts';
+
+export interface RunLoadEffects {
+  readonly signal: AbortSignal;
+  readonly onProgress?: (pointIndex: number, progress: PointProgress) => void;
+  readonly onPointDone?: (pointIndex: number, point: Point) => void;
+  /** Fallback token counter when the server reports no usage (none from the CLI yet). */
+  readonly tokenizer?: TokenCounter | null;
+  readonly argv?: readonly string[];
+  readonly now?: () => Date;
+}
+
+export interface LoadRun {
+  readonly result: RunResult;
+  /** Raw request records per point, for tests and calibration (not serialized). */
+  readonly records: RequestRecord[][];
+}
+
+/** Sortable and unique: UTC time to the second plus 32 random bits. */
+export function newRunId(date: Date): string {
+  const stamp = date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return `${stamp}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Promise<LoadRun> {
+  const now = effects.now ?? (() => new Date());
+  const createdAt = now();
+  const runId = newRunId(createdAt);
+  const facts = await preflight(config.endpoint, config.model, config.headers);
+
+  const bodyOptions: BodyOptions = {
+    api: config.api,
+    model: config.model,
+    maxTokens: config.outputLen,
+    temperature: config.temperature,
+    ignoreEos: config.ignoreEos,
+    extraBody: config.extraBody,
+  };
+  const promptCount = config.numPrompts ?? DURATION_PROMPT_POOL;
+  const measuredPrompts = syntheticPrompts({ seed: config.seed, inputLen: config.inputLen, count: promptCount, purpose: 'measure' });
+  const warmupPrompts = syntheticPrompts({ seed: config.seed, inputLen: config.inputLen, count: config.warmup, purpose: 'warmup' });
+  const measured = prepareRequests(bodyOptions, measuredPrompts, config.inputLen);
+  const warmup = prepareRequests(bodyOptions, warmupPrompts, config.inputLen);
+
+  const points: Point[] = [];
+  const records: RequestRecord[][] = [];
+  for (let i = 0; i < config.loads.length; i++) {
+    if (effects.signal.aborted) break;
+    const { records: pointRecords, ...point } = await runPoint(
+      {
+        origin: config.endpoint.origin,
+        path: `${config.endpoint.basePath}${API_PATHS[config.api]}`,
+        headers: config.headers,
+        timeoutMs: config.timeoutS * 1000,
+        ignoreEos: config.ignoreEos,
+        tokenizer: effects.tokenizer ?? null,
+        measured,
+        warmup,
+        count: config.numPrompts,
+        durationS: config.durationS,
+        seed: config.seed,
+        slo: config.slo,
+        saveRequests: config.saveRequests,
+        requestIdPrefix: `sb-${runId}`,
+      },
+      config.loads[i]!,
+      i,
+      effects.signal,
+      (progress) => effects.onProgress?.(i, progress),
+    );
+    // A point cut short by an interrupt would report a distorted load: keep only whole points.
+    if (effects.signal.aborted) break;
+    points.push(point);
+    records.push(pointRecords);
+    effects.onPointDone?.(i, point);
+  }
+
+  const sent = points.reduce((sum, point) => sum + point.requests_sent, 0);
+  const failed = points.reduce((sum, point) => sum + point.metrics.failed, 0);
+  const failureRate = sent > 0 ? failed / sent : 0;
+  const result: RunResult = {
+    schema_version: SCHEMA_VERSION,
+    run_id: runId,
+    kind: 'load',
+    status: 'completed',
+    created_at: createdAt.toISOString(),
+    finished_at: now().toISOString(),
+    harness: {
+      name: 'servebench',
+      version: SERVEBENCH_VERSION,
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: cpus().length,
+      command: [...(effects.argv ?? [])],
+    },
+    target: { endpoint: config.endpoint.display, api: config.api, model: config.model, server_version: facts.serverVersion },
+    workload: {
+      source: 'synthetic',
+      input_len: config.inputLen,
+      output_len: config.outputLen,
+      num_prompts: config.numPrompts,
+      duration_s: config.durationS,
+      warmup: config.warmup,
+      seed: config.seed,
+      ignore_eos: config.ignoreEos,
+      temperature: config.temperature,
+      extra_body: config.extraBody,
+      prompt_set_sha256: promptSetSha256(measuredPrompts),
+    },
+    slo: config.slo,
+    max_failure_rate: config.maxFailureRate,
+    timeout_s: config.timeoutS,
+    points,
+    outcome: {
+      failure_rate: failureRate,
+      exceeded_max_failure_rate: failureRate > config.maxFailureRate,
+      interrupted: effects.signal.aborted,
+    },
+  };
+  // Our own output must satisfy our own schema; a failure here is a servebench bug.
+  return { result: RunResultSchema.parse(result), records };
+}

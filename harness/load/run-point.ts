@@ -1,0 +1,153 @@
+/**
+ * One load point: a fresh connection pool sized to the load, warmup (excluded from statistics),
+ * the measured requests under the client monitor, then the metric summary.
+ */
+import { Pool } from 'undici';
+import type { RequestRecord } from '../metrics/request-record.ts';
+import { requestTimings, summarizePoint, type Slo } from '../metrics/summarize.ts';
+import type { Load, Point, RequestSummary } from '../schema/result.ts';
+import { startClientMonitor } from './client-monitor.ts';
+import { driveClosedLoop, driveOpenLoop, type DriveOptions } from './drive.ts';
+import type { PreparedRequest } from './prepared-request.ts';
+import { arrivalOffsetsMs } from './schedule.ts';
+import { sendRequest, type LiveCounters, type RequestContext } from './send-request.ts';
+import type { TokenCounter } from './token-counter.ts';
+
+export interface PointPlan {
+  readonly origin: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly ignoreEos: boolean;
+  readonly tokenizer: TokenCounter | null;
+  readonly measured: readonly PreparedRequest[];
+  readonly warmup: readonly PreparedRequest[];
+  readonly count: number | null;
+  readonly durationS: number | null;
+  readonly seed: number;
+  readonly slo: Slo | null;
+  readonly saveRequests: boolean;
+  /** Prefix of x-request-id headers, so server logs can be matched to this run. */
+  readonly requestIdPrefix: string;
+}
+
+export interface PointProgress {
+  readonly phase: 'warmup' | 'measure';
+  readonly counters: LiveCounters;
+  readonly startedMs: number;
+}
+
+function summarizeRequest(record: RequestRecord): RequestSummary {
+  const timings = record.failure === null ? requestTimings(record) : null;
+  return {
+    index: record.index,
+    ok: record.failure === null,
+    failure: record.failure?.class ?? null,
+    status: record.failure?.status ?? null,
+    queue_ms: record.sendMs - record.scheduledMs,
+    ttft_ms: timings?.ttftMs ?? null,
+    e2el_ms: timings?.e2elMs ?? null,
+    tpot_ms: timings?.tpotMs ?? null,
+    input_tokens: record.inputTokens,
+    output_tokens: record.outputTokens,
+    server_prompt_tokens: record.serverPromptTokens,
+    content_events: record.contentTimesMs.length,
+    finish_reason: record.finishReason,
+  };
+}
+
+function connectionsFor(load: Load): number | null {
+  if (load.mode === 'closed') return load.concurrency;
+  return load.max_concurrency;
+}
+
+export async function runPoint(
+  plan: PointPlan,
+  load: Load,
+  pointIndex: number,
+  signal: AbortSignal,
+  onProgress: (progress: PointProgress) => void = () => {},
+): Promise<Point & { records: RequestRecord[] }> {
+  const pool = new Pool(plan.origin, {
+    connections: connectionsFor(load),
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 600_000,
+    connect: { timeout: 10_000 },
+  });
+  let sequence = 0;
+  const makeContext = (counters: LiveCounters): RequestContext => ({
+    dispatcher: pool,
+    path: plan.path,
+    headers: plan.headers,
+    timeoutMs: plan.timeoutMs,
+    ignoreEos: plan.ignoreEos,
+    tokenizer: plan.tokenizer,
+    signal,
+    counters,
+  });
+  const driveWith = (requests: readonly PreparedRequest[], counters: LiveCounters, count: number | null, deadlineMs: number | null): DriveOptions => {
+    const context = makeContext(counters);
+    return {
+      requests,
+      count,
+      deadlineMs,
+      signal,
+      send: (prepared, scheduledMs) => sendRequest(context, prepared, scheduledMs, `${plan.requestIdPrefix}-p${pointIndex}-${sequence++}`),
+    };
+  };
+
+  try {
+    if (plan.warmup.length > 0) {
+      const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0 };
+      const startedMs = performance.now();
+      const ticker = setInterval(() => onProgress({ phase: 'warmup', counters, startedMs }), 100);
+      const warmupConcurrency = Math.min(plan.warmup.length, connectionsFor(load) ?? plan.warmup.length);
+      await driveClosedLoop(driveWith(plan.warmup, counters, plan.warmup.length, null), warmupConcurrency).finally(() => clearInterval(ticker));
+    }
+
+    const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0 };
+    const startedAt = new Date().toISOString();
+    const startedMs = performance.now();
+    const deadlineMs = plan.durationS === null ? null : startedMs + plan.durationS * 1000;
+    const ticker = setInterval(() => onProgress({ phase: 'measure', counters, startedMs }), 100);
+    const monitor = startClientMonitor(counters);
+    const options = driveWith(plan.measured, counters, plan.count, deadlineMs);
+    const outcome = await (load.mode === 'closed'
+      ? driveClosedLoop(options, load.concurrency)
+      : driveOpenLoop(
+          options,
+          arrivalOffsetsMs({
+            rate: load.rate === 'inf' ? Number.POSITIVE_INFINITY : load.rate,
+            arrival: load.arrival,
+            burstiness: load.burstiness,
+            seed: plan.seed + pointIndex,
+            count: plan.count,
+            durationS: plan.durationS,
+          }),
+          load.max_concurrency,
+        )
+    ).finally(() => clearInterval(ticker));
+    const client = monitor.stop();
+    onProgress({ phase: 'measure', counters, startedMs });
+
+    const records = outcome.records.sort((a, b) => a.sendMs - b.sendMs);
+    const summary = summarizePoint(records, plan.slo);
+    return {
+      load,
+      started_at: startedAt,
+      stop: outcome.stop,
+      requests_sent: records.length,
+      warmup_requests: plan.warmup.length,
+      metrics: summary.metrics,
+      failures: summary.failures,
+      token_count_sources: summary.token_count_sources,
+      itl_split: summary.itl_split,
+      client,
+      ...(plan.saveRequests ? { requests: records.map(summarizeRequest) } : {}),
+      records,
+    };
+  } finally {
+    await pool.destroy();
+  }
+}

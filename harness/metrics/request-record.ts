@@ -1,0 +1,57 @@
+/**
+ * The raw facts one request leaves behind. Workers only record these; the metric math lives in
+ * summarize.ts and nowhere else. Times are client-side performance.now() milliseconds, taken
+ * when the bytes arrived (all events of one TCP read share one timestamp).
+ */
+
+export const FAILURE_CLASSES = [
+  'http_error',
+  'timeout',
+  'connection_refused',
+  'connection_reset',
+  'truncated_stream',
+  'malformed_event',
+  'stream_error',
+  'no_content',
+  'short_output',
+  'aborted',
+  'other',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/** Where a token count came from, in order of preference. */
+export const COUNT_SOURCES = ['usage', 'tokenizer', 'events', 'declared'] as const;
+export type CountSource = (typeof COUNT_SOURCES)[number];
+
+export interface RequestFailure {
+  readonly class: FailureClass;
+  /** HTTP status for http_error, else null. */
+  readonly status: number | null;
+  readonly message: string;
+}
+
+export interface RequestRecord {
+  /** Position of the prompt in the point's prompt list. */
+  readonly index: number;
+  /** When the schedule said to send it (open loop) or when its worker became free (closed loop). */
+  readonly scheduledMs: number;
+  sendMs: number;
+  /** First byte of the response body, or null if none arrived. */
+  firstByteMs: number | null;
+  /** Arrival time of every content event (an event carrying generated text). */
+  readonly contentTimesMs: number[];
+  /** Characters of generated text in each content event (for estimated per-event token splits). */
+  readonly contentChars: number[];
+  /** Tokens in each content event when a tokenizer counted them, else null. */
+  contentTokens: number[] | null;
+  /** When the stream ended or the request failed. */
+  endMs: number;
+  failure: RequestFailure | null;
+  inputTokens: number | null;
+  inputTokensSource: CountSource | null;
+  outputTokens: number | null;
+  outputTokensSource: CountSource | null;
+  /** usage.prompt_tokens exactly as the server reported it, for drift checks. */
+  serverPromptTokens: number | null;
+  finishReason: string | null;
+}

@@ -1,0 +1,209 @@
+/**
+ * The run-result schema: the one definition of what a servebench result file holds.
+ * Every producer (load, run) and consumer (validate, compile, site) imports it from here.
+ * A result file is self-describing: it names its schema version, the harness that wrote it,
+ * the target, the workload and every load point with its metrics and client health.
+ *
+ * Versioning: add optional fields freely; anything that changes a field's meaning or removes one
+ * bumps SCHEMA_VERSION and gets a line in docs/CHANGELOG.md.
+ */
+import { z } from 'zod';
+import { COUNT_SOURCES, FAILURE_CLASSES } from '../metrics/request-record.ts';
+
+export const SCHEMA_VERSION = 1;
+
+const count = z.number().int().nonnegative();
+const nonNegative = z.number().nonnegative();
+/** zod 4 numbers are finite: NaN and ±Infinity are rejected. */
+const finite = z.number();
+
+export const DistributionSchema = z
+  .object({
+    mean: finite,
+    std: nonNegative,
+    min: finite,
+    p50: finite,
+    p90: finite,
+    p95: finite,
+    p99: finite,
+    p999: finite,
+    max: finite,
+  })
+  .strict()
+  .describe('Summary of a sample: population std, percentiles by linear interpolation (numpy default).');
+
+const distributionOrNull = DistributionSchema.nullable().describe('null when the sample is empty');
+
+export const PointMetricsSchema = z
+  .object({
+    completed: count,
+    failed: count,
+    input_tokens: count,
+    output_tokens: count,
+    duration_s: nonNegative.describe('First measured send to the last request end, failed requests included.'),
+    request_throughput: nonNegative.nullable(),
+    output_throughput: nonNegative.nullable(),
+    total_throughput: nonNegative.nullable(),
+    goodput: nonNegative.nullable().describe('Completed requests meeting every SLO, per second; null without SLOs.'),
+    ttft_ms: distributionOrNull,
+    tpot_ms: distributionOrNull,
+    itl_ms: distributionOrNull.describe('Per token: each event gap split evenly over the tokens it carries.'),
+    itl_event_ms: distributionOrNull.describe('Per event gap (vLLM bench serve\'s ITL).'),
+    e2el_ms: distributionOrNull,
+    queue_ms: distributionOrNull.describe('Client-side queueing: actual send minus scheduled send.'),
+    interactivity_tok_s: distributionOrNull.describe('1000 / TPOT per request (tokens/s/user).'),
+  })
+  .strict();
+
+const countsBySource = z.object(Object.fromEntries(COUNT_SOURCES.map((s) => [s, count])) as Record<(typeof COUNT_SOURCES)[number], typeof count>).strict();
+const failuresByClass = z.object(Object.fromEntries(FAILURE_CLASSES.map((c) => [c, count])) as Record<(typeof FAILURE_CLASSES)[number], typeof count>).strict();
+
+export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
+
+export const LoadSchema = z.discriminatedUnion('mode', [
+  z
+    .object({
+      mode: z.literal('closed'),
+      concurrency: z.number().int().positive(),
+    })
+    .strict(),
+  z
+    .object({
+      mode: z.literal('open'),
+      rate: z.union([z.number().positive(), z.literal('inf')]).describe('Requests per second; "inf" sends all at once.'),
+      arrival: z.enum(ARRIVALS),
+      burstiness: z.number().positive().describe('Gamma shape; 1 is Poisson.'),
+      max_concurrency: z.number().int().positive().nullable(),
+    })
+    .strict(),
+]);
+
+export const ClientHealthSchema = z
+  .object({
+    event_loop_delay_p99_ms: nonNegative,
+    event_loop_delay_max_ms: nonNegative,
+    cpu_percent: nonNegative.describe('Client process CPU time over wall time, in % of one core.'),
+    content_events_per_s: nonNegative,
+    saturated: z.boolean().describe('The client itself may have been the bottleneck at this point.'),
+  })
+  .strict();
+
+export const RequestSummarySchema = z
+  .object({
+    index: count,
+    ok: z.boolean(),
+    failure: z.enum(FAILURE_CLASSES).nullable(),
+    status: z.number().int().nullable(),
+    queue_ms: finite,
+    ttft_ms: finite.nullable(),
+    e2el_ms: finite.nullable(),
+    tpot_ms: finite.nullable(),
+    input_tokens: count.nullable(),
+    output_tokens: count.nullable(),
+    server_prompt_tokens: count.nullable(),
+    content_events: count,
+    finish_reason: z.string().nullable(),
+  })
+  .strict();
+
+export const PointSchema = z
+  .object({
+    load: LoadSchema,
+    started_at: z.iso.datetime(),
+    stop: z.enum(['count', 'duration']).describe('What ended the point: the request count or the duration.'),
+    requests_sent: count,
+    warmup_requests: count,
+    metrics: PointMetricsSchema,
+    failures: failuresByClass,
+    token_count_sources: z.object({ input: countsBySource, output: countsBySource }).strict(),
+    itl_split: z.object({ exact: count, estimated: count }).strict(),
+    client: ClientHealthSchema,
+    requests: z.array(RequestSummarySchema).optional().describe('Per-request facts, when --save-requests was given.'),
+  })
+  .strict();
+
+export const SloSchema = z
+  .object({
+    ttft_ms: z.number().positive().optional(),
+    tpot_ms: z.number().positive().optional(),
+    e2el_ms: z.number().positive().optional(),
+  })
+  .strict();
+
+export const APIS = ['completions', 'chat'] as const;
+
+export const RunResultSchema = z
+  .object({
+    $schema: z.string().optional(),
+    schema_version: z.literal(SCHEMA_VERSION),
+    run_id: z.string().regex(/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/, 'run_id is <UTC yyyymmddThhmmssZ>-<8 hex>'),
+    kind: z.literal('load'),
+    status: z.enum(['completed', 'failed']),
+    created_at: z.iso.datetime(),
+    finished_at: z.iso.datetime(),
+    harness: z
+      .object({
+        name: z.literal('servebench'),
+        version: z.string(),
+        node: z.string(),
+        platform: z.string(),
+        arch: z.string(),
+        cpus: count,
+        command: z.array(z.string()).describe('argv with secrets redacted'),
+      })
+      .strict(),
+    target: z
+      .object({
+        endpoint: z.string().describe('Base URL without credentials'),
+        api: z.enum(APIS),
+        model: z.string(),
+        server_version: z.string().nullable().describe('From GET /version when the server offers it'),
+      })
+      .strict(),
+    workload: z
+      .object({
+        source: z.literal('synthetic'),
+        input_len: z.number().int().positive(),
+        output_len: z.number().int().positive(),
+        num_prompts: z.number().int().positive().nullable(),
+        duration_s: z.number().positive().nullable(),
+        warmup: count,
+        seed: z.number().int(),
+        ignore_eos: z.boolean(),
+        temperature: z.number().nonnegative(),
+        extra_body: z.record(z.string(), z.unknown()),
+        prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      })
+      .strict(),
+    slo: SloSchema.nullable(),
+    max_failure_rate: z.number().min(0).max(1),
+    timeout_s: z.number().positive(),
+    points: z.array(PointSchema),
+    outcome: z
+      .object({
+        failure_rate: z.number().min(0).max(1),
+        exceeded_max_failure_rate: z.boolean(),
+        interrupted: z.boolean(),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type DistributionJson = z.infer<typeof DistributionSchema>;
+export type PointMetricsJson = z.infer<typeof PointMetricsSchema>;
+export type Load = z.infer<typeof LoadSchema>;
+export type ClientHealth = z.infer<typeof ClientHealthSchema>;
+export type RequestSummary = z.infer<typeof RequestSummarySchema>;
+export type Point = z.infer<typeof PointSchema>;
+export type RunResult = z.infer<typeof RunResultSchema>;
+export type Api = (typeof APIS)[number];
+export type Arrival = (typeof ARRIVALS)[number];
+
+/** The JSON Schema for outside consumers (committed as docs/result.schema.json). */
+export function resultJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(RunResultSchema, { target: 'draft-2020-12' }),
+    $id: `urn:servebench:result:v${SCHEMA_VERSION}`,
+    title: 'servebench run result',
+  };
+}
