@@ -35,6 +35,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
   return new Promise((resolve) => {
     const record: RequestRecord = {
       index: prepared.index,
+      requestId,
       scheduledMs,
       sendMs: 0,
       firstByteMs: null,

@@ -33,6 +33,8 @@ export interface RequestFailure {
 export interface RequestRecord {
   /** Position of the prompt in the point's prompt list. */
   readonly index: number;
+  /** Sent as x-request-id, so server logs and ground truth can be matched to this record. */
+  readonly requestId: string;
   /** When the schedule said to send it (open loop) or when its worker became free (closed loop). */
   readonly scheduledMs: number;
   sendMs: number;

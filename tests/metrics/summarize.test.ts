@@ -6,6 +6,7 @@ import { createRng } from '../../harness/load/rng.ts';
 function record(partial: Partial<RequestRecord> & Pick<RequestRecord, 'sendMs' | 'endMs'>): RequestRecord {
   return {
     index: 0,
+    requestId: 'r',
     scheduledMs: partial.sendMs,
     firstByteMs: null,
     contentTimesMs: [],

@@ -1,0 +1,20 @@
+/** Runs the real CLI in a child process (Node with tsx's loader), as users and scripts do. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI_PATH = fileURLToPath(new URL('../../harness/cli.ts', import.meta.url));
+
+export interface CliOutcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function runCli(args: readonly string[], timeoutMs = 60_000): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], { timeout: timeoutMs, env: { ...process.env, OPENAI_API_KEY: '' } }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
