@@ -12,7 +12,7 @@
  *
  * Usage: npm run bench:client [-- --quick]
  */
-import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import { normalizeLoadOptions } from '../harness/load/load-options.ts';
 import { readChunk } from '../harness/load/openai-chunk.ts';
 import { runLoad } from '../harness/load/run-load.ts';
 import { createSseDecoder } from '../harness/load/sse-decoder.ts';
+import { pinProcess } from '../harness/process/cpu-affinity.ts';
 import { spawnSim } from '../harness/process/spawn-cli.ts';
 import type { Point } from '../harness/schema/result.ts';
 
@@ -28,17 +29,8 @@ const quick = process.argv.includes('--quick');
 const CLIENT_CPU = 0;
 const SIM_CPU = 1;
 
-function pinSelf(cpu: number): boolean {
-  try {
-    execFileSync('taskset', ['-cp', String(cpu), String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function processCpuTicks(pid: number): number {
-  const stat = execFileSync('cat', [`/proc/${pid}/stat`], { encoding: 'utf8' });
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
@@ -127,7 +119,7 @@ function round(value: number, digits: number): number {
 }
 
 async function main(): Promise<void> {
-  const pinned = pinSelf(CLIENT_CPU);
+  const pinned = pinProcess(process.pid, String(CLIENT_CPU));
   const decode = {
     one_event_per_read: benchDecode(1, quick ? 100_000 : 500_000),
     sixteen_events_per_read: benchDecode(16, quick ? 100_000 : 500_000),

@@ -1,14 +1,13 @@
 /** `servebench load`: flags → run → result file → summary table (or JSON) → exit status. */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT } from '../errors.ts';
+import { EXIT, usageError } from '../errors.ts';
 import { parseCommandArgs } from '../cli/options.ts';
 import { writeNewFileAtomic } from '../io/atomic-write.ts';
 import { loadSpec, normalizeLoadOptions, redactArgv } from './load-options.ts';
 import { createProgressReporter } from './progress.ts';
 import { runLoad } from './run-load.ts';
 import { formatSummaryTable } from './summary-table.ts';
-import { existsSync } from 'node:fs';
-import { usageError } from '../errors.ts';
 
 function outputPath(out: string, runId: string): string {
   return out.endsWith('/') ? join(out, `${runId}.json`) : out;

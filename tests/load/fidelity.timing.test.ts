@@ -16,6 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestTimings } from '../../harness/metrics/summarize.ts';
+import { allCpus, pinProcess } from '../../harness/process/cpu-affinity.ts';
 import { spawnSim, type SimChild } from '../../harness/process/spawn-cli.ts';
 import { monotonicOriginMs, type GroundTruthDocument } from '../../harness/sim/ground-truth.ts';
 import { loadAgainst, median } from './run-sim.ts';
@@ -30,11 +31,15 @@ async function fetchGroundTruth(url: string): Promise<GroundTruthDocument> {
 describe('fidelity against the sim engine ground truth', () => {
   let sim: SimChild;
   const clientOriginMs = monotonicOriginMs();
+  // Client and server each get a core, as in a real benchmark; unpinned, the OS may put both on
+  // one core now and then and the test would measure that instead.
   beforeAll(async () => {
-    sim = await spawnSim(['--decode-base-ms', '10', '--decode-per-seq-ms', '0.05', '--prefill-tokens-per-s', '50000']);
+    pinProcess(process.pid, '0');
+    sim = await spawnSim(['--decode-base-ms', '10', '--decode-per-seq-ms', '0.05', '--prefill-tokens-per-s', '50000'], { cpu: 1 });
   });
   afterAll(async () => {
     await sim?.stop();
+    pinProcess(process.pid, allCpus());
   });
 
   for (const [concurrency, prompts] of [

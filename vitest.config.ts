@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests whose assertions are about time (fidelity to the sim's ground truth, schedule lateness)
+// run after the others and one file at a time: on a 2-core machine, parallel test files would
+// measure each other's CPU contention instead of the load generator.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: ['tests/**/*.timing.test.ts'], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'timing', include: ['tests/**/*.timing.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
+  },
+});
