@@ -1,5 +1,4 @@
 /** node:http plumbing the sim's routes share: JSON replies, body reading, listening. */
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { usageError } from '../errors.ts';
@@ -8,15 +7,6 @@ import { RequestError } from './request.ts';
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Large enough that thousands of clients connecting at once are not dropped by the listen queue. */
 const LISTEN_BACKLOG = 4096;
-
-export function servebenchVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });

@@ -10,7 +10,8 @@ import { EngineLoop, type EngineSink } from './engine-loop.ts';
 import { decideFault, planGeneration } from './faults.ts';
 import { monotonicOriginMs, newRecord, type GroundTruthDocument, type GroundTruthRecord } from './ground-truth.ts';
 import { mix32 } from './hash.ts';
-import { listen, readBody, sendJson, servebenchVersion } from './http-io.ts';
+import { listen, readBody, sendJson } from './http-io.ts';
+import { SERVEBENCH_VERSION } from '../version.ts';
 import { responseIdPrefix, type EndpointKind } from './personalities.ts';
 import { SimMetrics } from './prometheus.ts';
 import { RequestError, errorBody, parseBody, parseSimRequest, type SimRequest } from './request.ts';
@@ -36,7 +37,7 @@ const GENERATION_PATHS: Readonly<Record<string, EndpointKind>> = {
 
 export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<SimServer> {
   const config = resolveSimConfig(partial);
-  const version = `${servebenchVersion()}-sim`;
+  const version = `${SERVEBENCH_VERSION}-sim`;
   const metrics = new SimMetrics();
   const scheduler = new Scheduler<SimStream>(config);
   const active = new Set<SimStream>();

@@ -49,6 +49,7 @@ export class SimStream {
   private readonly format: StreamFormat | null;
   private pending = '';
   private pendingTokens = 0;
+  /** Tokens held back for a multi-token event (llama.cpp), or the whole text when not streaming. */
   private groupText = '';
   private groupCount = 0;
   private eventIndex = 0;
@@ -78,7 +79,7 @@ export class SimStream {
     }
   }
 
-  /** The engine produced token number sequence.generated for this response. */
+  /** The engine produced output token `index` (0-based) for this response. */
   onToken(index: number): void {
     const word = outputWord(this.request.hash, index);
     const format = this.format;
