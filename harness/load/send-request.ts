@@ -4,7 +4,7 @@
  * Uses undici's dispatch API directly: no stream objects on the hot path, one timestamp per read.
  */
 import type { Dispatcher } from 'undici';
-import type { RequestRecord } from '../metrics/request-record.ts';
+import { emptyRecord, type RequestRecord } from '../metrics/request-record.ts';
 import { readChunk } from './openai-chunk.ts';
 import { classifyError, failure, RequestAbortedError, RequestTimeoutError } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
@@ -33,24 +33,7 @@ const ERROR_BODY_LIMIT = 2048;
 
 export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, scheduledMs: number, requestId: string): Promise<RequestRecord> {
   return new Promise((resolve) => {
-    const record: RequestRecord = {
-      index: prepared.index,
-      requestId,
-      scheduledMs,
-      sendMs: 0,
-      firstByteMs: null,
-      contentTimesMs: [],
-      contentChars: [],
-      contentTokens: ctx.tokenizer ? [] : null,
-      endMs: 0,
-      failure: null,
-      inputTokens: null,
-      inputTokensSource: null,
-      outputTokens: null,
-      outputTokensSource: null,
-      serverPromptTokens: null,
-      finishReason: null,
-    };
+    const record = emptyRecord(prepared.index, requestId, scheduledMs, ctx.tokenizer !== null);
     let status = 0;
     let isEventStream = false;
     let errorBody = '';

@@ -57,3 +57,25 @@ export interface RequestRecord {
   serverPromptTokens: number | null;
   finishReason: string | null;
 }
+
+/** A record before anything happened: filled in by the request as facts arrive. */
+export function emptyRecord(index: number, requestId: string, scheduledMs: number, countTokensPerEvent: boolean): RequestRecord {
+  return {
+    index,
+    requestId,
+    scheduledMs,
+    sendMs: 0,
+    firstByteMs: null,
+    contentTimesMs: [],
+    contentChars: [],
+    contentTokens: countTokensPerEvent ? [] : null,
+    endMs: 0,
+    failure: null,
+    inputTokens: null,
+    inputTokensSource: null,
+    outputTokens: null,
+    outputTokensSource: null,
+    serverPromptTokens: null,
+    finishReason: null,
+  };
+}

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../harness/metrics/request-record.ts';
+import { emptyRecord, type RequestRecord } from '../../harness/metrics/request-record.ts';
 import { requestTimings, summarizePoint, tokensPerEvent } from '../../harness/metrics/summarize.ts';
 import { createRng } from '../../harness/load/rng.ts';
 
 function record(partial: Partial<RequestRecord> & Pick<RequestRecord, 'sendMs' | 'endMs'>): RequestRecord {
-  return {
-    index: 0,
-    requestId: 'r',
-    scheduledMs: partial.sendMs,
-    firstByteMs: null,
-    contentTimesMs: [],
-    contentChars: [],
-    contentTokens: null,
-    failure: null,
-    inputTokens: null,
-    inputTokensSource: null,
-    outputTokens: null,
-    outputTokensSource: null,
-    serverPromptTokens: null,
-    finishReason: 'length',
-    ...partial,
-  };
+  return { ...emptyRecord(0, 'r', partial.sendMs, false), finishReason: 'length', ...partial };
 }
 
 // One token per event, counts from usage (vLLM-like).
