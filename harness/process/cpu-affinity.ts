@@ -5,10 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 
-/** Pins a running process; returns false where taskset is unavailable (then nothing changed). */
+/**
+ * Pins a running process, all its threads included (V8's and libuv's helper threads exist from
+ * the start); returns false where taskset or the CPU is unavailable, and then nothing changed.
+ */
 export function pinProcess(pid: number, cpuList: string): boolean {
   try {
-    execFileSync('taskset', ['-cp', cpuList, String(pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-cp', cpuList, String(pid)], { stdio: 'ignore' });
     return true;
   } catch {
     return false;

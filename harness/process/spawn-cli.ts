@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { pinProcess } from './cpu-affinity.ts';
 
 export const CLI_PATH = fileURLToPath(new URL('../cli.ts', import.meta.url));
 const TSX_LOADER = import.meta.resolve('tsx');
@@ -19,16 +20,14 @@ export interface ChildCli {
 }
 
 export interface SpawnOptions {
-  /** Pin the child to one CPU with taskset (benchmarks). */
+  /** Pin the child to one CPU (benchmarks, timing tests); ignored where that is impossible. */
   readonly cpu?: number;
   readonly startTimeoutMs?: number;
 }
 
 export async function spawnCli(args: readonly string[], options: SpawnOptions = {}): Promise<ChildCli> {
-  const nodeArgs = ['--import', TSX_LOADER, CLI_PATH, ...args];
-  const [command, commandArgs] =
-    options.cpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(options.cpu), process.execPath, ...nodeArgs]];
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (options.cpu !== undefined && child.pid !== undefined) pinProcess(child.pid, String(options.cpu));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);
