@@ -42,6 +42,7 @@ export const loadSpec: CommandSpec = {
     { name: 'seed', value: 'S', help: 'Seed for prompts and arrival times.', default: '0' },
     { name: 'slo', value: 'K=V,…', help: 'SLOs for goodput: ttft_ms, tpot_ms, e2el_ms (e.g. ttft_ms=2000,tpot_ms=50).' },
     { name: 'temperature', value: 'T', help: 'Sampling temperature.', default: '0' },
+    { name: 'tokenizer', value: 'PATH', help: 'tokenizer.json (or its folder) to count tokens when the server reports no usage.' },
     { name: 'no-ignore-eos', help: 'Do not send ignore_eos (outputs may then stop early; not judged as short).' },
     { name: 'extra-body', value: 'JSON', help: 'JSON object merged into every request body (engine-specific fields).' },
     { name: 'header', value: 'K:V', help: 'Extra request header; repeatable.', multiple: true },
@@ -81,6 +82,7 @@ export interface LoadConfig {
   readonly headers: Record<string, string>;
   readonly timeoutS: number;
   readonly maxFailureRate: number;
+  readonly tokenizerPath: string | null;
   readonly out: string | null;
   readonly saveRequests: boolean;
   readonly json: boolean;
@@ -191,6 +193,7 @@ export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = p
     headers: parseHeaders(raw, env),
     timeoutS: finite('timeout', numberOption(loadSpec, raw, 'timeout', { min: 0, exclusiveMin: true })!),
     maxFailureRate: numberOption(loadSpec, raw, 'max-failure-rate', { min: 0, max: 1 })!,
+    tokenizerPath: stringOption(loadSpec, raw, 'tokenizer') ?? null,
     out: stringOption(loadSpec, raw, 'out') ?? null,
     saveRequests: booleanOption(raw, 'save-requests'),
     json: booleanOption(raw, 'json'),

@@ -13,13 +13,14 @@ import { DURATION_PROMPT_POOL } from './load-options.ts';
 import { API_PATHS, prepareRequests, type BodyOptions } from './request-body.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
 import { promptSetSha256, syntheticPrompts } from './synthetic-prompts.ts';
+import { loadHfTokenizer } from './hf-tokenizer.ts';
 import type { TokenCounter } from './token-counter.ts';
 
 export interface RunLoadEffects {
   readonly signal: AbortSignal;
   readonly onProgress?: (pointIndex: number, progress: PointProgress) => void;
   readonly onPointDone?: (pointIndex: number, point: Point) => void;
-  /** Fallback token counter when the server reports no usage (none from the CLI yet). */
+  /** Fallback token counter when the server reports no usage; overrides config.tokenizerPath. */
   readonly tokenizer?: TokenCounter | null;
   readonly argv?: readonly string[];
   readonly now?: () => Date;
@@ -41,6 +42,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const now = effects.now ?? (() => new Date());
   const createdAt = now();
   const runId = newRunId(createdAt);
+  const tokenizer = effects.tokenizer ?? (config.tokenizerPath === null ? null : loadHfTokenizer(config.tokenizerPath));
   const facts = await preflight(config.endpoint, config.model, config.headers);
 
   const bodyOptions: BodyOptions = {
@@ -68,7 +70,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
         headers: config.headers,
         timeoutMs: config.timeoutS * 1000,
         ignoreEos: config.ignoreEos,
-        tokenizer: effects.tokenizer ?? null,
+        tokenizer,
         measured,
         warmup,
         count: config.numPrompts,
@@ -121,6 +123,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       ignore_eos: config.ignoreEos,
       temperature: config.temperature,
       extra_body: config.extraBody,
+      tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: 'sha256' in tokenizer ? String(tokenizer.sha256) : null },
       prompt_set_sha256: promptSetSha256(measuredPrompts),
     },
     slo: config.slo,

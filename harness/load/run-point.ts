@@ -9,6 +9,7 @@ import type { Load, Point, RequestSummary } from '../schema/result.ts';
 import { startClientMonitor } from './client-monitor.ts';
 import { driveClosedLoop, driveOpenLoop, type DriveOptions } from './drive.ts';
 import type { PreparedRequest } from './prepared-request.ts';
+import { resolveCounts } from './resolve-counts.ts';
 import { arrivalOffsetsMs } from './schedule.ts';
 import { sendRequest, type LiveCounters, type RequestContext } from './send-request.ts';
 import type { TokenCounter } from './token-counter.ts';
@@ -81,8 +82,7 @@ export async function runPoint(
     path: plan.path,
     headers: plan.headers,
     timeoutMs: plan.timeoutMs,
-    ignoreEos: plan.ignoreEos,
-    tokenizer: plan.tokenizer,
+    keepTexts: plan.tokenizer !== null,
     signal,
     counters,
   });
@@ -132,6 +132,7 @@ export async function runPoint(
     onProgress({ phase: 'measure', counters, startedMs });
 
     const records = outcome.records.sort((a, b) => a.sendMs - b.sendMs);
+    for (const record of records) resolveCounts(record, plan.measured[record.index]!, plan.tokenizer, plan.ignoreEos);
     const summary = summarizePoint(records, plan.slo);
     return {
       load,

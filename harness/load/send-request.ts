@@ -1,5 +1,6 @@
 /**
- * One streaming request, start to end, recorded as raw facts. Never throws: every way a request
+ * One streaming request, start to end, recorded as raw facts (token counts are resolved after the
+ * point, off the clock: see resolve-counts.ts). Never throws: every way a request
  * can go wrong ends as a classified failure in its record, and a timer bounds it.
  * Uses undici's dispatch API directly: no stream objects on the hot path, one timestamp per read.
  */
@@ -9,7 +10,6 @@ import { readChunk } from './openai-chunk.ts';
 import { classifyError, failure, RequestAbortedError, RequestTimeoutError } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import { createSseDecoder } from './sse-decoder.ts';
-import type { TokenCounter } from './token-counter.ts';
 
 export interface LiveCounters {
   contentEvents: number;
@@ -22,9 +22,8 @@ export interface RequestContext {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly timeoutMs: number;
-  /** ignore_eos was requested: fewer tokens than max_tokens is a failure (short_output). */
-  readonly ignoreEos: boolean;
-  readonly tokenizer: TokenCounter | null;
+  /** Keep each event's text for a tokenizer to count after the point (never on the hot path). */
+  readonly keepTexts: boolean;
   readonly signal: AbortSignal;
   readonly counters: LiveCounters;
 }
@@ -33,17 +32,15 @@ const ERROR_BODY_LIMIT = 2048;
 
 export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, scheduledMs: number, requestId: string): Promise<RequestRecord> {
   return new Promise((resolve) => {
-    const record = emptyRecord(prepared.index, requestId, scheduledMs, ctx.tokenizer !== null);
+    const record = emptyRecord(prepared.index, requestId, scheduledMs, ctx.keepTexts);
     let status = 0;
     let isEventStream = false;
     let errorBody = '';
     let now = 0;
     let sawDone = false;
-    let usageCompletion: number | null = null;
     let streamProblem: RequestRecord['failure'] = null;
     let settled = false;
     let controller: Dispatcher.DispatchController | null = null;
-    let generatedText = '';
 
     const decoder = createSseDecoder({
       onData(data) {
@@ -62,16 +59,13 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
             if (reading.text !== '') {
               record.contentTimesMs.push(now);
               record.contentChars.push(reading.text.length);
-              if (ctx.tokenizer) {
-                record.contentTokens!.push(ctx.tokenizer.count(reading.text));
-                generatedText += reading.text;
-              }
+              record.contentTexts?.push(reading.text);
               ctx.counters.contentEvents += 1;
             }
             if (reading.finishReason !== null) record.finishReason = reading.finishReason;
             if (reading.usage) {
               if (reading.usage.promptTokens !== null) record.serverPromptTokens = reading.usage.promptTokens;
-              if (reading.usage.completionTokens !== null) usageCompletion = reading.usage.completionTokens;
+              if (reading.usage.completionTokens !== null) record.serverCompletionTokens = reading.usage.completionTokens;
             }
         }
       },
@@ -98,34 +92,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
       if (streamProblem) return streamProblem;
       if (!sawDone && record.finishReason === null) return failure('truncated_stream', 'stream ended without a finish reason or [DONE]');
       if (record.contentTimesMs.length === 0) return failure('no_content', 'no event carried generated text');
-      resolveCounts(usageCompletion, generatedText);
-      if (ctx.ignoreEos && record.outputTokensSource !== 'events' && record.outputTokens! < prepared.maxTokens) {
-        return failure('short_output', `ignore_eos requested ${prepared.maxTokens} tokens, got ${record.outputTokens} (${record.outputTokensSource})`);
-      }
       return null;
-    };
-
-    const resolveCounts = (usageCompletionTokens: number | null, text: string): void => {
-      if (usageCompletionTokens !== null) {
-        record.outputTokens = usageCompletionTokens;
-        record.outputTokensSource = 'usage';
-      } else if (ctx.tokenizer) {
-        record.outputTokens = ctx.tokenizer.count(text);
-        record.outputTokensSource = 'tokenizer';
-      } else {
-        record.outputTokens = record.contentTimesMs.length;
-        record.outputTokensSource = 'events';
-      }
-      if (record.serverPromptTokens !== null) {
-        record.inputTokens = record.serverPromptTokens;
-        record.inputTokensSource = 'usage';
-      } else if (ctx.tokenizer) {
-        record.inputTokens = ctx.tokenizer.count(prepared.promptText);
-        record.inputTokensSource = 'tokenizer';
-      } else {
-        record.inputTokens = prepared.declaredInputTokens;
-        record.inputTokensSource = 'declared';
-      }
     };
 
     const abortWith = (error: Error): void => {

@@ -44,6 +44,8 @@ export interface RequestRecord {
   readonly contentTimesMs: number[];
   /** Characters of generated text in each content event (for estimated per-event token splits). */
   readonly contentChars: number[];
+  /** Generated text of each content event, kept only when a tokenizer will count it afterwards. */
+  readonly contentTexts: string[] | null;
   /** Tokens in each content event when a tokenizer counted them, else null. */
   contentTokens: number[] | null;
   /** When the stream ended or the request failed. */
@@ -55,11 +57,13 @@ export interface RequestRecord {
   outputTokensSource: CountSource | null;
   /** usage.prompt_tokens exactly as the server reported it, for drift checks. */
   serverPromptTokens: number | null;
+  /** usage.completion_tokens exactly as the server reported it. */
+  serverCompletionTokens: number | null;
   finishReason: string | null;
 }
 
 /** A record before anything happened: filled in by the request as facts arrive. */
-export function emptyRecord(index: number, requestId: string, scheduledMs: number, countTokensPerEvent: boolean): RequestRecord {
+export function emptyRecord(index: number, requestId: string, scheduledMs: number, keepTexts: boolean): RequestRecord {
   return {
     index,
     requestId,
@@ -68,7 +72,8 @@ export function emptyRecord(index: number, requestId: string, scheduledMs: numbe
     firstByteMs: null,
     contentTimesMs: [],
     contentChars: [],
-    contentTokens: countTokensPerEvent ? [] : null,
+    contentTexts: keepTexts ? [] : null,
+    contentTokens: null,
     endMs: 0,
     failure: null,
     inputTokens: null,
@@ -76,6 +81,7 @@ export function emptyRecord(index: number, requestId: string, scheduledMs: numbe
     outputTokens: null,
     outputTokensSource: null,
     serverPromptTokens: null,
+    serverCompletionTokens: null,
     finishReason: null,
   };
 }

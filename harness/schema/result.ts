@@ -172,6 +172,11 @@ export const RunResultSchema = z
         ignore_eos: z.boolean(),
         temperature: z.number().nonnegative(),
         extra_body: z.record(z.string(), z.unknown()),
+        tokenizer: z
+          .object({ name: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable() })
+          .strict()
+          .nullable()
+          .describe('The fallback token counter, when one was given (counts from it say source "tokenizer").'),
         prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/),
       })
       .strict(),

@@ -86,3 +86,20 @@ describe('stream shapes', () => {
     expect(produced.some((n) => n < 64)).toBe(true);
   });
 });
+
+describe('--tokenizer', () => {
+  it('a Hugging Face tokenizer.json counts tokens when the server sends no usage, off the clock', async () => {
+    const sim = await fastSim({ personality: 'no-usage' });
+    const run = await loadAgainst(sim.url, { ...flags, api: 'chat', tokenizer: 'tests/fixtures/tokenizer-words' });
+    const point = run.result.points[0]!;
+    expect(point.token_count_sources.output.tokenizer).toBe(6);
+    expect(point.metrics.output_tokens).toBe(72);
+    expect(point.itl_split.exact).toBe(6);
+    expect(run.result.workload.tokenizer).toEqual({ name: 'tokenizer-words/tokenizer.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('a missing tokenizer is a usage error naming the path', async () => {
+    const sim = await fastSim();
+    await expect(loadAgainst(sim.url, { ...flags, tokenizer: 'tests/fixtures/nope' })).rejects.toThrow(/--tokenizer: tests\/fixtures\/nope does not exist/);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Token counts for a finished request, resolved after the point so tokenization never runs while
+ * the clock does. Preference: the server's usage, then the tokenizer, then what is left (events for
+ * output, the declared length for input). Every count keeps its source. Then the one judgement
+ * that needs a count: with ignore_eos, fewer tokens than max_tokens is a short output. A count
+ * from events is only a lower bound (an event may carry several tokens), so it is not judged.
+ */
+import type { RequestRecord } from '../metrics/request-record.ts';
+import { failure } from './failure.ts';
+import type { PreparedRequest } from './prepared-request.ts';
+import type { TokenCounter } from './token-counter.ts';
+
+export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, tokenizer: TokenCounter | null, ignoreEos: boolean): void {
+  if (tokenizer && record.contentTexts) record.contentTokens = record.contentTexts.map((text) => tokenizer.count(text));
+
+  if (record.serverCompletionTokens !== null) {
+    record.outputTokens = record.serverCompletionTokens;
+    record.outputTokensSource = 'usage';
+  } else if (tokenizer && record.contentTexts) {
+    record.outputTokens = tokenizer.count(record.contentTexts.join(''));
+    record.outputTokensSource = 'tokenizer';
+  } else {
+    record.outputTokens = record.contentTimesMs.length;
+    record.outputTokensSource = 'events';
+  }
+
+  if (record.serverPromptTokens !== null) {
+    record.inputTokens = record.serverPromptTokens;
+    record.inputTokensSource = 'usage';
+  } else if (tokenizer) {
+    record.inputTokens = tokenizer.count(prepared.promptText);
+    record.inputTokensSource = 'tokenizer';
+  } else {
+    record.inputTokens = prepared.declaredInputTokens;
+    record.inputTokensSource = 'declared';
+  }
+
+  if (record.failure === null && ignoreEos && record.outputTokensSource !== 'events' && record.outputTokens < prepared.maxTokens) {
+    record.failure = failure(
+      'short_output',
+      `ignore_eos requested ${prepared.maxTokens} tokens, got ${record.outputTokens} (${record.outputTokensSource})`,
+    );
+  }
+}
