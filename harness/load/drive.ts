@@ -63,7 +63,7 @@ export async function driveOpenLoop(options: DriveOptions, offsetsMs: Float64Arr
   const records: RequestRecord[] = [];
   const pending = new Set<Promise<void>>();
   const start = performance.now();
-  let stop: StopReason = 'count';
+  let sent = 0;
   for (let i = 0; i < offsetsMs.length; i++) {
     if (options.count !== null && i >= options.count) break;
     const scheduledMs = start + offsetsMs[i]!;
@@ -73,18 +73,17 @@ export async function driveOpenLoop(options: DriveOptions, offsetsMs: Float64Arr
       await sleep(Math.max(1, scheduledMs - performance.now()), undefined, { signal: options.signal }).catch(() => undefined);
     }
     if (options.signal.aborted) break;
-    if (pastDeadline(options)) {
-      stop = 'duration';
-      break;
-    }
+    if (pastDeadline(options)) break;
     while (maxConcurrency !== null && pending.size >= maxConcurrency) await Promise.race(pending);
     const task: Promise<void> = options.send(pick(options, i), scheduledMs).then((record) => {
       records.push(record);
       pending.delete(task);
     });
     pending.add(task);
+    sent += 1;
   }
-  if (options.count === null && options.deadlineMs !== null && !options.signal.aborted) stop = 'duration';
   await Promise.all(pending);
+  // The schedule itself ends at the duration, so "fewer than the count" means the duration stopped it.
+  const stop: StopReason = options.count !== null && sent >= options.count ? 'count' : 'duration';
   return { records, stop };
 }

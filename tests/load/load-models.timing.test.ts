@@ -91,6 +91,11 @@ describe('open loop', () => {
     const run = await loadAgainst(sim.url, { ...base, duration: '0.3', rate: '50', arrival: 'constant' });
     expect(run.records[0]).toHaveLength(15);
     expect(run.result.points[0]!.stop).toBe('duration');
+    const capped = await loadAgainst(sim.url, { ...base, duration: '0.3', 'num-prompts': '100', rate: '50', arrival: 'constant' });
+    expect(capped.records[0]).toHaveLength(15);
+    expect(capped.result.points[0]!.stop).toBe('duration');
+    const counted = await loadAgainst(sim.url, { ...base, duration: '10', 'num-prompts': '5', rate: '50', arrival: 'constant' });
+    expect(counted.result.points[0]!.stop).toBe('count');
   });
 });
 
