@@ -5,7 +5,8 @@
  *  1. decode: SSE decoding + chunk reading in-process (ns per event), one event per read and
  *     sixteen per read, to show whether the parser is the bottleneck.
  *  2. ceiling: the sim with zero cost (tokens as fast as it can write them, several events per
- *     write) on CPU 1, the client on CPU 0: content events/s, client CPU per event, event-loop delay.
+ *     write) on CPU 1, the client on CPU 0: content events/s, client CPU per event, event-loop delay;
+ *     and an open loop with 20,000 requests due at once under a cap of 2,000 in flight.
  *  3. paced: 2,000 concurrent streams with the sim stepping every 400…20 ms (one event per
  *     stream per step: 5k…100k events/s offered, each event its own TCP write, as an engine at
  *     that batch size sends them): achieved rate, event-loop delay, saturation flag.
@@ -75,7 +76,7 @@ interface PointReport {
   readonly failed: number;
 }
 
-async function measure(simArgs: string[], concurrency: number, outputLen: number, prompts: number): Promise<PointReport> {
+async function measure(simArgs: string[], concurrency: number, outputLen: number, prompts: number, openLoopCap = false): Promise<PointReport> {
   const sim = await spawnSim(simArgs, { cpu: SIM_CPU });
   try {
     const config = normalizeLoadOptions(
@@ -85,7 +86,7 @@ async function measure(simArgs: string[], concurrency: number, outputLen: number
         'input-len': '16',
         'output-len': String(outputLen),
         'num-prompts': String(prompts),
-        concurrency: String(concurrency),
+        ...(openLoopCap ? { rate: 'inf', 'max-concurrency': String(concurrency) } : { concurrency: String(concurrency) }),
         warmup: String(concurrency),
         'no-progress': true,
       },
@@ -136,6 +137,10 @@ async function main(): Promise<void> {
     ceiling.push(report);
   }
 
+  // Open loop with everything due at once and a cap: the slot-waiting path at scale.
+  const capped = await measure(['--zero-cost'], 2000, 20, 20_000, true);
+  process.stderr.write(`open loop, rate inf, cap 2000: ${JSON.stringify(capped)}\n`);
+
   const paced: Array<PointReport & { step_ms: number; offered_events_per_s: number }> = [];
   for (const stepMs of quick ? [40] : [400, 200, 100, 40, 20]) {
     const streams = 2000;
@@ -158,6 +163,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', kernel: release(), node: process.version, client_pinned_to_cpu: pinned ? CLIENT_CPU : null, sim_cpu: SIM_CPU },
     decode,
     ceiling,
+    open_loop_capped: { rate: 'inf', max_concurrency: 2000, requests: 20_000, ...capped },
     paced,
     summary: {
       max_content_events_per_s: Math.max(...ceiling.map((p) => p.content_events_per_s)),

@@ -27,7 +27,8 @@ function mainHelp(): string {
     '  sim    Start the simulated engine (an OpenAI-compatible server with a cost model)',
     '',
     'Run `servebench <command> --help` for the options of a command.',
-    'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 130 interrupted.',
+    'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',
+    'written (it went to stdout), 130 interrupted (SIGINT), 143 terminated (SIGTERM).',
     '',
   ].join('\n');
 }

@@ -8,8 +8,12 @@ export const EXIT = {
   thresholdExceeded: 1,
   /** Bad input: flag, file, URL, or a server that cannot be reached. Nothing was measured. */
   usage: 2,
-  /** Interrupted by SIGINT/SIGTERM. */
+  /** Measured, but the result file could not be written (the result went to stdout instead). */
+  outputFailed: 3,
+  /** Interrupted by SIGINT. */
   interrupted: 130,
+  /** Terminated by SIGTERM. */
+  terminated: 143,
 } as const;
 
 export class ServebenchError extends Error {

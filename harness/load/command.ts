@@ -22,11 +22,12 @@ export const loadCommand = {
       throw usageError(`--out: ${config.out} already exists; results are never overwritten`);
     }
     const controller = new AbortController();
-    let interrupts = 0;
-    const onSignal = (): void => {
-      interrupts += 1;
-      if (interrupts > 1) process.exit(EXIT.interrupted);
-      process.stderr.write('\nservebench: interrupted; finishing with the points completed so far (again to quit now)\n');
+    let signalExit: number = EXIT.interrupted;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      const code = signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+      if (controller.signal.aborted) process.exit(code);
+      signalExit = code;
+      process.stderr.write(`\nservebench: ${signal}; keeping the points completed so far (again to quit now)\n`);
       controller.abort();
     };
     process.on('SIGINT', onSignal);
@@ -44,13 +45,23 @@ export const loadCommand = {
         onPointDone: () => progress.finishPoint(),
       });
       const json = `${JSON.stringify(result, null, 2)}\n`;
+      let writeError: string | null = null;
       if (config.out !== null) {
         const path = outputPath(config.out, result.run_id);
-        await writeNewFileAtomic(path, json);
-        if (!config.json) process.stderr.write(`servebench: wrote ${path}\n`);
+        try {
+          await writeNewFileAtomic(path, json);
+          if (!config.json) process.stderr.write(`servebench: wrote ${path}\n`);
+        } catch (error) {
+          writeError = `cannot write ${path}: ${(error as Error).message}`;
+        }
       }
-      process.stdout.write(config.json ? json : formatSummaryTable(result.points));
-      if (result.outcome.interrupted) return EXIT.interrupted;
+      // A measured result is never lost: if it could not be saved, it goes to stdout.
+      process.stdout.write(config.json || writeError !== null ? json : formatSummaryTable(result.points));
+      if (writeError !== null) {
+        process.stderr.write(`servebench: ${writeError}; the result was printed to stdout instead\n`);
+        return EXIT.outputFailed;
+      }
+      if (result.outcome.interrupted) return signalExit;
       if (result.outcome.exceeded_max_failure_rate) {
         process.stderr.write(
           `servebench: ${(result.outcome.failure_rate * 100).toFixed(1)}% of requests failed, above --max-failure-rate ${(config.maxFailureRate * 100).toFixed(1)}%\n`,

@@ -1,6 +1,6 @@
 /**
  * The two ways of offering load. Both only decide *when* to send; sending and recording is
- * sendRequest's job, and every record they return goes to the metric module unchanged.
+ * sendRequest's job.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestRecord } from '../metrics/request-record.ts';
@@ -9,8 +9,8 @@ import type { PreparedRequest } from './prepared-request.ts';
 export type StopReason = 'count' | 'duration';
 
 export interface DriveOptions {
-  /** Prompts to send, cycled when a duration needs more requests than there are prompts. */
-  readonly requests: readonly PreparedRequest[];
+  /** The i-th request to send (prepared ahead when the count is known). */
+  readonly requestAt: (i: number) => PreparedRequest;
   /** Stop after this many requests (null: only the deadline stops). */
   readonly count: number | null;
   /** performance.now() after which no new request is sent (null: only the count stops). */
@@ -22,10 +22,6 @@ export interface DriveOptions {
 export interface DriveOutcome {
   readonly records: RequestRecord[];
   readonly stop: StopReason;
-}
-
-function pick(options: DriveOptions, i: number): PreparedRequest {
-  return options.requests[i % options.requests.length]!;
 }
 
 function pastDeadline(options: DriveOptions): boolean {
@@ -46,7 +42,7 @@ export async function driveClosedLoop(options: DriveOptions, concurrency: number
         return;
       }
       const i = next++;
-      records.push(await options.send(pick(options, i), performance.now()));
+      records.push(await options.send(options.requestAt(i), performance.now()));
     }
   };
   const workers = options.count === null ? concurrency : Math.min(concurrency, options.count);
@@ -59,14 +55,21 @@ export async function driveClosedLoop(options: DriveOptions, concurrency: number
  * never shifts the rest. With a concurrency cap, a due request waits for a free slot; that wait is
  * client-side queueing, recorded as scheduled vs actual send time rather than hidden.
  */
-export async function driveOpenLoop(options: DriveOptions, offsetsMs: Float64Array, maxConcurrency: number | null): Promise<DriveOutcome> {
+export async function driveOpenLoop(
+  options: DriveOptions,
+  offsetsMs: Float64Array,
+  maxConcurrency: number | null,
+  startMs: number,
+): Promise<DriveOutcome> {
   const records: RequestRecord[] = [];
   const pending = new Set<Promise<void>>();
-  const start = performance.now();
+  // One waiter for a free slot, woken by whichever request ends first (racing every in-flight
+  // promise on each wait would cost O(in flight) per request).
+  let slotFreed: (() => void) | null = null;
   let sent = 0;
   for (let i = 0; i < offsetsMs.length; i++) {
     if (options.count !== null && i >= options.count) break;
-    const scheduledMs = start + offsetsMs[i]!;
+    const scheduledMs = startMs + offsetsMs[i]!;
     // Timers are millisecond-grained and may fire a fraction early: sleep again rather than send
     // before the scheduled time. Lateness (under ~1 ms) shows up in queue_ms.
     while (!options.signal.aborted && performance.now() < scheduledMs) {
@@ -74,10 +77,15 @@ export async function driveOpenLoop(options: DriveOptions, offsetsMs: Float64Arr
     }
     if (options.signal.aborted) break;
     if (pastDeadline(options)) break;
-    while (maxConcurrency !== null && pending.size >= maxConcurrency) await Promise.race(pending);
-    const task: Promise<void> = options.send(pick(options, i), scheduledMs).then((record) => {
+    while (maxConcurrency !== null && pending.size >= maxConcurrency) {
+      await new Promise<void>((resolve) => (slotFreed = resolve));
+    }
+    const task: Promise<void> = options.send(options.requestAt(i), scheduledMs).then((record) => {
       records.push(record);
       pending.delete(task);
+      const wake = slotFreed;
+      slotFreed = null;
+      wake?.();
     });
     pending.add(task);
     sent += 1;

@@ -30,6 +30,12 @@ export function parseEndpoint(text: string): Endpoint {
   return { origin: url.origin, basePath, display: `${url.origin}${basePath}` };
 }
 
+/** The headers for a GET: credentials and the user's own, without the POST's content-type and accept. */
+export function getHeaders(headers: Record<string, string>): Record<string, string> {
+  const { 'content-type': _contentType, accept: _accept, ...rest } = headers;
+  return rest;
+}
+
 export interface ServerFacts {
   readonly servedModels: string[] | null;
   readonly serverVersion: string | null;

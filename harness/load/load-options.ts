@@ -18,8 +18,10 @@ import { APIS, ARRIVALS, type Api, type Arrival, type Load } from '../schema/res
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 
 export const DEFAULT_NUM_PROMPTS = 200;
-/** Prompts generated for a duration-only point; they are cycled if the duration needs more. */
-export const DURATION_PROMPT_POOL = 1000;
+/** Node timers hold at most 2^31 − 1 ms; a longer timeout would fire at once. */
+const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
+/** Fields servebench sets itself: --extra-body may not change what is measured or how it is judged. */
+const RESERVED_BODY_FIELDS = ['model', 'prompt', 'messages', 'stream', 'max_tokens', 'max_completion_tokens', 'ignore_eos'];
 
 export const loadSpec: CommandSpec = {
   name: 'load',
@@ -48,7 +50,7 @@ export const loadSpec: CommandSpec = {
     { name: 'header', value: 'K:V', help: 'Extra request header; repeatable.', multiple: true },
     { name: 'api-key', value: 'KEY', help: 'Sent as "Authorization: Bearer KEY" (default: $OPENAI_API_KEY if set); never recorded.' },
     { name: 'timeout', value: 'S', help: 'Per-request timeout in seconds.', default: '600' },
-    { name: 'max-failure-rate', value: 'F', help: 'Exit with status 1 if more than this fraction of requests failed.', default: '0.05' },
+    { name: 'max-failure-rate', value: 'F', help: 'Exit with status 1 if more than this fraction of all requests of the run failed.', default: '0.05' },
     { name: 'out', value: 'FILE', help: 'Write the result JSON here (a path ending in / is a directory: <run_id>.json). Never overwrites.' },
     { name: 'save-requests', help: 'Also record per-request facts in the result.' },
     { name: 'json', help: 'Print the result JSON to stdout instead of the summary table.' },
@@ -59,7 +61,8 @@ export const loadSpec: CommandSpec = {
     '  servebench load --endpoint http://127.0.0.1:8000 --model m --concurrency 1,8,32 --out results-dir/',
     '  servebench load --endpoint http://127.0.0.1:8000 --model m --rate 2,4,8 --burstiness 0.5 --max-concurrency 64',
     '',
-    'Exit status: 0 ok; 1 failure rate above --max-failure-rate; 2 bad input or unreachable server; 130 interrupted.',
+    'Exit status: 0 ok; 1 failure rate above --max-failure-rate; 2 bad input or unreachable server (nothing measured);',
+    '3 the result could not be written (it went to stdout); 130 SIGINT, 143 SIGTERM (completed points are kept).',
     'Metric definitions: docs/metrics.md.',
   ].join('\n'),
 };
@@ -118,6 +121,10 @@ function parseExtraBody(raw: RawOptions): Record<string, unknown> {
     throw usageError(`--extra-body: not valid JSON (${(error as Error).message}); write e.g. '{"top_k":1}'`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usageError('--extra-body: must be a JSON object');
+  const reserved = Object.keys(value).filter((key) => RESERVED_BODY_FIELDS.includes(key));
+  if (reserved.length > 0) {
+    throw usageError(`--extra-body: ${reserved.join(', ')} ${reserved.length > 1 ? 'are' : 'is'} set by servebench; use --model, --output-len, --api or --no-ignore-eos`);
+  }
   return value as Record<string, unknown>;
 }
 
@@ -191,7 +198,7 @@ export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = p
     ignoreEos: !booleanOption(raw, 'no-ignore-eos'),
     extraBody: parseExtraBody(raw),
     headers: parseHeaders(raw, env),
-    timeoutS: finite('timeout', numberOption(loadSpec, raw, 'timeout', { min: 0, exclusiveMin: true })!),
+    timeoutS: numberOption(loadSpec, raw, 'timeout', { min: 0, exclusiveMin: true, max: MAX_TIMEOUT_S })!,
     maxFailureRate: numberOption(loadSpec, raw, 'max-failure-rate', { min: 0, max: 1 })!,
     tokenizerPath: stringOption(loadSpec, raw, 'tokenizer') ?? null,
     out: stringOption(loadSpec, raw, 'out') ?? null,

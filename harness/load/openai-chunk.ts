@@ -40,12 +40,11 @@ function textOf(choice: Record<string, unknown>): string {
   const delta = choice['delta'];
   if (delta === null || typeof delta !== 'object') return '';
   const fields = delta as Record<string, unknown>;
-  let text = '';
-  for (const key of ['reasoning_content', 'reasoning', 'content']) {
-    const part = fields[key];
-    if (typeof part === 'string') text += part;
-  }
-  return text;
+  // Servers name streamed reasoning either reasoning_content or reasoning (vLLM renamed it);
+  // one of them, never both, so text is not counted twice.
+  const reasoning = typeof fields['reasoning_content'] === 'string' ? fields['reasoning_content'] : fields['reasoning'];
+  const content = fields['content'];
+  return (typeof reasoning === 'string' ? reasoning : '') + (typeof content === 'string' ? content : '');
 }
 
 export function readChunk(data: string): ChunkReading {

@@ -1,6 +1,5 @@
 /** OpenAI request bodies for /v1/completions and /v1/chat/completions, serialized once up front. */
 import type { Api } from '../schema/result.ts';
-import type { PreparedRequest } from './prepared-request.ts';
 
 export interface BodyOptions {
   readonly api: Api;
@@ -29,14 +28,4 @@ export function requestBody(options: BodyOptions, prompt: string): Record<string
     ...(options.ignoreEos ? { ignore_eos: true } : {}),
     ...options.extraBody,
   };
-}
-
-export function prepareRequests(options: BodyOptions, prompts: readonly string[], declaredInputTokens: number): PreparedRequest[] {
-  return prompts.map((prompt, index) => ({
-    index,
-    body: Buffer.from(JSON.stringify(requestBody(options, prompt))),
-    promptText: prompt,
-    declaredInputTokens,
-    maxTokens: options.maxTokens,
-  }));
 }

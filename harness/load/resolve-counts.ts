@@ -2,8 +2,9 @@
  * Token counts for a finished request, resolved after the point so tokenization never runs while
  * the clock does. Preference: the server's usage, then the tokenizer, then what is left (events for
  * output, the declared length for input). Every count keeps its source. Then the one judgement
- * that needs a count: with ignore_eos, fewer tokens than max_tokens is a short output. A count
- * from events is only a lower bound (an event may carry several tokens), so it is not judged.
+ * that needs a count: with ignore_eos, fewer tokens than max_tokens is a short output, judged only
+ * on the server's own count: events are a lower bound (an event may carry several tokens), and
+ * re-tokenizing generated text rarely gives back the server's count (merges across fragments).
  */
 import type { RequestRecord } from '../metrics/request-record.ts';
 import { failure } from './failure.ts';
@@ -35,7 +36,7 @@ export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, 
     record.inputTokensSource = 'declared';
   }
 
-  if (record.failure === null && ignoreEos && record.outputTokensSource !== 'events' && record.outputTokens < prepared.maxTokens) {
+  if (record.failure === null && ignoreEos && record.outputTokensSource === 'usage' && record.outputTokens < prepared.maxTokens) {
     record.failure = failure(
       'short_output',
       `ignore_eos requested ${prepared.maxTokens} tokens, got ${record.outputTokens} (${record.outputTokensSource})`,

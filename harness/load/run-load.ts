@@ -7,12 +7,11 @@ import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../metrics/request-record.ts';
 import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../schema/result.ts';
 import { SERVEBENCH_VERSION } from '../version.ts';
-import { preflight } from './endpoint.ts';
+import { getHeaders, preflight } from './endpoint.ts';
 import type { LoadConfig } from './load-options.ts';
-import { DURATION_PROMPT_POOL } from './load-options.ts';
-import { API_PATHS, prepareRequests, type BodyOptions } from './request-body.ts';
+import type { PromptSpec } from './point-prompts.ts';
+import { API_PATHS } from './request-body.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
-import { promptSetSha256, syntheticPrompts } from './synthetic-prompts.ts';
 import { loadHfTokenizer } from './hf-tokenizer.ts';
 import type { TokenCounter } from './token-counter.ts';
 
@@ -23,12 +22,14 @@ export interface RunLoadEffects {
   /** Fallback token counter when the server reports no usage; overrides config.tokenizerPath. */
   readonly tokenizer?: TokenCounter | null;
   readonly argv?: readonly string[];
+  /** Keep every point's raw records in memory for the caller (they can be large). */
+  readonly keepRecords?: boolean;
   readonly now?: () => Date;
 }
 
 export interface LoadRun {
   readonly result: RunResult;
-  /** Raw request records per point, for tests and calibration (not serialized). */
+  /** Raw request records per point when effects.keepRecords (tests, calibration); else empty. */
   readonly records: RequestRecord[][];
 }
 
@@ -43,21 +44,21 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const createdAt = now();
   const runId = newRunId(createdAt);
   const tokenizer = effects.tokenizer ?? (config.tokenizerPath === null ? null : loadHfTokenizer(config.tokenizerPath));
-  const facts = await preflight(config.endpoint, config.model, config.headers);
+  const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
 
-  const bodyOptions: BodyOptions = {
-    api: config.api,
-    model: config.model,
-    maxTokens: config.outputLen,
-    temperature: config.temperature,
-    ignoreEos: config.ignoreEos,
-    extraBody: config.extraBody,
+  const prompts: PromptSpec = {
+    seed: config.seed,
+    inputLen: config.inputLen,
+    body: {
+      api: config.api,
+      model: config.model,
+      maxTokens: config.outputLen,
+      temperature: config.temperature,
+      ignoreEos: config.ignoreEos,
+      extraBody: config.extraBody,
+    },
   };
-  const promptCount = config.numPrompts ?? DURATION_PROMPT_POOL;
-  const measuredPrompts = syntheticPrompts({ seed: config.seed, inputLen: config.inputLen, count: promptCount, purpose: 'measure' });
-  const warmupPrompts = syntheticPrompts({ seed: config.seed, inputLen: config.inputLen, count: config.warmup, purpose: 'warmup' });
-  const measured = prepareRequests(bodyOptions, measuredPrompts, config.inputLen);
-  const warmup = prepareRequests(bodyOptions, warmupPrompts, config.inputLen);
+  const connectHeaders = getHeaders(config.headers);
 
   const points: Point[] = [];
   const records: RequestRecord[][] = [];
@@ -67,12 +68,14 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       {
         origin: config.endpoint.origin,
         path: `${config.endpoint.basePath}${API_PATHS[config.api]}`,
+        connectPath: `${config.endpoint.basePath}/v1/models`,
+        connectHeaders,
         headers: config.headers,
         timeoutMs: config.timeoutS * 1000,
         ignoreEos: config.ignoreEos,
         tokenizer,
-        measured,
-        warmup,
+        prompts,
+        warmup: config.warmup,
         count: config.numPrompts,
         durationS: config.durationS,
         seed: config.seed,
@@ -88,7 +91,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     // A point cut short by an interrupt would report a distorted load: keep only whole points.
     if (effects.signal.aborted) break;
     points.push(point);
-    records.push(pointRecords);
+    if (effects.keepRecords) records.push(pointRecords);
     effects.onPointDone?.(i, point);
   }
 
@@ -99,7 +102,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     schema_version: SCHEMA_VERSION,
     run_id: runId,
     kind: 'load',
-    status: 'completed',
+    status: effects.signal.aborted ? 'interrupted' : 'completed',
     created_at: createdAt.toISOString(),
     finished_at: now().toISOString(),
     harness: {
@@ -124,7 +127,6 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       temperature: config.temperature,
       extra_body: config.extraBody,
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: 'sha256' in tokenizer ? String(tokenizer.sha256) : null },
-      prompt_set_sha256: promptSetSha256(measuredPrompts),
     },
     slo: config.slo,
     max_failure_rate: config.maxFailureRate,

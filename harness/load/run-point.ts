@@ -10,6 +10,7 @@ import { startClientMonitor } from './client-monitor.ts';
 import { driveClosedLoop, driveOpenLoop, type DriveOptions } from './drive.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import { resolveCounts } from './resolve-counts.ts';
+import { pointPrompts, type PromptSpec } from './point-prompts.ts';
 import { arrivalOffsetsMs } from './schedule.ts';
 import { sendRequest, type LiveCounters, type RequestContext } from './send-request.ts';
 import type { TokenCounter } from './token-counter.ts';
@@ -17,12 +18,16 @@ import type { TokenCounter } from './token-counter.ts';
 export interface PointPlan {
   readonly origin: string;
   readonly path: string;
+  /** A cheap GET used to open the pool's connections before the clock starts. */
+  readonly connectPath: string;
   readonly headers: Record<string, string>;
+  /** Headers for GETs: credentials and the user's, without the POST's content-type and accept. */
+  readonly connectHeaders: Record<string, string>;
   readonly timeoutMs: number;
   readonly ignoreEos: boolean;
   readonly tokenizer: TokenCounter | null;
-  readonly measured: readonly PreparedRequest[];
-  readonly warmup: readonly PreparedRequest[];
+  readonly prompts: PromptSpec;
+  readonly warmup: number;
   readonly count: number | null;
   readonly durationS: number | null;
   readonly seed: number;
@@ -62,6 +67,24 @@ function connectionsFor(load: Load): number | null {
   return load.max_concurrency;
 }
 
+/** Prepared ahead for a closed loop that only a duration stops; more are made on demand. */
+const DURATION_PREPARE_AHEAD_PER_WORKER = 8;
+
+/**
+ * Opens `n` connections (concurrent GETs, answers ignored) so that TCP setup is not inside the
+ * TTFT of the first request on each connection.
+ */
+async function openConnections(pool: Pool, n: number, path: string, headers: Record<string, string>): Promise<void> {
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      pool.request({ path, method: 'GET', headers }).then(
+        (response) => response.body.dump(),
+        () => undefined,
+      ),
+    ),
+  );
+}
+
 export async function runPoint(
   plan: PointPlan,
   load: Load,
@@ -86,10 +109,10 @@ export async function runPoint(
     signal,
     counters,
   });
-  const driveWith = (requests: readonly PreparedRequest[], counters: LiveCounters, count: number | null, deadlineMs: number | null): DriveOptions => {
+  const driveWith = (requestAt: (i: number) => PreparedRequest, counters: LiveCounters, count: number | null, deadlineMs: number | null): DriveOptions => {
     const context = makeContext(counters);
     return {
-      requests,
+      requestAt,
       count,
       deadlineMs,
       signal,
@@ -98,12 +121,31 @@ export async function runPoint(
   };
 
   try {
-    if (plan.warmup.length > 0) {
+    // Everything that costs time happens before the clock: the schedule, the prompts and bodies,
+    // the connections, the warmup.
+    const offsets =
+      load.mode === 'open'
+        ? arrivalOffsetsMs({
+            rate: load.rate === 'inf' ? Number.POSITIVE_INFINITY : load.rate,
+            arrival: load.arrival,
+            burstiness: load.burstiness,
+            seed: plan.seed + pointIndex,
+            count: plan.count,
+            durationS: plan.durationS,
+          })
+        : null;
+    const ahead = offsets?.length ?? plan.count ?? (load.mode === 'closed' ? load.concurrency * DURATION_PREPARE_AHEAD_PER_WORKER : 0);
+    const measured = pointPrompts(plan.prompts, pointIndex, 'measure', ahead);
+    const connections = connectionsFor(load);
+    if (connections !== null) await openConnections(pool, connections, plan.connectPath, plan.connectHeaders);
+
+    if (plan.warmup > 0) {
+      const warmup = pointPrompts(plan.prompts, pointIndex, 'warmup', plan.warmup);
       const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0 };
       const startedMs = performance.now();
       const ticker = setInterval(() => onProgress({ phase: 'warmup', counters, startedMs }), 100);
-      const warmupConcurrency = Math.min(plan.warmup.length, connectionsFor(load) ?? plan.warmup.length);
-      await driveClosedLoop(driveWith(plan.warmup, counters, plan.warmup.length, null), warmupConcurrency).finally(() => clearInterval(ticker));
+      const warmupConcurrency = Math.min(plan.warmup, connections ?? plan.warmup);
+      await driveClosedLoop(driveWith(warmup.at, counters, plan.warmup, null), warmupConcurrency).finally(() => clearInterval(ticker));
     }
 
     const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0 };
@@ -112,34 +154,25 @@ export async function runPoint(
     const deadlineMs = plan.durationS === null ? null : startedMs + plan.durationS * 1000;
     const ticker = setInterval(() => onProgress({ phase: 'measure', counters, startedMs }), 100);
     const monitor = startClientMonitor(counters);
-    const options = driveWith(plan.measured, counters, plan.count, deadlineMs);
-    const outcome = await (load.mode === 'closed'
-      ? driveClosedLoop(options, load.concurrency)
-      : driveOpenLoop(
-          options,
-          arrivalOffsetsMs({
-            rate: load.rate === 'inf' ? Number.POSITIVE_INFINITY : load.rate,
-            arrival: load.arrival,
-            burstiness: load.burstiness,
-            seed: plan.seed + pointIndex,
-            count: plan.count,
-            durationS: plan.durationS,
-          }),
-          load.max_concurrency,
-        )
+    const options = driveWith(measured.at, counters, plan.count, deadlineMs);
+    const outcome = await (offsets === null
+      ? driveClosedLoop(options, (load as Load & { mode: 'closed' }).concurrency)
+      : driveOpenLoop(options, offsets, load.mode === 'open' ? load.max_concurrency : null, startedMs)
     ).finally(() => clearInterval(ticker));
     const client = monitor.stop();
     onProgress({ phase: 'measure', counters, startedMs });
 
     const records = outcome.records.sort((a, b) => a.sendMs - b.sendMs);
-    for (const record of records) resolveCounts(record, plan.measured[record.index]!, plan.tokenizer, plan.ignoreEos);
+    for (const record of records) resolveCounts(record, measured.at(record.index), plan.tokenizer, plan.ignoreEos);
     const summary = summarizePoint(records, plan.slo);
     return {
       load,
       started_at: startedAt,
       stop: outcome.stop,
       requests_sent: records.length,
-      warmup_requests: plan.warmup.length,
+      warmup_requests: plan.warmup,
+      // Both loops send prompts 0…n−1, each once.
+      prompt_set_sha256: measured.sha256(records.length),
       metrics: summary.metrics,
       failures: summary.failures,
       token_count_sources: summary.token_count_sources,

@@ -11,7 +11,7 @@ export const MAX_SSE_BUFFER_BYTES = 16 * 1024 * 1024;
 
 export interface SseSink {
   onData(data: string): void;
-  onComment?(comment: string): void;
+  /** The stream cannot be decoded any further (an event over MAX_SSE_BUFFER_BYTES). */
   onError(message: string): void;
 }
 
@@ -27,8 +27,11 @@ export function createSseDecoder(sink: SseSink): SseDecoder {
   const parser = createParser({
     maxBufferSize: MAX_SSE_BUFFER_BYTES,
     onEvent: (event) => sink.onData(event.data),
-    ...(sink.onComment ? { onComment: (comment: string) => sink.onComment!(comment) } : {}),
-    onError: (error) => sink.onError(error.message),
+    // The spec says to ignore unknown fields and a bad retry value; failing on them would also
+    // depend on where TCP happened to split the line. Only an overflow ends decoding.
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') sink.onError(error.message);
+    },
   });
   const feed = (text: string): void => {
     if (failed || text === '') return;

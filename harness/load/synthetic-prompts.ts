@@ -2,9 +2,8 @@
  * Synthetic prompts of N words from a seeded stream, until the workloads issue brings exact-length
  * prompts from the model's tokenizer. N words are exactly N tokens for the simulated engine's
  * tokenizer; a real engine counts differently, which the result records through usage.prompt_tokens.
- * Every prompt starts with different random words so no two share a cacheable prefix.
+ * Every prompt starts with different random words, so no two share a cacheable prefix.
  */
-import { createHash } from 'node:crypto';
 import { createRng } from './rng.ts';
 
 const WORDS = (
@@ -16,7 +15,7 @@ const WORDS = (
   'own see men work long get here between both life being under never day same another know while ' +
   'last might us great old year off come since against go came right used take three place small ' +
   'found number part house water light river garden market engine model token server stream batch ' +
-  'memory latency window signal answer question story music letter window city country paper table'
+  'memory latency window signal answer question story music letter city country paper table'
 ).split(' ');
 
 /** Word-based text of exactly `words` whitespace-separated words. */
@@ -25,27 +24,4 @@ export function syntheticText(seed: number, label: string, words: number): strin
   const out = new Array<string>(words);
   for (let i = 0; i < words; i++) out[i] = WORDS[rng.int(WORDS.length)]!;
   return out.join(' ');
-}
-
-export interface SyntheticPromptSpec {
-  readonly seed: number;
-  readonly inputLen: number;
-  readonly count: number;
-  /** Measured and warmup prompts come from different streams, so warmup never primes a cache. */
-  readonly purpose: 'measure' | 'warmup';
-}
-
-export function syntheticPrompts(spec: SyntheticPromptSpec): string[] {
-  return Array.from({ length: spec.count }, (_, i) => syntheticText(spec.seed, `${spec.purpose}-prompt-${i}`, spec.inputLen));
-}
-
-/** Hash of a prompt set: identical on every machine for the same seed and lengths. */
-export function promptSetSha256(prompts: readonly string[]): string {
-  const hash = createHash('sha256');
-  for (const prompt of prompts) {
-    hash.update(String(Buffer.byteLength(prompt)));
-    hash.update(':');
-    hash.update(prompt);
-  }
-  return hash.digest('hex');
 }

@@ -43,13 +43,17 @@ export interface RequestTimings {
 }
 
 /**
- * Tokens carried by each content event. Exact when a tokenizer counted them or when the server's
- * token count equals the number of events; otherwise each event gets one token and the rest are
- * shared out in proportion to its characters (largest remainder), and the split is "estimated".
+ * Tokens carried by each content event. Exact when the server's token count equals the number of
+ * events (one each), or when a tokenizer's per-event counts add up to the request's count;
+ * otherwise each event gets one token and the rest are shared out in proportion to its
+ * characters (largest remainder), and the split is "estimated".
  */
 export function tokensPerEvent(record: RequestRecord): { tokens: number[]; split: ItlSplit } {
   const events = record.contentTimesMs.length;
-  if (record.contentTokens) return { tokens: record.contentTokens, split: 'exact' };
+  if (record.contentTokens) {
+    const sum = record.contentTokens.reduce((a, b) => a + b, 0);
+    return { tokens: record.contentTokens, split: sum === (record.outputTokens ?? sum) ? 'exact' : 'estimated' };
+  }
   const total = record.outputTokens ?? events;
   const ones = new Array<number>(events).fill(1);
   if (total === events) return { tokens: ones, split: 'exact' };

@@ -113,6 +113,7 @@ export const PointSchema = z
     stop: z.enum(['count', 'duration']).describe('What ended the point: the request count or the duration.'),
     requests_sent: count,
     warmup_requests: count,
+    prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the prompts this point sent, in order.'),
     metrics: PointMetricsSchema,
     failures: failuresByClass,
     token_count_sources: z.object({ input: countsBySource, output: countsBySource }).strict(),
@@ -138,7 +139,7 @@ export const RunResultSchema = z
     schema_version: z.literal(SCHEMA_VERSION),
     run_id: z.string().regex(/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/, 'run_id is <UTC yyyymmddThhmmssZ>-<8 hex>'),
     kind: z.literal('load'),
-    status: z.enum(['completed', 'failed']),
+    status: z.enum(['completed', 'failed', 'interrupted']),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime(),
     harness: z
@@ -177,7 +178,6 @@ export const RunResultSchema = z
           .strict()
           .nullable()
           .describe('The fallback token counter, when one was given (counts from it say source "tokenizer").'),
-        prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/),
       })
       .strict(),
     slo: SloSchema.nullable(),

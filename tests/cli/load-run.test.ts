@@ -67,25 +67,42 @@ describe('servebench load against the sim', () => {
     expect(relaxed.code).toBe(0);
   });
 
+  it('a result that cannot be written is printed to stdout instead, with exit status 3', async () => {
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    const outcome = await runCli(['load', '--endpoint', sim.url, ...common, '--out', join(blocker, 'result.json')]);
+    expect(outcome.code).toBe(3);
+    expect(outcome.stderr).toMatch(/cannot write .*result\.json.*; the result was printed to stdout instead/);
+    expect(RunResultSchema.parse(JSON.parse(outcome.stdout)).points).toHaveLength(1);
+  });
+
   it('a model the server does not serve is exit 2, naming what it serves', async () => {
     const outcome = await runCli(['load', '--endpoint', sim.url, '--model', 'nope']);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/"nope" is not served by .*; it serves: sim-model/);
   });
 
-  it('SIGINT keeps the completed points, writes the result and exits 130', { timeout: 20_000 }, async () => {
+  it('SIGINT keeps the completed points, writes the result and exits 130', { timeout: 30_000 }, async () => {
     const out = join(dir, 'interrupted.json');
+    await fetch(`${sim.url}/ground-truth`, { method: 'DELETE' });
     const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, 'load', '--endpoint', sim.url, ...common, '--concurrency', '1,1,1,1,1,1,1,1,1,1,1,1', '--num-prompts', '20', '--out', out, '--json'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Interrupt once the first point (1 warmup + 20 measured requests) is over and the second has begun.
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const truth = (await (await fetch(`${sim.url}/ground-truth`)).json()) as { requests: Array<{ request_id: string }> };
+      if (truth.requests.some((t) => t.request_id.includes('-p1-')) || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     expect(code).toBe(130);
     const result = RunResultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
     expect(result.outcome.interrupted).toBe(true);
+    expect(result.status).toBe('interrupted');
     // Whole points only: the one running at the interrupt is dropped, not reported half-measured.
     expect(result.points.length).toBeGreaterThanOrEqual(1);
     expect(result.points.length).toBeLessThan(12);

@@ -22,6 +22,8 @@ describe('servebench load: bad input is one clear line and exit status 2', () =>
     ['burstiness without rate', ['--endpoint', 'http://127.0.0.1:1', '--model', 'm', '--burstiness', '0.5'], /--burstiness applies to open loop only/],
     ['bad SLO key', ['--endpoint', 'http://127.0.0.1:1', '--model', 'm', '--slo', 'ttft=5'], /--slo: unknown key "ttft"; allowed keys: ttft_ms, tpot_ms, e2el_ms/],
     ['bad extra body', ['--endpoint', 'http://127.0.0.1:1', '--model', 'm', '--extra-body', '{x'], /--extra-body: not valid JSON/],
+    ['timeout beyond what a timer holds', ['--endpoint', 'http://127.0.0.1:1', '--model', 'm', '--timeout', '3000000'], /--timeout: 3000000 is too large; it must be ≤ 2147483/],
+    ['extra body overriding a measured field', ['--endpoint', 'http://127.0.0.1:1', '--model', 'm', '--extra-body', '{"max_tokens":5}'], /--extra-body: max_tokens is set by servebench/],
     ['failure rate above 1', ['--endpoint', 'http://127.0.0.1:1', '--model', 'm', '--max-failure-rate', '2'], /--max-failure-rate: 2 is too large/],
   ];
   for (const [name, args, message] of cases) {

@@ -48,23 +48,21 @@ describe('failure classes', () => {
 
   it('a server that goes away: connection_refused', async () => {
     const sim = await fastSim();
-    const url = sim.url;
-    const config = await import('../../harness/load/load-options.ts');
     const { runPoint } = await import('../../harness/load/run-point.ts');
-    const { prepareRequests } = await import('../../harness/load/request-body.ts');
+    const origin = sim.url;
     await sim.close();
-    const normalized = config.normalizeLoadOptions({ endpoint: url, model: 'sim-model' }, {});
-    const prepared = prepareRequests({ api: 'completions', model: 'sim-model', maxTokens: 4, temperature: 0, ignoreEos: true, extraBody: {} }, ['a b c'], 3);
     const point = await runPoint(
       {
-        origin: normalized.endpoint.origin,
+        origin,
         path: '/v1/completions',
-        headers: normalized.headers,
+        connectPath: '/v1/models',
+        headers: { 'content-type': 'application/json' },
+        connectHeaders: {},
         timeoutMs: 5000,
         ignoreEos: true,
         tokenizer: null,
-        measured: prepared,
-        warmup: [],
+        prompts: { seed: 0, inputLen: 3, body: { api: 'completions', model: 'sim-model', maxTokens: 4, temperature: 0, ignoreEos: true, extraBody: {} } },
+        warmup: 0,
         count: 3,
         durationS: null,
         seed: 0,

@@ -1,5 +1,6 @@
 /** Closed loop, open loop (schedule adherence, concurrency cap, queueing), sweeps and duration stops. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { spawnSim } from '../../harness/process/spawn-cli.ts';
 import { arrivalOffsetsMs } from '../../harness/load/schedule.ts';
 import { loadAgainst } from './run-sim.ts';
 import { fastSim } from './sim-fixture.ts';
@@ -52,7 +53,9 @@ describe('closed loop', () => {
 
 describe('open loop', () => {
   it('sends each request at its absolute scheduled time (late by under 2 ms at the median)', async () => {
-    const sim = await fastSim();
+    // The sim in its own process: in-process, its engine steps would share the client's event loop.
+    const sim = await spawnSim(['--decode-base-ms', '1', '--decode-per-seq-ms', '0']);
+    onTestFinished(() => sim.stop().then(() => undefined));
     const run = await loadAgainst(sim.url, { ...base, 'num-prompts': '60', rate: '100', seed: '5' });
     const records = [...run.records[0]!].sort((a, b) => a.scheduledMs - b.scheduledMs);
     const start = records[0]!.scheduledMs;
@@ -106,6 +109,16 @@ describe('warmup', () => {
     expect(run.result.points[0]!.requests_sent).toBe(4);
     expect(run.result.points[0]!.warmup_requests).toBe(3);
     expect(sim.groundTruth()).toHaveLength(7);
-    expect(run.result.workload.prompt_set_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(run.result.points[0]!.prompt_set_sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('every point of a sweep sends its own prompts (no prefix-cache hits across points), reproducibly', async () => {
+    const sim = await fastSim();
+    const flags = { ...base, 'num-prompts': '3', concurrency: '1,1' };
+    const [a, b] = [await loadAgainst(sim.url, flags), await loadAgainst(sim.url, flags)];
+    const hashes = a.result.points.map((p) => p.prompt_set_sha256);
+    expect(hashes[0]).not.toBe(hashes[1]);
+    expect(b.result.points.map((p) => p.prompt_set_sha256)).toEqual(hashes);
+
   });
 });

@@ -7,7 +7,7 @@ import type { GroundTruthRecord } from '../../harness/sim/ground-truth.ts';
 
 export async function loadAgainst(url: string, flags: RawOptions, tokenizer: TokenCounter | null = null): Promise<LoadRun> {
   const config = normalizeLoadOptions({ endpoint: url, model: 'sim-model', 'no-progress': true, ...flags }, {});
-  return runLoad(config, { signal: new AbortController().signal, tokenizer });
+  return runLoad(config, { signal: new AbortController().signal, tokenizer, keepRecords: true });
 }
 
 export async function groundTruth(url: string): Promise<GroundTruthRecord[]> {

@@ -58,12 +58,12 @@ describe('arrival schedules', () => {
 });
 
 describe('rng', () => {
-  it('gives the same sequence on every run (pinned values)', () => {
+  it('gives the same sequence on every machine (values pinned when the generator was written)', () => {
+    // A change here changes every schedule and prompt set: it is a methodology change.
     const rng = createRng(0, 'pin');
-    const first = [rng.next(), rng.next(), rng.next()];
-    const again = createRng(0, 'pin');
-    expect([again.next(), again.next(), again.next()]).toEqual(first);
-    expect(first.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect([rng.next(), rng.next(), rng.next()]).toEqual([0.5593815699685365, 0.22555467602796853, 0.8274251080583781]);
+    const other = createRng(0, 'pin');
+    expect(other.gamma(0.5, 2)).toBeCloseTo(0.6081561195591493, 12);
   });
 
   it('gamma(k, θ) has mean kθ (tolerance: 4 standard errors)', () => {

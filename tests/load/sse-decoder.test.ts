@@ -37,6 +37,13 @@ describe('SSE decoder', () => {
     }
   }
 
+  it('ignores unknown fields and a bad retry value wherever the reads split them, as the spec says', () => {
+    const bytes = new TextEncoder().encode(`foo: bar\nretry: soon\n${frame(VLLM_CHAT_EVENTS, FRAMINGS[0]!)}`);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(decodeInPieces(bytes, [cut])).toEqual({ data: VLLM_CHAT_EVENTS, errors: [] });
+    }
+  });
+
   it('delivers several events from one read', () => {
     const bytes = new TextEncoder().encode(frame(VLLM_CHAT_EVENTS, FRAMINGS[0]!));
     expect(decodeInPieces(bytes, []).data).toEqual(VLLM_CHAT_EVENTS);
