@@ -35,7 +35,7 @@ export const loadCommand = {
     const progress = createProgressReporter(process.stderr, config.loads.length, {
       count: config.numPrompts,
       durationS: config.durationS,
-      warmup: config.warmup,
+      warmup: config.workload.requests.warmup,
     });
     try {
       const { result } = await runLoad(config, {

@@ -14,7 +14,9 @@ import {
   type RawOptions,
 } from '../cli/options.ts';
 import type { Slo } from '../metrics/summarize.ts';
-import { APIS, ARRIVALS, type Api, type Arrival, type Load } from '../schema/result.ts';
+import { APIS, ARRIVALS, type Arrival, type Load } from '../schema/result.ts';
+import { WorkloadSchema, type Workload } from '../schema/workload.ts';
+import { loadWorkload } from '../workloads/spec-file.ts';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 
 export const DEFAULT_NUM_PROMPTS = 200;
@@ -30,21 +32,22 @@ export const loadSpec: CommandSpec = {
   options: [
     { name: 'endpoint', value: 'URL', help: 'Server base URL, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted).' },
     { name: 'model', value: 'NAME', help: 'Model name to send (as the server serves it).' },
-    { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')}.`, default: 'completions' },
-    { name: 'input-len', value: 'N', help: 'Prompt length in words (synthetic prompts).', default: '1024' },
-    { name: 'output-len', value: 'N', help: 'max_tokens per request.', default: '128' },
-    { name: 'num-prompts', value: 'N', help: `Measured requests per point (default ${DEFAULT_NUM_PROMPTS} unless --duration is given).` },
+    { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (or a path to a spec); the flags below override its fields.' },
+    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer (tokenizer.json, its folder, or a Hugging Face id in the local cache): exact prompt lengths, and counts when the server sends no usage." },
+    { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')} (without --workload: completions).` },
+    { name: 'input-len', value: 'N', help: 'Prompt tokens per request, fixed (without --workload: 1024).' },
+    { name: 'output-len', value: 'N', help: 'max_tokens per request, fixed (without --workload: 128).' },
+    { name: 'num-prompts', value: 'N', help: `Measured requests per point (without --workload: ${DEFAULT_NUM_PROMPTS} unless --duration is given).` },
     { name: 'duration', value: 'S', help: 'Stop sending new requests after S seconds per point (with --num-prompts: whichever comes first).' },
     { name: 'concurrency', value: 'LIST', help: 'Closed loop at fixed concurrency; a list (1,4,16) is a sweep.' },
     { name: 'rate', value: 'LIST', help: 'Open loop at R requests/s ("inf": all at once); a list is a sweep.' },
     { name: 'arrival', value: 'KIND', help: `Open-loop arrivals: ${ARRIVALS.join(' | ')} (gamma is implied by --burstiness ≠ 1).` },
-    { name: 'burstiness', value: 'B', help: 'Gamma shape for open-loop arrivals: 1 = Poisson, < 1 burstier.', default: '1' },
+    { name: 'burstiness', value: 'B', help: 'Gamma shape for open-loop arrivals: 1 = Poisson, < 1 burstier (default 1).' },
     { name: 'max-concurrency', value: 'C', help: 'Cap on requests in flight in open loop; waiting is reported as queue_ms.' },
-    { name: 'warmup', value: 'N', help: 'Warmup requests before each point (distinct prompts, excluded from statistics).', default: '2' },
-    { name: 'seed', value: 'S', help: 'Seed for prompts and arrival times.', default: '0' },
+    { name: 'warmup', value: 'N', help: 'Warmup requests before each point (own prompts, excluded from statistics; without --workload: 2).' },
+    { name: 'seed', value: 'S', help: 'Seed for lengths, prompts and arrival times (without --workload: 0).' },
     { name: 'slo', value: 'K=V,…', help: 'SLOs for goodput: ttft_ms, tpot_ms, e2el_ms (e.g. ttft_ms=2000,tpot_ms=50).' },
-    { name: 'temperature', value: 'T', help: 'Sampling temperature.', default: '0' },
-    { name: 'tokenizer', value: 'PATH', help: 'tokenizer.json (or its folder) to count tokens when the server reports no usage.' },
+    { name: 'temperature', value: 'T', help: 'Sampling temperature (without --workload: 0).' },
     { name: 'no-ignore-eos', help: 'Do not send ignore_eos (outputs may then stop early; not judged as short).' },
     { name: 'extra-body', value: 'JSON', help: 'JSON object merged into every request body (engine-specific fields).' },
     { name: 'header', value: 'K:V', help: 'Extra request header; repeatable.', multiple: true },
@@ -70,17 +73,13 @@ export const loadSpec: CommandSpec = {
 export interface LoadConfig {
   readonly endpoint: Endpoint;
   readonly model: string;
-  readonly api: Api;
-  readonly inputLen: number;
-  readonly outputLen: number;
+  /** The effective scenario: the named spec (or the command-line defaults) with the flags applied. */
+  readonly workload: Workload;
+  /** The spec's name when --workload was given, else null (a scenario made of flags). */
+  readonly workloadName: string | null;
   readonly numPrompts: number | null;
   readonly durationS: number | null;
   readonly loads: readonly Load[];
-  readonly warmup: number;
-  readonly seed: number;
-  readonly slo: Slo | null;
-  readonly temperature: number;
-  readonly ignoreEos: boolean;
   readonly extraBody: Record<string, unknown>;
   readonly headers: Record<string, string>;
   readonly timeoutS: number;
@@ -140,62 +139,123 @@ function parseSlo(raw: RawOptions): Slo | null {
   return slo as Slo;
 }
 
-function parseLoads(raw: RawOptions, count: number | null): Load[] {
+/** The scenario used when no --workload is given; every field can be overridden by a flag. */
+export function commandLineWorkload(): Workload {
+  return WorkloadSchema.parse({
+    name: 'command-line',
+    description: 'A scenario made of command-line flags.',
+    api: 'completions',
+    input: { dist: 'fixed', tokens: 1024 },
+    output: { dist: 'fixed', tokens: 128 },
+    requests: { count: DEFAULT_NUM_PROMPTS, warmup: 2 },
+    load: { concurrency: [1] },
+    prefix_caching: 'irrelevant',
+  });
+}
+
+function given(raw: RawOptions, name: string): boolean {
+  return raw[name] !== undefined;
+}
+
+/** The load part of the spec, with --concurrency / --rate and their companions applied. */
+function overrideLoad(raw: RawOptions, base: Workload['load']): Workload['load'] {
   const concurrency = numberListOption(loadSpec, raw, 'concurrency', { min: 1 }, true);
-  const rateText = stringOption(loadSpec, raw, 'rate');
-  const maxConcurrency = numberOption(loadSpec, raw, 'max-concurrency', { min: 1 }, true) ?? null;
-  const burstiness = numberOption(loadSpec, raw, 'burstiness', { min: 0, exclusiveMin: true })!;
-  const arrivalText = stringOption(loadSpec, raw, 'arrival');
-  if (concurrency && rateText !== undefined) throw usageError('give either --concurrency (closed loop) or --rate (open loop), not both');
-  if (rateText === undefined) {
-    for (const flag of ['max-concurrency', 'arrival', 'burstiness'] as const) {
-      if (raw[flag] !== undefined) throw usageError(`--${flag} applies to open loop only; use it with --rate`);
-    }
-    return (concurrency ?? [1]).map((c) => ({ mode: 'closed', concurrency: c }));
+  const rates = numberListOption(loadSpec, raw, 'rate', { min: 0, exclusiveMin: true });
+  if (concurrency && rates) throw usageError('give either --concurrency (closed loop) or --rate (open loop), not both');
+  const openLoopFlags = ['max-concurrency', 'arrival', 'burstiness'].filter((flag) => given(raw, flag));
+  let load = base;
+  if (concurrency) load = { concurrency };
+  if (rates) load = { rates: rates.map((rate) => (Number.isFinite(rate) ? rate : 'inf')), arrival: 'poisson', burstiness: 1 };
+  if (!('rates' in load)) {
+    if (openLoopFlags.length > 0) throw usageError(`--${openLoopFlags[0]} applies to open loop only; use it with --rate`);
+    return load;
   }
+  const burstiness = numberOption(loadSpec, raw, 'burstiness', { min: 0, exclusiveMin: true }) ?? load.burstiness;
+  const arrivalText = stringOption(loadSpec, raw, 'arrival');
   if (arrivalText !== undefined && !(ARRIVALS as readonly string[]).includes(arrivalText)) {
     throw usageError(`--arrival: "${arrivalText}" is not one of ${ARRIVALS.join(', ')}`);
   }
-  const arrival = (arrivalText ?? (burstiness === 1 ? 'poisson' : 'gamma')) as Arrival;
+  const arrival = (arrivalText ?? (given(raw, 'burstiness') ? (burstiness === 1 ? 'poisson' : 'gamma') : load.arrival)) as Arrival;
   if (arrival === 'poisson' && burstiness !== 1) throw usageError('--arrival poisson has burstiness 1; use --arrival gamma with --burstiness');
-  const rates = numberListOption(loadSpec, raw, 'rate', { min: 0, exclusiveMin: true })!;
-  if (rates.some((rate) => !Number.isFinite(rate)) && count === null) throw usageError('--rate inf sends everything at once and needs --num-prompts');
-  return rates.map((rate) => ({
+  const maxConcurrency = numberOption(loadSpec, raw, 'max-concurrency', { min: 1 }, true) ?? load.max_concurrency;
+  return { ...load, arrival, burstiness, ...(maxConcurrency !== undefined ? { max_concurrency: maxConcurrency } : {}) };
+}
+
+/** The scenario with every flag that was given applied, validated again as a whole. */
+function effectiveWorkload(raw: RawOptions, base: Workload): Workload {
+  const int = (name: string, min: number): number | undefined => numberOption(loadSpec, raw, name, { min }, true);
+  const api = stringOption(loadSpec, raw, 'api');
+  if (api !== undefined && !(APIS as readonly string[]).includes(api)) throw usageError(`--api: "${api}" is not one of ${APIS.join(', ')}`);
+  const inputLen = int('input-len', 1);
+  const outputLen = int('output-len', 1);
+  const count = int('num-prompts', 1);
+  const durationS = numberOption(loadSpec, raw, 'duration', { min: 0, exclusiveMin: true });
+  if (durationS !== undefined && !Number.isFinite(durationS)) throw usageError('--duration must be finite');
+  const warmup = int('warmup', 0);
+  const seed = numberOption(loadSpec, raw, 'seed', { min: 0, max: 2 ** 32 - 1 }, true);
+  const temperature = numberOption(loadSpec, raw, 'temperature', { min: 0 });
+  if (temperature !== undefined && !Number.isFinite(temperature)) throw usageError('--temperature must be finite');
+  // A duration alone replaces the spec's count; with --num-prompts both apply (whichever first).
+  const requests = {
+    ...base.requests,
+    ...(durationS !== undefined ? { duration_s: durationS, count: count } : {}),
+    ...(count !== undefined ? { count } : {}),
+    ...(warmup !== undefined ? { warmup } : {}),
+  };
+  if (requests.count === undefined) delete (requests as { count?: number }).count;
+  const slo = parseSlo(raw);
+  const candidate = {
+    ...base,
+    ...(api !== undefined ? { api } : {}),
+    ...(inputLen !== undefined ? { input: { dist: 'fixed', tokens: inputLen } } : {}),
+    ...(outputLen !== undefined ? { output: { dist: 'fixed', tokens: outputLen } } : {}),
+    requests,
+    load: overrideLoad(raw, base.load),
+    ...(slo !== null ? { slo } : {}),
+    sampling: {
+      temperature: temperature ?? base.sampling.temperature,
+      ignore_eos: booleanOption(raw, 'no-ignore-eos') ? false : base.sampling.ignore_eos,
+    },
+    ...(seed !== undefined ? { seed } : {}),
+  };
+  const parsed = WorkloadSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw usageError(`the flags make an invalid scenario: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export function loadsOf(workload: Workload): Load[] {
+  const load = workload.load;
+  if ('concurrency' in load) return load.concurrency.map((concurrency) => ({ mode: 'closed', concurrency }));
+  return load.rates.map((rate) => ({
     mode: 'open',
-    rate: Number.isFinite(rate) ? rate : 'inf',
-    arrival,
-    burstiness,
-    max_concurrency: maxConcurrency,
+    rate,
+    arrival: load.arrival,
+    burstiness: load.burstiness,
+    max_concurrency: load.max_concurrency ?? null,
   }));
 }
 
 export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = process.env): LoadConfig {
   const endpoint = parseEndpoint(required(raw, 'endpoint'));
   const model = required(raw, 'model');
-  const api = stringOption(loadSpec, raw, 'api')!;
-  if (!(APIS as readonly string[]).includes(api)) throw usageError(`--api: "${api}" is not one of ${APIS.join(', ')}`);
-  const durationS = numberOption(loadSpec, raw, 'duration', { min: 0, exclusiveMin: true }) ?? null;
-  if (durationS !== null && !Number.isFinite(durationS)) throw usageError('--duration must be finite');
-  const givenCount = numberOption(loadSpec, raw, 'num-prompts', { min: 1 }, true) ?? null;
-  const numPrompts = givenCount ?? (durationS === null ? DEFAULT_NUM_PROMPTS : null);
-  const finite = (name: string, value: number): number => {
-    if (!Number.isFinite(value)) throw usageError(`--${name} must be finite`);
-    return value;
-  };
+  const workloadName = stringOption(loadSpec, raw, 'workload') ?? null;
+  const workload = effectiveWorkload(raw, workloadName === null ? commandLineWorkload() : loadWorkload(workloadName));
+  const numPrompts = workload.requests.count ?? null;
+  const loads = loadsOf(workload);
+  if (numPrompts === null && loads.some((load) => load.mode === 'open' && load.rate === 'inf')) {
+    throw usageError('--rate inf sends everything at once and needs --num-prompts');
+  }
   return {
     endpoint,
     model,
-    api: api as Api,
-    inputLen: finite('input-len', numberOption(loadSpec, raw, 'input-len', { min: 1 }, true)!),
-    outputLen: finite('output-len', numberOption(loadSpec, raw, 'output-len', { min: 1 }, true)!),
+    workload,
+    workloadName: workloadName === null ? null : workload.name,
     numPrompts,
-    durationS,
-    loads: parseLoads(raw, numPrompts),
-    warmup: finite('warmup', numberOption(loadSpec, raw, 'warmup', { min: 0 }, true)!),
-    seed: finite('seed', numberOption(loadSpec, raw, 'seed', { min: 0, max: 2 ** 32 - 1 }, true)!),
-    slo: parseSlo(raw),
-    temperature: finite('temperature', numberOption(loadSpec, raw, 'temperature', { min: 0 })!),
-    ignoreEos: !booleanOption(raw, 'no-ignore-eos'),
+    durationS: workload.requests.duration_s ?? null,
+    loads,
     extraBody: parseExtraBody(raw),
     headers: parseHeaders(raw, env),
     timeoutS: numberOption(loadSpec, raw, 'timeout', { min: 0, exclusiveMin: true, max: MAX_TIMEOUT_S })!,

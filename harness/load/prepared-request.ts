@@ -2,9 +2,7 @@
 export interface PreparedRequest {
   readonly index: number;
   readonly body: Buffer;
-  /** The prompt as sent (for a tokenizer fallback count of input tokens). */
-  readonly promptText: string;
-  /** Input length the workload declared for this prompt. */
+  /** Input tokens the workload built this request to have (exact with the model's tokenizer). */
   readonly declaredInputTokens: number;
   readonly maxTokens: number;
 }

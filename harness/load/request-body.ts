@@ -1,13 +1,12 @@
 /** OpenAI request bodies for /v1/completions and /v1/chat/completions, serialized once up front. */
 import type { Api } from '../schema/result.ts';
+import type { BuiltRequest } from '../workloads/build-request.ts';
 
 export interface BodyOptions {
-  readonly api: Api;
   readonly model: string;
-  readonly maxTokens: number;
   readonly temperature: number;
   readonly ignoreEos: boolean;
-  /** Merged last: lets a user send engine-specific fields (or override ours). */
+  /** Merged last: engine-specific fields (those servebench sets itself are refused upstream). */
   readonly extraBody: Readonly<Record<string, unknown>>;
 }
 
@@ -16,12 +15,11 @@ export const API_PATHS: Record<Api, string> = {
   chat: '/v1/chat/completions',
 };
 
-export function requestBody(options: BodyOptions, prompt: string): Record<string, unknown> {
-  const input = options.api === 'chat' ? { messages: [{ role: 'user', content: prompt }] } : { prompt };
+export function requestBody(options: BodyOptions, request: BuiltRequest): Record<string, unknown> {
   return {
     model: options.model,
-    ...input,
-    max_tokens: options.maxTokens,
+    ...request.input,
+    max_tokens: request.maxTokens,
     temperature: options.temperature,
     stream: true,
     stream_options: { include_usage: true },

@@ -29,7 +29,8 @@ export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, 
     record.inputTokens = record.serverPromptTokens;
     record.inputTokensSource = 'usage';
   } else if (tokenizer) {
-    record.inputTokens = tokenizer.count(prepared.promptText);
+    // The tokenizer built this prompt to this length, counted as the server counts it.
+    record.inputTokens = prepared.declaredInputTokens;
     record.inputTokensSource = 'tokenizer';
   } else {
     record.inputTokens = prepared.declaredInputTokens;

@@ -1,9 +1,9 @@
 /**
- * A whole `load` run as a function: prompts and bodies prepared before any clock starts, a
- * preflight, each point of the sweep in turn, and the self-describing result object.
+ * A whole `load` run as a function: a preflight, each point of the sweep in turn (each prepares
+ * its requests before its clock starts), and the self-describing result object.
  */
 import { cpus } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../metrics/request-record.ts';
 import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../schema/result.ts';
 import { SERVEBENCH_VERSION } from '../version.ts';
@@ -12,15 +12,12 @@ import type { LoadConfig } from './load-options.ts';
 import type { PromptSpec } from './point-prompts.ts';
 import { API_PATHS } from './request-body.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
-import { loadHfTokenizer } from './hf-tokenizer.ts';
-import type { TokenCounter } from './token-counter.ts';
+import { loadModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 
 export interface RunLoadEffects {
   readonly signal: AbortSignal;
   readonly onProgress?: (pointIndex: number, progress: PointProgress) => void;
   readonly onPointDone?: (pointIndex: number, point: Point) => void;
-  /** Fallback token counter when the server reports no usage; overrides config.tokenizerPath. */
-  readonly tokenizer?: TokenCounter | null;
   readonly argv?: readonly string[];
   /** Keep every point's raw records in memory for the caller (they can be large). */
   readonly keepRecords?: boolean;
@@ -43,18 +40,16 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const now = effects.now ?? (() => new Date());
   const createdAt = now();
   const runId = newRunId(createdAt);
-  const tokenizer = effects.tokenizer ?? (config.tokenizerPath === null ? null : loadHfTokenizer(config.tokenizerPath));
+  const tokenizer = config.tokenizerPath === null ? null : loadModelTokenizer(config.tokenizerPath);
   const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
+  const { workload } = config;
 
   const prompts: PromptSpec = {
-    seed: config.seed,
-    inputLen: config.inputLen,
+    build: { workload, tokenizer },
     body: {
-      api: config.api,
       model: config.model,
-      maxTokens: config.outputLen,
-      temperature: config.temperature,
-      ignoreEos: config.ignoreEos,
+      temperature: workload.sampling.temperature,
+      ignoreEos: workload.sampling.ignore_eos,
       extraBody: config.extraBody,
     },
   };
@@ -67,19 +62,19 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     const { records: pointRecords, ...point } = await runPoint(
       {
         origin: config.endpoint.origin,
-        path: `${config.endpoint.basePath}${API_PATHS[config.api]}`,
+        path: `${config.endpoint.basePath}${API_PATHS[workload.api]}`,
         connectPath: `${config.endpoint.basePath}/v1/models`,
         connectHeaders,
         headers: config.headers,
         timeoutMs: config.timeoutS * 1000,
-        ignoreEos: config.ignoreEos,
+        ignoreEos: workload.sampling.ignore_eos,
         tokenizer,
         prompts,
-        warmup: config.warmup,
+        warmup: workload.requests.warmup,
         count: config.numPrompts,
         durationS: config.durationS,
-        seed: config.seed,
-        slo: config.slo,
+        seed: workload.seed,
+        slo: workload.slo ?? null,
         saveRequests: config.saveRequests,
         requestIdPrefix: `sb-${runId}`,
       },
@@ -114,21 +109,15 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       cpus: cpus().length,
       command: [...(effects.argv ?? [])],
     },
-    target: { endpoint: config.endpoint.display, api: config.api, model: config.model, server_version: facts.serverVersion },
+    target: { endpoint: config.endpoint.display, api: workload.api, model: config.model, server_version: facts.serverVersion },
     workload: {
-      source: 'synthetic',
-      input_len: config.inputLen,
-      output_len: config.outputLen,
-      num_prompts: config.numPrompts,
-      duration_s: config.durationS,
-      warmup: config.warmup,
-      seed: config.seed,
-      ignore_eos: config.ignoreEos,
-      temperature: config.temperature,
+      name: config.workloadName,
+      spec: workload,
+      spec_sha256: createHash('sha256').update(JSON.stringify(workload)).digest('hex'),
+      lengths: tokenizer === null ? 'approximate' : 'exact',
+      tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256 },
       extra_body: config.extraBody,
-      tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: 'sha256' in tokenizer ? String(tokenizer.sha256) : null },
     },
-    slo: config.slo,
     max_failure_rate: config.maxFailureRate,
     timeout_s: config.timeoutS,
     points,

@@ -13,7 +13,7 @@ import { resolveCounts } from './resolve-counts.ts';
 import { pointPrompts, type PromptSpec } from './point-prompts.ts';
 import { arrivalOffsetsMs } from './schedule.ts';
 import { sendRequest, type LiveCounters, type RequestContext } from './send-request.ts';
-import type { TokenCounter } from './token-counter.ts';
+import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 
 export interface PointPlan {
   readonly origin: string;
@@ -25,7 +25,7 @@ export interface PointPlan {
   readonly connectHeaders: Record<string, string>;
   readonly timeoutMs: number;
   readonly ignoreEos: boolean;
-  readonly tokenizer: TokenCounter | null;
+  readonly tokenizer: ModelTokenizer | null;
   readonly prompts: PromptSpec;
   readonly warmup: number;
   readonly count: number | null;

@@ -9,6 +9,10 @@
  */
 import { z } from 'zod';
 import { COUNT_SOURCES, FAILURE_CLASSES } from '../metrics/request-record.ts';
+import { APIS, ARRIVALS, SloSchema } from './common.ts';
+import { WorkloadSchema } from './workload.ts';
+
+export { APIS, ARRIVALS, SloSchema };
 
 export const SCHEMA_VERSION = 1;
 
@@ -57,8 +61,6 @@ export const PointMetricsSchema = z
 
 const countsBySource = z.object(Object.fromEntries(COUNT_SOURCES.map((s) => [s, count])) as Record<(typeof COUNT_SOURCES)[number], typeof count>).strict();
 const failuresByClass = z.object(Object.fromEntries(FAILURE_CLASSES.map((c) => [c, count])) as Record<(typeof FAILURE_CLASSES)[number], typeof count>).strict();
-
-export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
 
 export const LoadSchema = z.discriminatedUnion('mode', [
   z
@@ -123,15 +125,6 @@ export const PointSchema = z
   })
   .strict();
 
-export const SloSchema = z
-  .object({
-    ttft_ms: z.number().positive().optional(),
-    tpot_ms: z.number().positive().optional(),
-    e2el_ms: z.number().positive().optional(),
-  })
-  .strict();
-
-export const APIS = ['completions', 'chat'] as const;
 
 export const RunResultSchema = z
   .object({
@@ -163,24 +156,20 @@ export const RunResultSchema = z
       .strict(),
     workload: z
       .object({
-        source: z.literal('synthetic'),
-        input_len: z.number().int().positive(),
-        output_len: z.number().int().positive(),
-        num_prompts: z.number().int().positive().nullable(),
-        duration_s: z.number().positive().nullable(),
-        warmup: count,
-        seed: z.number().int(),
-        ignore_eos: z.boolean(),
-        temperature: z.number().nonnegative(),
-        extra_body: z.record(z.string(), z.unknown()),
+        name: z.string().nullable().describe('The scenario from workloads/, or null when it was made of command-line flags'),
+        spec: WorkloadSchema.describe('The effective scenario: the spec with the command-line overrides applied'),
+        spec_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        lengths: z
+          .enum(['exact', 'approximate'])
+          .describe("exact: prompts built to their token lengths with the model's tokenizer; approximate: without one (words)"),
         tokenizer: z
           .object({ name: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable() })
           .strict()
           .nullable()
-          .describe('The fallback token counter, when one was given (counts from it say source "tokenizer").'),
+          .describe('The tokenizer that built the prompts and made the fallback counts, when one was given.'),
+        extra_body: z.record(z.string(), z.unknown()),
       })
       .strict(),
-    slo: SloSchema.nullable(),
     max_failure_rate: z.number().min(0).max(1),
     timeout_s: z.number().positive(),
     points: z.array(PointSchema),

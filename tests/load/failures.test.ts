@@ -49,6 +49,7 @@ describe('failure classes', () => {
   it('a server that goes away: connection_refused', async () => {
     const sim = await fastSim();
     const { runPoint } = await import('../../harness/load/run-point.ts');
+    const { commandLineWorkload } = await import('../../harness/load/load-options.ts');
     const origin = sim.url;
     await sim.close();
     const point = await runPoint(
@@ -61,7 +62,7 @@ describe('failure classes', () => {
         timeoutMs: 5000,
         ignoreEos: true,
         tokenizer: null,
-        prompts: { seed: 0, inputLen: 3, body: { api: 'completions', model: 'sim-model', maxTokens: 4, temperature: 0, ignoreEos: true, extraBody: {} } },
+        prompts: { build: { workload: commandLineWorkload(), tokenizer: null }, body: { model: 'sim-model', temperature: 0, ignoreEos: true, extraBody: {} } },
         warmup: 0,
         count: 3,
         durationS: null,

@@ -1,7 +1,6 @@
 /** The load generator against each stream shape real engines send (via the sim's personalities). */
 import { describe, expect, it } from 'vitest';
 import { requestTimings, tokensPerEvent } from '../../harness/metrics/summarize.ts';
-import { countSimTokens } from '../../harness/sim/tokens.ts';
 import { loadAgainst } from './run-sim.ts';
 import { fastSim } from './sim-fixture.ts';
 
@@ -49,7 +48,7 @@ describe('stream shapes', () => {
 
   it('a server without usage, with a tokenizer: counts come from the tokenizer and the ITL split is exact', async () => {
     const sim = await fastSim({ personality: 'no-usage' });
-    const run = await loadAgainst(sim.url, flags, { name: 'sim-words', count: countSimTokens });
+    const run = await loadAgainst(sim.url, { ...flags, tokenizer: 'tests/fixtures/tokenizer-words' });
     const point = run.result.points[0]!;
     expect(point.token_count_sources.output.tokenizer).toBe(6);
     expect(point.token_count_sources.input.tokenizer).toBe(6);

@@ -2,12 +2,11 @@
 import type { RawOptions } from '../../harness/cli/options.ts';
 import { normalizeLoadOptions } from '../../harness/load/load-options.ts';
 import { runLoad, type LoadRun } from '../../harness/load/run-load.ts';
-import type { TokenCounter } from '../../harness/load/token-counter.ts';
 import type { GroundTruthRecord } from '../../harness/sim/ground-truth.ts';
 
-export async function loadAgainst(url: string, flags: RawOptions, tokenizer: TokenCounter | null = null): Promise<LoadRun> {
+export async function loadAgainst(url: string, flags: RawOptions): Promise<LoadRun> {
   const config = normalizeLoadOptions({ endpoint: url, model: 'sim-model', 'no-progress': true, ...flags }, {});
-  return runLoad(config, { signal: new AbortController().signal, tokenizer, keepRecords: true });
+  return runLoad(config, { signal: new AbortController().signal, keepRecords: true });
 }
 
 export async function groundTruth(url: string): Promise<GroundTruthRecord[]> {

@@ -1,0 +1,98 @@
+/**
+ * The workload spec: one named scenario per workloads/*.yaml, the one definition of what a
+ * scenario may say. Lengths are in tokens of the model's tokenizer (approximate without one, and
+ * the result says so).
+ */
+import { z } from 'zod';
+import { ARRIVALS, APIS, SloSchema } from './common.ts';
+
+const tokens = z.number().int().positive();
+
+export const LengthDistributionSchema = z.discriminatedUnion('dist', [
+  z.object({ dist: z.literal('fixed'), tokens }).strict(),
+  z
+    .object({ dist: z.literal('uniform'), min: tokens, max: tokens })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'min must be ≤ max', path: ['max'] }),
+  z
+    .object({
+      dist: z.literal('range_ratio'),
+      tokens,
+      ratio: z.number().min(0).max(1),
+      convention: z.enum(['vllm', 'sglang']).describe('vllm (≥ 0.8.4): [L(1−r), L(1+r)]; sglang and older vLLM: [L·r, L]'),
+    })
+    .strict(),
+  z
+    .object({ dist: z.literal('normal'), mean: z.number().positive(), std: z.number().nonnegative(), min: tokens, max: tokens })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'min must be ≤ max', path: ['max'] }),
+  z
+    .object({
+      dist: z.literal('lognormal'),
+      median: z.number().positive().describe('exp(μ): half the lengths are below it'),
+      sigma: z.number().nonnegative().describe('σ of the log-length'),
+      min: tokens,
+      max: tokens,
+    })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'min must be ≤ max', path: ['max'] }),
+]);
+export type LengthDistribution = z.infer<typeof LengthDistributionSchema>;
+
+export const WorkloadSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes, like the file name'),
+    description: z.string().min(1),
+    api: z.enum(APIS).default('chat'),
+    input: LengthDistributionSchema.describe(
+      'Prompt tokens per request (after the chat template for chat); with multi_turn, the tokens of each new user message.',
+    ),
+    output: LengthDistributionSchema.describe('max_tokens per request.'),
+    shared_prefix: z
+      .object({
+        tokens: tokens.describe('Length of the prefix the requests of a group share.'),
+        groups: z.number().int().positive().describe('Number of distinct prefixes; requests are dealt to groups in turn.'),
+      })
+      .strict()
+      .optional(),
+    multi_turn: z
+      .object({ turns: z.number().int().min(2).describe('Requests per conversation; each resends the history so far.') })
+      .strict()
+      .optional(),
+    requests: z
+      .object({
+        count: z.number().int().positive().optional(),
+        duration_s: z.number().positive().optional(),
+        warmup: z.number().int().nonnegative().default(2),
+      })
+      .strict()
+      .refine((r) => r.count !== undefined || r.duration_s !== undefined, { message: 'give count or duration_s (or both)' }),
+    load: z.union([
+      z.object({ concurrency: z.array(z.number().int().positive()).min(1) }).strict(),
+      z
+        .object({
+          rates: z.array(z.union([z.number().positive(), z.literal('inf')])).min(1),
+          arrival: z.enum(ARRIVALS).default('poisson'),
+          burstiness: z.number().positive().default(1),
+          max_concurrency: z.number().int().positive().optional(),
+        })
+        .strict(),
+    ]),
+    slo: SloSchema.optional(),
+    sampling: z
+      .object({ temperature: z.number().nonnegative().default(0), ignore_eos: z.boolean().default(true) })
+      .strict()
+      .default({ temperature: 0, ignore_eos: true }),
+    seed: z.number().int().nonnegative().default(0),
+    prefix_caching: z
+      .enum(['expected', 'irrelevant'])
+      .describe('expected: the scenario rewards prefix caching (shared prefixes, conversations); irrelevant: prompts share nothing'),
+  })
+  .strict()
+  .refine((w) => !(w.shared_prefix && w.input.dist === 'fixed' && w.input.tokens <= w.shared_prefix.tokens), {
+    message: 'input tokens must exceed shared_prefix.tokens (the prefix is part of the input)',
+    path: ['shared_prefix', 'tokens'],
+  })
+  .refine((w) => !(w.multi_turn && w.api !== 'chat'), { message: 'multi_turn needs api: chat', path: ['multi_turn'] });
+
+export type Workload = z.infer<typeof WorkloadSchema>;

@@ -1,0 +1,94 @@
+/**
+ * The model's tokenizer, as servebench needs it: Hugging Face tokenizer.json (+ tokenizer_config.json
+ * with its chat template) from a file, a model folder, or a Hugging Face cache folder
+ * (models--ORG--NAME/snapshots/REV). Counts are made the way servers count prompt tokens:
+ * a completions prompt with the special tokens the tokenizer adds (BOS), a chat prompt as the
+ * rendered chat template (which already holds its special tokens).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Template } from '@huggingface/jinja';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { usageError } from '../errors.ts';
+import type { TokenCounter } from '../load/token-counter.ts';
+import { resolveTokenizerLocation } from './locate.ts';
+
+export interface ChatMessage {
+  readonly role: 'system' | 'user' | 'assistant';
+  readonly content: string;
+}
+
+export interface ModelTokenizer extends TokenCounter {
+  /** sha256 of tokenizer.json: two runs tokenized alike iff these match. */
+  readonly sha256: string;
+  encode(text: string, addSpecialTokens?: boolean): number[];
+  decode(ids: readonly number[]): string;
+  /** Tokens of a completions prompt as the server counts them (special tokens included). */
+  countPrompt(text: string): number;
+  /** The rendered chat template (with the generation prompt), or null when the model has none. */
+  renderChat(messages: readonly ChatMessage[]): string | null;
+  /** Tokens of a chat request as the server counts them, or null without a chat template. */
+  countChat(messages: readonly ChatMessage[]): number | null;
+}
+
+function readJson(path: string, flag: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw usageError(`${flag}: cannot read ${path} as JSON (${(error as Error).message})`);
+  }
+}
+
+function chatTemplateOf(config: Record<string, unknown>): string | null {
+  const template = config['chat_template'];
+  if (typeof template === 'string') return template;
+  // Some models ship several named templates; "default" is the one servers use.
+  if (Array.isArray(template)) {
+    const named = template as Array<{ name?: unknown; template?: unknown }>;
+    const chosen = named.find((t) => t.name === 'default') ?? named[0];
+    return typeof chosen?.template === 'string' ? chosen.template : null;
+  }
+  return null;
+}
+
+function tokenText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const content = (value as { content?: unknown } | null)?.content;
+  return typeof content === 'string' ? content : '';
+}
+
+export function loadModelTokenizer(pathOrId: string, flag = '--tokenizer'): ModelTokenizer {
+  const location = resolveTokenizerLocation(pathOrId, flag);
+  const file = statSync(location).isDirectory() ? join(location, 'tokenizer.json') : location;
+  if (!existsSync(file)) throw usageError(`${flag}: ${location} has no tokenizer.json; give the model folder or the file itself`);
+  const configFile = join(dirname(file), 'tokenizer_config.json');
+  const bytes = readFileSync(file);
+  const json = readJson(file, flag);
+  const config = existsSync(configFile) ? readJson(configFile, flag) : {};
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = new Tokenizer(json, config);
+  } catch (error) {
+    throw usageError(`${flag}: ${file} is not a tokenizer this library can load (${(error as Error).message})`);
+  }
+  const templateText = chatTemplateOf(config);
+  const template = templateText === null ? null : new Template(templateText);
+  const special = { bos_token: tokenText(config['bos_token']), eos_token: tokenText(config['eos_token']) };
+  const encode = (text: string, addSpecialTokens = false): number[] => tokenizer.encode(text, { add_special_tokens: addSpecialTokens }).ids;
+  const renderChat = (messages: readonly ChatMessage[]): string | null =>
+    template === null ? null : template.render({ messages: messages.map((m) => ({ ...m })), add_generation_prompt: true, ...special });
+  return {
+    name: pathOrId === location ? `${basename(dirname(file))}/${basename(file)}` : pathOrId,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    count: (text) => encode(text).length,
+    encode,
+    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: true }),
+    countPrompt: (text) => encode(text, true).length,
+    renderChat,
+    countChat(messages) {
+      const rendered = renderChat(messages);
+      return rendered === null ? null : encode(rendered).length;
+    },
+  };
+}

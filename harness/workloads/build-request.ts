@@ -1,0 +1,107 @@
+/**
+ * One request of a scenario, deterministically from (seed, point, purpose, index): its lengths
+ * drawn from the spec's distributions, its text synthesized to those lengths, shaped as a plain
+ * prompt, a chat message, a shared-prefix request or a turn of a conversation.
+ *
+ * Exactness: with the model's tokenizer, a single-turn request measures exactly its drawn input
+ * length the way the server counts it (special tokens, chat template); in a conversation, each
+ * user message and each (pre-written) assistant reply has exactly its drawn length. A shared
+ * prefix ends at a word boundary and the rest starts with a space, a boundary that byte-level and
+ * SentencePiece tokenizers never merge across, so the group shares it token for token.
+ */
+import { createRng } from '../load/rng.ts';
+import type { Workload } from '../schema/workload.ts';
+import type { ChatMessage, ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import { sampleLength } from './lengths.ts';
+import { corpusWordText, exactText } from './synthesize.ts';
+
+export type Purpose = 'measure' | 'warmup';
+
+export interface BuiltRequest {
+  /** A completions prompt or a chat conversation. */
+  readonly input: { readonly prompt: string } | { readonly messages: readonly ChatMessage[] };
+  /** Input tokens as the server should count them: exact with a tokenizer, else the drawn length. */
+  readonly inputTokens: number;
+  readonly maxTokens: number;
+}
+
+export interface BuildContext {
+  readonly workload: Workload;
+  readonly tokenizer: ModelTokenizer | null;
+}
+
+function user(content: string): ChatMessage {
+  return { role: 'user', content };
+}
+
+/** Measures a user message the way the server will count the request. */
+function requestMeasure(ctx: BuildContext): (text: string) => number {
+  const { tokenizer, workload } = ctx;
+  if (!tokenizer) throw new Error('requestMeasure needs a tokenizer');
+  if (workload.api === 'completions') return (text) => tokenizer.countPrompt(text);
+  return (text) => tokenizer.countChat([user(text)]) ?? tokenizer.count(text);
+}
+
+function overhead(measure: (text: string) => number): number {
+  return measure('');
+}
+
+function piece(ctx: BuildContext, label: string, tokens: number): string {
+  const rng = createRng(ctx.workload.seed, label);
+  if (!ctx.tokenizer) return corpusWordText(rng, tokens);
+  const tokenizer = ctx.tokenizer;
+  // Trimmed, so it can be joined at a word boundary; measured as trimmed, so it stays exact.
+  return exactText(tokenizer, rng, tokens, tokens, (text) => tokenizer.count(text.trim())).trim();
+}
+
+function singleTurn(ctx: BuildContext, label: string, inputTokens: number, prefix: string | null): { text: string; tokens: number } {
+  const rng = createRng(ctx.workload.seed, `${label}-text`);
+  const join = (body: string): string => (prefix === null ? body : `${prefix} ${body.trimStart()}`);
+  if (!ctx.tokenizer) {
+    const prefixWords = prefix === null ? 0 : prefix.split(' ').length;
+    return { text: join(corpusWordText(rng, Math.max(1, inputTokens - prefixWords))), tokens: inputTokens };
+  }
+  const measure = requestMeasure(ctx);
+  const fixed = overhead((text) => measure(join(text)));
+  const body = exactText(ctx.tokenizer, rng, inputTokens, inputTokens - fixed, (text) => measure(join(text)));
+  return { text: join(body), tokens: inputTokens };
+}
+
+function conversation(ctx: BuildContext, label: string, turn: number, lengths: (t: number) => { input: number; output: number }): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let t = 0; t <= turn; t++) {
+    const { input, output } = lengths(t);
+    messages.push(user(piece(ctx, `${label}-turn-${t}-user`, input)));
+    if (t < turn) messages.push({ role: 'assistant', content: piece(ctx, `${label}-turn-${t}-assistant`, output) });
+  }
+  return messages;
+}
+
+export function buildRequest(ctx: BuildContext, pointIndex: number, purpose: Purpose, index: number): BuiltRequest {
+  const { workload, tokenizer } = ctx;
+  const base = `${purpose}-p${pointIndex}`;
+  const lengthsOf = (i: number): { input: number; output: number } => {
+    const rng = createRng(workload.seed, `${base}-len-${i}`);
+    return { input: sampleLength(workload.input, rng), output: sampleLength(workload.output, rng) };
+  };
+
+  if (workload.multi_turn) {
+    const turns = workload.multi_turn.turns;
+    const conversationIndex = Math.floor(index / turns);
+    const turn = index % turns;
+    const lengths = (t: number): { input: number; output: number } => lengthsOf(conversationIndex * turns + t);
+    const messages = conversation(ctx, `${base}-conversation-${conversationIndex}`, turn, lengths);
+    const inputTokens = tokenizer
+      ? (tokenizer.countChat(messages) ?? tokenizer.count(messages.map((m) => m.content).join('\n')))
+      : messages.reduce((sum, m) => sum + m.content.split(' ').length, 0);
+    return { input: { messages }, inputTokens, maxTokens: lengths(turn).output };
+  }
+
+  const { input, output } = lengthsOf(index);
+  const prefix = workload.shared_prefix
+    ? piece(ctx, `${base}-prefix-${index % workload.shared_prefix.groups}`, workload.shared_prefix.tokens).trimEnd()
+    : null;
+  const { text, tokens } = singleTurn(ctx, `${base}-${index}`, input, prefix);
+  if (workload.api === 'completions') return { input: { prompt: text }, inputTokens: tokens, maxTokens: output };
+  return { input: { messages: [user(text)] }, inputTokens: tokens, maxTokens: output };
+}
