@@ -14,6 +14,7 @@ export interface Command {
 const COMMANDS: Record<string, () => Promise<Command>> = {
   load: async () => (await import('./load/command.ts')).loadCommand,
   sim: async () => (await import('./sim/command.ts')).simCommand,
+  workloads: async () => (await import('./workloads/command.ts')).workloadsCommand,
 };
 
 function mainHelp(): string {
@@ -23,8 +24,9 @@ function mainHelp(): string {
     'Usage: servebench <command> [options]',
     '',
     'Commands:',
-    '  load   Drive a streaming load against an endpoint and write one result JSON',
-    '  sim    Start the simulated engine (an OpenAI-compatible server with a cost model)',
+    '  load       Drive a streaming load against an endpoint and write one result JSON',
+    '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
+    '  workloads  List, show and validate workload scenarios (workloads/*.yaml)',
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',

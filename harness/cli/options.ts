@@ -31,6 +31,13 @@ export type RawOptions = Record<string, string | string[] | boolean | undefined>
 const HELP_OPTION: OptionSpec = { name: 'help', help: 'Show this help and exit.' };
 
 export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): RawOptions {
+  const { options, positionals } = parseCommandLine(spec, argv);
+  if (positionals.length > 0) throw usageError(`${spec.name}: unexpected argument "${positionals[0]}"; see \`servebench ${spec.name} --help\``);
+  return options;
+}
+
+/** Flags and positional arguments (for commands with subcommands or file lists). */
+export function parseCommandLine(spec: CommandSpec, argv: readonly string[]): { options: RawOptions; positionals: string[] } {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
   for (const option of [...spec.options, HELP_OPTION]) {
     options[option.name] = option.value === undefined
@@ -38,8 +45,8 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Ra
       : { type: 'string', ...(option.multiple ? { multiple: true } : {}) };
   }
   try {
-    const { values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
-    return values as RawOptions;
+    const { values, positionals } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    return { options: values as RawOptions, positionals };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw usageError(`${spec.name}: ${message.replace(/\. To specify a positional argument.*$/s, '')}; see \`servebench ${spec.name} --help\``);
