@@ -11,8 +11,13 @@ import { getHeaders, preflight } from './endpoint.ts';
 import type { LoadConfig } from './load-options.ts';
 import type { PromptSpec } from './point-prompts.ts';
 import { API_PATHS } from './request-body.ts';
+import { buildRequest } from '../workloads/build-request.ts';
+import { verifyPromptLengths } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
 import { loadModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+
+/** Prompts of the first point checked against the server's own tokenizer, when it has an endpoint. */
+const LENGTH_CHECK_SAMPLE = 16;
 
 export interface RunLoadEffects {
   readonly signal: AbortSignal;
@@ -54,6 +59,12 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     },
   };
   const connectHeaders = getHeaders(config.headers);
+  const lengthCheck = await verifyPromptLengths(
+    `${config.endpoint.origin}${config.endpoint.basePath}/tokenize`,
+    config.model,
+    connectHeaders,
+    Array.from({ length: Math.min(LENGTH_CHECK_SAMPLE, config.numPrompts ?? LENGTH_CHECK_SAMPLE) }, (_, i) => buildRequest(prompts.build, 0, 'measure', i)),
+  );
 
   const points: Point[] = [];
   const records: RequestRecord[][] = [];
@@ -116,6 +127,12 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       spec_sha256: createHash('sha256').update(JSON.stringify(workload)).digest('hex'),
       lengths: tokenizer === null ? 'approximate' : 'exact',
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256 },
+      length_check: {
+        endpoint: lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,
+        checked: lengthCheck.checked,
+        mismatched: lengthCheck.mismatched,
+        examples: lengthCheck.examples,
+      },
       extra_body: config.extraBody,
     },
     max_failure_rate: config.maxFailureRate,

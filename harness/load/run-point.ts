@@ -171,6 +171,9 @@ export async function runPoint(
       stop: outcome.stop,
       requests_sent: records.length,
       warmup_requests: plan.warmup,
+      input_tokens_mismatched: records.filter(
+        (r) => r.failure === null && r.serverPromptTokens !== null && r.serverPromptTokens !== measured.at(r.index).declaredInputTokens,
+      ).length,
       // Both loops send prompts 0…n−1, each once.
       prompt_set_sha256: measured.sha256(records.length),
       metrics: summary.metrics,

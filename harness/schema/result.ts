@@ -115,7 +115,8 @@ export const PointSchema = z
     stop: z.enum(['count', 'duration']).describe('What ended the point: the request count or the duration.'),
     requests_sent: count,
     warmup_requests: count,
-    prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the prompts this point sent, in order.'),
+    prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the request bodies this point sent, in order.'),
+    input_tokens_mismatched: count.describe("Completed requests whose usage.prompt_tokens differs from the length the prompt was built to"),
     metrics: PointMetricsSchema,
     failures: failuresByClass,
     token_count_sources: z.object({ input: countsBySource, output: countsBySource }).strict(),
@@ -167,6 +168,15 @@ export const RunResultSchema = z
           .strict()
           .nullable()
           .describe('The tokenizer that built the prompts and made the fallback counts, when one was given.'),
+        length_check: z
+          .object({
+            endpoint: z.string().nullable().describe("The server's tokenize endpoint used, or null when it has none"),
+            checked: count,
+            mismatched: count,
+            examples: z.array(z.object({ expected: count, server: count }).strict()),
+          })
+          .strict()
+          .describe("A sample of prompts counted by the server's own tokenizer before measuring"),
         extra_body: z.record(z.string(), z.unknown()),
       })
       .strict(),

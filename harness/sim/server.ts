@@ -11,6 +11,7 @@ import { decideFault, planGeneration } from './faults.ts';
 import { monotonicOriginMs, newRecord, type GroundTruthDocument, type GroundTruthRecord } from './ground-truth.ts';
 import { mix32 } from './hash.ts';
 import { listen, readBody, sendJson } from './http-io.ts';
+import { tokenizeResponse } from './tokenize.ts';
 import { SERVEBENCH_VERSION } from '../version.ts';
 import { responseIdPrefix, type EndpointKind } from './personalities.ts';
 import { SimMetrics } from './prometheus.ts';
@@ -177,6 +178,16 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
       const record = newRecord(requestId, path, config.personality, performance.now());
       records.push(record);
       return generate(kind, res, bodyText, record);
+    }
+    if (path === '/tokenize' && method === 'POST') {
+      const bodyText = await readBody(req).catch((error: unknown) => error as Error);
+      try {
+        if (bodyText instanceof Error) throw bodyText;
+        return sendJson(res, 200, tokenizeResponse(config.personality, parseBody(bodyText), config.kvTokens));
+      } catch (error) {
+        const status = error instanceof RequestError ? error.status : 400;
+        return sendJson(res, status, errorBody(status, (error as Error).message));
+      }
     }
     if (path === '/ground-truth' && method === 'DELETE') {
       const deleted = records.length;
