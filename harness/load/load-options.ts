@@ -2,6 +2,7 @@
  * `servebench load` options: the table that makes --help, and the one normalize step that turns
  * raw flags into a fully defaulted, validated LoadConfig (every bad value named with its fix).
  */
+import { resolve } from 'node:path';
 import { usageError } from '../errors.ts';
 import {
   booleanOption,
@@ -34,6 +35,7 @@ export const loadSpec: CommandSpec = {
     { name: 'model', value: 'NAME', help: 'Model name to send (as the server serves it).' },
     { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (or a path to a spec); the flags below override its fields.' },
     { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer (tokenizer.json, its folder, or a Hugging Face id in the local cache): exact prompt lengths, and counts when the server sends no usage." },
+    { name: 'dataset', value: 'PATH', help: "The file of a dataset scenario (e.g. --workload sharegpt --dataset ./ShareGPT.json); replaces the spec's dataset.path." },
     { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')} (without --workload: completions).` },
     { name: 'input-len', value: 'N', help: 'Prompt tokens per request, fixed (without --workload: 1024).' },
     { name: 'output-len', value: 'N', help: 'max_tokens per request, fixed (without --workload: 128).' },
@@ -166,6 +168,10 @@ function overrideLoad(raw: RawOptions, base: Workload['load']): Workload['load']
   let load = base;
   if (concurrency) load = { concurrency };
   if (rates) load = { rates: rates.map((rate) => (Number.isFinite(rate) ? rate : 'inf')), arrival: 'poisson', burstiness: 1 };
+  if ('trace' in load) {
+    const maxConcurrency = numberOption(loadSpec, raw, 'max-concurrency', { min: 1 }, true) ?? load.trace.max_concurrency;
+    return { trace: { ...load.trace, ...(maxConcurrency !== undefined ? { max_concurrency: maxConcurrency } : {}) } };
+  }
   if (!('rates' in load)) {
     if (openLoopFlags.length > 0) throw usageError(`--${openLoopFlags[0]} applies to open loop only; use it with --rate`);
     return load;
@@ -204,8 +210,13 @@ function effectiveWorkload(raw: RawOptions, base: Workload): Workload {
   };
   if (requests.count === undefined) delete (requests as { count?: number }).count;
   const slo = parseSlo(raw);
+  const datasetPath = stringOption(loadSpec, raw, 'dataset');
+  if (datasetPath !== undefined && base.dataset === undefined) {
+    throw usageError('--dataset replaces the file of a dataset scenario; use it with e.g. --workload sharegpt');
+  }
   const candidate = {
     ...base,
+    ...(datasetPath !== undefined && base.dataset ? { dataset: { ...base.dataset, path: resolve(datasetPath) } } : {}),
     ...(api !== undefined ? { api } : {}),
     ...(inputLen !== undefined ? { input: { dist: 'fixed', tokens: inputLen } } : {}),
     ...(outputLen !== undefined ? { output: { dist: 'fixed', tokens: outputLen } } : {}),
@@ -229,6 +240,7 @@ function effectiveWorkload(raw: RawOptions, base: Workload): Workload {
 export function loadsOf(workload: Workload): Load[] {
   const load = workload.load;
   if ('concurrency' in load) return load.concurrency.map((concurrency) => ({ mode: 'closed', concurrency }));
+  if ('trace' in load) return [{ mode: 'trace', time_scale: load.trace.time_scale, max_concurrency: load.trace.max_concurrency ?? null }];
   return load.rates.map((rate) => ({
     mode: 'open',
     rate,

@@ -12,6 +12,7 @@ import type { PreparedRequest } from './prepared-request.ts';
 import { resolveCounts } from './resolve-counts.ts';
 import { pointPrompts, type PromptSpec } from './point-prompts.ts';
 import { arrivalOffsetsMs } from './schedule.ts';
+import { loadDataset, traceOffsetsMs } from '../workloads/datasets.ts';
 import { sendRequest, type LiveCounters, type RequestContext } from './send-request.ts';
 import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 
@@ -124,7 +125,9 @@ export async function runPoint(
     // Everything that costs time happens before the clock: the schedule, the prompts and bodies,
     // the connections, the warmup.
     const offsets =
-      load.mode === 'open'
+      load.mode === 'trace'
+        ? traceOffsetsMs(loadDataset(plan.prompts.build.workload.dataset!, plan.prompts.build.workload.api, plan.tokenizer), load.time_scale, plan.count)
+        : load.mode === 'open'
         ? arrivalOffsetsMs({
             rate: load.rate === 'inf' ? Number.POSITIVE_INFINITY : load.rate,
             arrival: load.arrival,
@@ -157,7 +160,7 @@ export async function runPoint(
     const options = driveWith(measured.at, counters, plan.count, deadlineMs);
     const outcome = await (offsets === null
       ? driveClosedLoop(options, (load as Load & { mode: 'closed' }).concurrency)
-      : driveOpenLoop(options, offsets, load.mode === 'open' ? load.max_concurrency : null, startedMs)
+      : driveOpenLoop(options, offsets, load.mode === 'closed' ? null : load.max_concurrency, startedMs)
     ).finally(() => clearInterval(ticker));
     const client = monitor.stop();
     onProgress({ phase: 'measure', counters, startedMs });

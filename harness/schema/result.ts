@@ -78,6 +78,13 @@ export const LoadSchema = z.discriminatedUnion('mode', [
       max_concurrency: z.number().int().positive().nullable(),
     })
     .strict(),
+  z
+    .object({
+      mode: z.literal('trace'),
+      time_scale: z.number().positive().describe('Gaps between the trace timestamps were multiplied by this.'),
+      max_concurrency: z.number().int().positive().nullable(),
+    })
+    .strict(),
 ]);
 
 export const ClientHealthSchema = z

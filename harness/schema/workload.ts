@@ -36,8 +36,25 @@ export const LengthDistributionSchema = z.discriminatedUnion('dist', [
     })
     .strict()
     .refine((d) => d.min <= d.max, { message: 'min must be ≤ max', path: ['max'] }),
+  z.object({ dist: z.literal('empirical') }).strict().describe("The lengths of the dataset's entries"),
 ]);
 export type LengthDistribution = z.infer<typeof LengthDistributionSchema>;
+
+export const DatasetSchema = z
+  .object({
+    format: z.enum(['sharegpt', 'trace']).describe('sharegpt: JSON or JSONL conversations; trace: JSONL of {timestamp_ms, input_tokens, output_tokens}'),
+    path: z.string().min(1).describe('Local file; relative paths are from the repository root'),
+    text: z
+      .enum(['original', 'synthetic'])
+      .default('original')
+      .describe("original: send the dataset's own prompts; synthetic: corpus text of the same token lengths (a trace has no text)"),
+    min_input_tokens: z.number().int().positive().optional(),
+    max_input_tokens: z.number().int().positive().optional(),
+    min_output_tokens: z.number().int().positive().optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+  })
+  .strict();
+export type Dataset = z.infer<typeof DatasetSchema>;
 
 export const WorkloadSchema = z
   .object({
@@ -59,6 +76,7 @@ export const WorkloadSchema = z
       .object({ turns: z.number().int().min(2).describe('Requests per conversation; each resends the history so far.') })
       .strict()
       .optional(),
+    dataset: DatasetSchema.optional().describe('Requests (and with a trace, arrival times) from a file instead of distributions'),
     requests: z
       .object({
         count: z.number().int().positive().optional(),
@@ -77,6 +95,16 @@ export const WorkloadSchema = z
           max_concurrency: z.number().int().positive().optional(),
         })
         .strict(),
+      z
+        .object({
+          trace: z
+            .object({
+              time_scale: z.number().positive().default(1).describe('Multiplies the gaps between arrivals: 0.5 replays twice as fast'),
+              max_concurrency: z.number().int().positive().optional(),
+            })
+            .strict(),
+        })
+        .strict(),
     ]),
     slo: SloSchema.optional(),
     sampling: z
@@ -93,6 +121,20 @@ export const WorkloadSchema = z
     message: 'input tokens must exceed shared_prefix.tokens (the prefix is part of the input)',
     path: ['shared_prefix', 'tokens'],
   })
-  .refine((w) => !(w.multi_turn && w.api !== 'chat'), { message: 'multi_turn needs api: chat', path: ['multi_turn'] });
+  .refine((w) => !(w.multi_turn && w.api !== 'chat'), { message: 'multi_turn needs api: chat', path: ['multi_turn'] })
+  .refine((w) => w.dataset !== undefined || (w.input.dist !== 'empirical' && w.output.dist !== 'empirical'), {
+    message: 'empirical lengths need a dataset',
+    path: ['dataset'],
+  })
+  .refine((w) => w.dataset === undefined || (w.input.dist === 'empirical' && w.output.dist === 'empirical'), {
+    message: 'with a dataset, input and output are { dist: empirical } (the lengths come from the file)',
+    path: ['input'],
+  })
+  .refine((w) => !('trace' in w.load) || w.dataset?.format === 'trace', { message: 'trace replay needs a dataset of format trace', path: ['load'] })
+  .refine((w) => w.dataset?.format !== 'trace' || w.dataset.text === 'synthetic', {
+    message: 'a trace has no text: set dataset.text: synthetic',
+    path: ['dataset', 'text'],
+  })
+  .refine((w) => !(w.dataset && (w.multi_turn || w.shared_prefix)), { message: 'a dataset cannot be combined with multi_turn or shared_prefix', path: ['dataset'] });
 
 export type Workload = z.infer<typeof WorkloadSchema>;

@@ -10,7 +10,8 @@
  * SentencePiece tokenizers never merge across, so the group shares it token for token.
  */
 import { createRng } from '../load/rng.ts';
-import type { Workload } from '../schema/workload.ts';
+import type { Dataset, Workload } from '../schema/workload.ts';
+import { loadDataset, type DatasetEntry } from './datasets.ts';
 import type { ChatMessage, ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 import { sampleLength } from './lengths.ts';
 import { corpusWordText, exactText } from './synthesize.ts';
@@ -77,9 +78,40 @@ function conversation(ctx: BuildContext, label: string, turn: number, lengths: (
   return messages;
 }
 
+const orders = new WeakMap<readonly DatasetEntry[], Map<string, number[]>>();
+
+/** A seeded shuffle of the dataset per point and purpose (computed once). */
+function datasetOrder(entries: readonly DatasetEntry[], seed: number, label: string): number[] {
+  let byLabel = orders.get(entries);
+  if (!byLabel) orders.set(entries, (byLabel = new Map()));
+  let order = byLabel.get(label);
+  if (!order) {
+    const rng = createRng(seed, label);
+    order = entries.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    byLabel.set(label, order);
+  }
+  return order;
+}
+
+/** A request from a dataset: ShareGPT in shuffled order, a trace in its own order (time order). */
+function fromDataset(ctx: BuildContext, dataset: Dataset, base: string, index: number): BuiltRequest {
+  const { workload } = ctx;
+  const entries = loadDataset(dataset, workload.api, ctx.tokenizer);
+  const position = dataset.format === 'trace' ? index % entries.length : datasetOrder(entries, workload.seed, `${base}-dataset-order`)[index % entries.length]!;
+  const entry = entries[position]!;
+  const text = dataset.text === 'original' && entry.text !== null ? entry.text : singleTurn(ctx, `${base}-${index}`, entry.inputTokens, null).text;
+  const input = workload.api === 'completions' ? { prompt: text } : { messages: [user(text)] };
+  return { input, inputTokens: entry.inputTokens, maxTokens: entry.outputTokens };
+}
+
 export function buildRequest(ctx: BuildContext, pointIndex: number, purpose: Purpose, index: number): BuiltRequest {
   const { workload, tokenizer } = ctx;
   const base = `${purpose}-p${pointIndex}`;
+  if (workload.dataset) return fromDataset(ctx, workload.dataset, base, index);
   const lengthsOf = (i: number): { input: number; output: number } => {
     const rng = createRng(workload.seed, `${base}-len-${i}`);
     return { input: sampleLength(workload.input, rng), output: sampleLength(workload.output, rng) };

@@ -30,12 +30,15 @@ export function describeLength(dist: LengthDistribution): string {
       return `N(${dist.mean}, ${dist.std}) in ${dist.min}–${dist.max}`;
     case 'lognormal':
       return `LogN(median ${dist.median}, σ ${dist.sigma}) in ${dist.min}–${dist.max}`;
+    case 'empirical':
+      return 'from dataset';
   }
 }
 
 function describeLoad(workload: Workload): string {
   const load = workload.load;
-  return 'concurrency' in load ? `concurrency ${load.concurrency.join(',')}` : `rate ${load.rates.join(',')}`;
+  if ('concurrency' in load) return `concurrency ${load.concurrency.join(',')}`;
+  return 'trace' in load ? `trace replay ×${load.trace.time_scale}` : `rate ${load.rates.join(',')}`;
 }
 
 function table(rows: string[][]): string {

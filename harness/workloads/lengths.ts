@@ -29,6 +29,8 @@ export function sampleLength(dist: LengthDistribution, rng: Rng): number {
       return clip(dist.mean + dist.std * rng.normal(), dist.min, dist.max);
     case 'lognormal':
       return clip(dist.median * Math.exp(dist.sigma * rng.normal()), dist.min, dist.max);
+    case 'empirical':
+      throw new Error('empirical lengths come from the dataset, not from a draw');
   }
 }
 
@@ -41,6 +43,8 @@ export function lengthBounds(dist: LengthDistribution): [number, number] {
       return dist.convention === 'vllm'
         ? [Math.max(1, Math.trunc(dist.tokens * (1 - dist.ratio))), Math.trunc(dist.tokens * (1 + dist.ratio))]
         : [Math.max(1, Math.trunc(dist.tokens * dist.ratio)), dist.tokens];
+    case 'empirical':
+      return [1, Number.MAX_SAFE_INTEGER];
     default:
       return [dist.min, dist.max];
   }
