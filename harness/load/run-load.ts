@@ -14,7 +14,7 @@ import { API_PATHS } from './request-body.ts';
 import { buildRequest } from '../workloads/build-request.ts';
 import { verifyPromptLengths } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
-import { loadModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import { obtainModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 
 /** Prompts of the first point checked against the server's own tokenizer, when it has an endpoint. */
 const LENGTH_CHECK_SAMPLE = 16;
@@ -45,7 +45,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const now = effects.now ?? (() => new Date());
   const createdAt = now();
   const runId = newRunId(createdAt);
-  const tokenizer = config.tokenizerPath === null ? null : loadModelTokenizer(config.tokenizerPath);
+  const tokenizer = config.tokenizerPath === null ? null : await obtainModelTokenizer(config.tokenizerPath);
   const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
   const { workload } = config;
 

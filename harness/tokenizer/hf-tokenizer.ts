@@ -12,6 +12,7 @@ import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { usageError } from '../errors.ts';
 import type { TokenCounter } from '../load/token-counter.ts';
+import { downloadTokenizer } from './hub-download.ts';
 import { resolveTokenizerLocation } from './locate.ts';
 
 export interface ChatMessage {
@@ -58,8 +59,18 @@ function tokenText(value: unknown): string {
   return typeof content === 'string' ? content : '';
 }
 
-export function loadModelTokenizer(pathOrId: string, flag = '--tokenizer'): ModelTokenizer {
-  const location = resolveTokenizerLocation(pathOrId, flag);
+/**
+ * A tokenizer by path, or by Hugging Face model id from the local cache, downloading it there from
+ * the Hub first when it is not cached (set-up time, before anything is measured).
+ */
+export async function obtainModelTokenizer(pathOrId: string, flag = '--tokenizer', env: NodeJS.ProcessEnv = process.env): Promise<ModelTokenizer> {
+  if (resolveTokenizerLocation(pathOrId, flag, env) === null) await downloadTokenizer(pathOrId, env);
+  return loadModelTokenizer(pathOrId, flag, env);
+}
+
+export function loadModelTokenizer(pathOrId: string, flag = '--tokenizer', env: NodeJS.ProcessEnv = process.env): ModelTokenizer {
+  const location = resolveTokenizerLocation(pathOrId, flag, env);
+  if (location === null) throw usageError(`${flag}: ${pathOrId} is not in the Hugging Face cache; it is fetched from the Hub when the network allows`);
   const file = statSync(location).isDirectory() ? join(location, 'tokenizer.json') : location;
   if (!existsSync(file)) throw usageError(`${flag}: ${location} has no tokenizer.json; give the model folder or the file itself`);
   const configFile = join(dirname(file), 'tokenizer_config.json');

@@ -16,15 +16,18 @@ export function huggingFaceCacheDir(env: NodeJS.ProcessEnv = process.env): strin
 
 const MODEL_ID = /^[\w.-]+\/[\w.-]+$/;
 
-export function resolveTokenizerLocation(pathOrId: string, flag: string, env: NodeJS.ProcessEnv = process.env): string {
+export function isModelId(text: string): boolean {
+  return MODEL_ID.test(text);
+}
+
+/** The folder or file to load, or null when a model id is not in the cache (yet). */
+export function resolveTokenizerLocation(pathOrId: string, flag: string, env: NodeJS.ProcessEnv = process.env): string | null {
   if (existsSync(pathOrId)) return pathOrId;
   if (!MODEL_ID.test(pathOrId)) throw usageError(`${flag}: ${pathOrId} does not exist; give a tokenizer.json, its folder, or a Hugging Face model id (org/name)`);
   const cache = huggingFaceCacheDir(env);
   const repo = join(cache, `models--${pathOrId.replace('/', '--')}`);
   const snapshots = join(repo, 'snapshots');
-  if (!existsSync(snapshots)) {
-    throw usageError(`${flag}: ${pathOrId} is not in the Hugging Face cache (${cache}); download it there (e.g. huggingface-cli download ${pathOrId} tokenizer.json tokenizer_config.json) or give a path`);
-  }
+  if (!existsSync(snapshots)) return null;
   const mainRef = join(repo, 'refs', 'main');
   if (existsSync(mainRef)) {
     const revision = join(snapshots, readFileSync(mainRef, 'utf8').trim());
