@@ -34,13 +34,13 @@ export const loadSpec: CommandSpec = {
     { name: 'endpoint', value: 'URL', help: 'Server base URL, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted).' },
     { name: 'model', value: 'NAME', help: 'Model name to send (as the server serves it).' },
     { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (or a path to a spec); the flags below override its fields.' },
-    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer (tokenizer.json, its folder, or a Hugging Face id in the local cache): exact prompt lengths, and counts when the server sends no usage." },
+    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer (tokenizer.json, its folder, or a Hugging Face id: the local cache, else fetched from the Hub once): exact prompt lengths, and counts when the server sends no usage." },
     { name: 'dataset', value: 'PATH', help: "The file of a dataset scenario (e.g. --workload sharegpt --dataset ./ShareGPT.json); replaces the spec's dataset.path." },
     { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')} (without --workload: completions).` },
     { name: 'input-len', value: 'N', help: 'Prompt tokens per request, fixed (without --workload: 1024).' },
     { name: 'output-len', value: 'N', help: 'max_tokens per request, fixed (without --workload: 128).' },
     { name: 'num-prompts', value: 'N', help: `Measured requests per point (without --workload: ${DEFAULT_NUM_PROMPTS} unless --duration is given).` },
-    { name: 'duration', value: 'S', help: 'Stop sending new requests after S seconds per point (with --num-prompts: whichever comes first).' },
+    { name: 'duration', value: 'S', help: "Stop sending new requests after S seconds per point (with a count from the scenario or --num-prompts: whichever comes first)." },
     { name: 'concurrency', value: 'LIST', help: 'Closed loop at fixed concurrency; a list (1,4,16) is a sweep.' },
     { name: 'rate', value: 'LIST', help: 'Open loop at R requests/s ("inf": all at once); a list is a sweep.' },
     { name: 'arrival', value: 'KIND', help: `Open-loop arrivals: ${ARRIVALS.join(' | ')} (gamma is implied by --burstiness ≠ 1).` },
@@ -48,7 +48,7 @@ export const loadSpec: CommandSpec = {
     { name: 'max-concurrency', value: 'C', help: 'Cap on requests in flight in open loop; waiting is reported as queue_ms.' },
     { name: 'warmup', value: 'N', help: 'Warmup requests before each point (own prompts, excluded from statistics; without --workload: 2).' },
     { name: 'seed', value: 'S', help: 'Seed for lengths, prompts and arrival times (without --workload: 0).' },
-    { name: 'slo', value: 'K=V,…', help: 'SLOs for goodput: ttft_ms, tpot_ms, e2el_ms (e.g. ttft_ms=2000,tpot_ms=50).' },
+    { name: 'slo', value: 'K=V,…', help: "SLOs for goodput: ttft_ms, tpot_ms, e2el_ms (e.g. ttft_ms=2000,tpot_ms=50); each replaces the scenario's." },
     { name: 'temperature', value: 'T', help: 'Sampling temperature (without --workload: 0).' },
     { name: 'no-ignore-eos', help: 'Do not send ignore_eos (outputs may then stop early; not judged as short).' },
     { name: 'extra-body', value: 'JSON', help: 'JSON object merged into every request body (engine-specific fields).' },
@@ -167,8 +167,14 @@ function overrideLoad(raw: RawOptions, base: Workload['load']): Workload['load']
   const openLoopFlags = ['max-concurrency', 'arrival', 'burstiness'].filter((flag) => given(raw, flag));
   let load = base;
   if (concurrency) load = { concurrency };
-  if (rates) load = { rates: rates.map((rate) => (Number.isFinite(rate) ? rate : 'inf')), arrival: 'poisson', burstiness: 1 };
+  // New rates keep the spec's arrival process and cap when it already was an open loop.
+  if (rates) {
+    const rateList = rates.map((rate): number | 'inf' => (Number.isFinite(rate) ? rate : 'inf'));
+    load = 'rates' in base ? { ...base, rates: rateList } : { rates: rateList, arrival: 'poisson', burstiness: 1 };
+  }
   if ('trace' in load) {
+    const traceOnly = ['arrival', 'burstiness'].filter((flag) => given(raw, flag));
+    if (traceOnly.length > 0) throw usageError(`--${traceOnly[0]} does not apply to a trace replay (its arrival times come from the trace)`);
     const maxConcurrency = numberOption(loadSpec, raw, 'max-concurrency', { min: 1 }, true) ?? load.trace.max_concurrency;
     return { trace: { ...load.trace, ...(maxConcurrency !== undefined ? { max_concurrency: maxConcurrency } : {}) } };
   }
@@ -188,7 +194,7 @@ function overrideLoad(raw: RawOptions, base: Workload['load']): Workload['load']
 }
 
 /** The scenario with every flag that was given applied, validated again as a whole. */
-function effectiveWorkload(raw: RawOptions, base: Workload): Workload {
+function effectiveWorkload(raw: RawOptions, base: Workload, fromFlags: boolean): Workload {
   const int = (name: string, min: number): number | undefined => numberOption(loadSpec, raw, name, { min }, true);
   const api = stringOption(loadSpec, raw, 'api');
   if (api !== undefined && !(APIS as readonly string[]).includes(api)) throw usageError(`--api: "${api}" is not one of ${APIS.join(', ')}`);
@@ -201,15 +207,17 @@ function effectiveWorkload(raw: RawOptions, base: Workload): Workload {
   const seed = numberOption(loadSpec, raw, 'seed', { min: 0, max: 2 ** 32 - 1 }, true);
   const temperature = numberOption(loadSpec, raw, 'temperature', { min: 0 });
   if (temperature !== undefined && !Number.isFinite(temperature)) throw usageError('--temperature must be finite');
-  // A duration alone replaces the spec's count; with --num-prompts both apply (whichever first).
+  // Count and duration both bound a point (whichever comes first); each flag replaces its field.
   const requests = {
     ...base.requests,
-    ...(durationS !== undefined ? { duration_s: durationS, count: count } : {}),
+    ...(durationS !== undefined ? { duration_s: durationS } : {}),
     ...(count !== undefined ? { count } : {}),
     ...(warmup !== undefined ? { warmup } : {}),
   };
-  if (requests.count === undefined) delete (requests as { count?: number }).count;
-  const slo = parseSlo(raw);
+  // Without a scenario, --duration alone means "for that long" (the default count would cap it).
+  if (fromFlags && durationS !== undefined && count === undefined) delete (requests as { count?: number }).count;
+  const sloFlags = parseSlo(raw);
+  const slo = sloFlags === null ? null : { ...base.slo, ...sloFlags };
   const datasetPath = stringOption(loadSpec, raw, 'dataset');
   if (datasetPath !== undefined && base.dataset === undefined) {
     throw usageError('--dataset replaces the file of a dataset scenario; use it with e.g. --workload sharegpt');
@@ -254,7 +262,7 @@ export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = p
   const endpoint = parseEndpoint(required(raw, 'endpoint'));
   const model = required(raw, 'model');
   const workloadName = stringOption(loadSpec, raw, 'workload') ?? null;
-  const workload = effectiveWorkload(raw, workloadName === null ? commandLineWorkload() : loadWorkload(workloadName));
+  const workload = effectiveWorkload(raw, workloadName === null ? commandLineWorkload() : loadWorkload(workloadName), workloadName === null);
   const numPrompts = workload.requests.count ?? null;
   const loads = loadsOf(workload);
   if (numPrompts === null && loads.some((load) => load.mode === 'open' && load.rate === 'inf')) {

@@ -17,29 +17,42 @@ export interface PromptSpec {
 
 export interface PointPrompts {
   at(i: number): PreparedRequest;
-  /** sha256 over the first n request bodies: the same on every machine for the same seed and tokenizer. */
+  /** sha256 over the first n prompts and their max_tokens: the same on every machine and engine for the same seed and tokenizer. */
   sha256(n: number): string;
 }
 
 export function pointPrompts(spec: PromptSpec, pointIndex: number, purpose: Purpose, prepareAhead: number): PointPrompts {
-  const prepare = (i: number): PreparedRequest => {
-    const request = buildRequest(spec.build, pointIndex, purpose, i);
-    return {
-      index: i,
-      body: Buffer.from(JSON.stringify(requestBody(spec.body, request))),
-      declaredInputTokens: request.inputTokens,
-      maxTokens: request.maxTokens,
-    };
+  // Built once each (a long prompt is costly to build); requests beyond the prepared ones are
+  // built when first sent, then kept for the counts and the hash after the point.
+  const built = new Map<number, { prepared: PreparedRequest; digest: string }>();
+  const get = (i: number): { prepared: PreparedRequest; digest: string } => {
+    let entry = built.get(i);
+    if (!entry) {
+      const request = buildRequest(spec.build, pointIndex, purpose, i);
+      entry = {
+        prepared: {
+          index: i,
+          body: Buffer.from(JSON.stringify(requestBody(spec.body, request))),
+          declaredInputTokens: request.inputTokens,
+          maxTokens: request.maxTokens,
+        },
+        // The hash covers what every engine must receive alike (prompt and max_tokens), not the
+        // model name or engine-specific fields, so runs on different engines compare.
+        digest: JSON.stringify([request.input, request.maxTokens]),
+      };
+      built.set(i, entry);
+    }
+    return entry;
   };
-  const ahead = Array.from({ length: prepareAhead }, (_, i) => prepare(i));
+  for (let i = 0; i < prepareAhead; i++) get(i);
   return {
-    at: (i) => ahead[i] ?? prepare(i),
+    at: (i) => get(i).prepared,
     sha256(n) {
       const hash = createHash('sha256');
       for (let i = 0; i < n; i++) {
-        const body = (ahead[i] ?? prepare(i)).body;
-        hash.update(`${body.length}:`);
-        hash.update(body);
+        const digest = get(i).digest;
+        hash.update(`${Buffer.byteLength(digest)}:`);
+        hash.update(digest);
       }
       return hash.digest('hex');
     },

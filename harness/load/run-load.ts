@@ -14,7 +14,30 @@ import { API_PATHS } from './request-body.ts';
 import { buildRequest } from '../workloads/build-request.ts';
 import { verifyPromptLengths } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
-import { obtainModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import { obtainModelTokenizer, type ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import { smallestLength, type Workload } from '../schema/workload.ts';
+import { usageError } from '../errors.ts';
+import { preloadDataset } from '../workloads/datasets.ts';
+
+/** Exact when the model's tokenizer built the prompts and can count them as the server does. */
+function lengthsAreExact(workload: Workload, tokenizer: ModelTokenizer | null): boolean {
+  return tokenizer !== null && (workload.api === 'completions' || tokenizer.hasChatTemplate);
+}
+
+/** Refuses, before anything is measured, an input shorter than what every request already holds. */
+function checkReachableLengths(workload: Workload, tokenizer: ModelTokenizer | null): void {
+  if (!tokenizer || workload.dataset || workload.multi_turn) return;
+  const fixed = tokenizer.countRequest(workload.api, '').tokens;
+  const smallest = smallestLength(workload.input);
+  if (smallest < fixed) {
+    throw usageError(
+      `input: the scenario can draw ${smallest} tokens, but every ${workload.api} request holds ${fixed} with this tokenizer (special tokens, chat template); raise the input length`,
+    );
+  }
+}
+
+/** Dataset entries read per point when only a duration bounds it. */
+const DATASET_ENTRIES_WITHOUT_COUNT = 10_000;
 
 /** Prompts of the first point checked against the server's own tokenizer, when it has an endpoint. */
 const LENGTH_CHECK_SAMPLE = 16;
@@ -46,8 +69,14 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const createdAt = now();
   const runId = newRunId(createdAt);
   const tokenizer = config.tokenizerPath === null ? null : await obtainModelTokenizer(config.tokenizerPath);
-  const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
   const { workload } = config;
+  checkReachableLengths(workload, tokenizer);
+  if (workload.dataset) {
+    // Enough conversations for every point and warmup to get its own (a huge file is not read whole).
+    const perPoint = (workload.requests.count ?? DATASET_ENTRIES_WITHOUT_COUNT) + workload.requests.warmup;
+    await preloadDataset(workload.dataset, workload.api, tokenizer, perPoint * config.loads.length);
+  }
+  const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
 
   const prompts: PromptSpec = {
     build: { workload, tokenizer },
@@ -125,7 +154,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       name: config.workloadName,
       spec: workload,
       spec_sha256: createHash('sha256').update(JSON.stringify(workload)).digest('hex'),
-      lengths: tokenizer === null ? 'approximate' : 'exact',
+      lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256 },
       length_check: {
         endpoint: lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,

@@ -69,7 +69,7 @@ function connectionsFor(load: Load): number | null {
 }
 
 /** Prepared ahead for a closed loop that only a duration stops; more are made on demand. */
-const DURATION_PREPARE_AHEAD_PER_WORKER = 8;
+const DURATION_PREPARE_AHEAD_PER_WORKER = 16;
 
 /**
  * Opens `n` connections (concurrent GETs, answers ignored) so that TCP setup is not inside the

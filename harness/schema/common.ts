@@ -2,6 +2,7 @@
 import { z } from 'zod';
 
 export const APIS = ['completions', 'chat'] as const;
+export type Api = (typeof APIS)[number];
 export const ARRIVALS = ['poisson', 'gamma', 'constant'] as const;
 
 export const SloSchema = z

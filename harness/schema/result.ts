@@ -122,7 +122,7 @@ export const PointSchema = z
     stop: z.enum(['count', 'duration']).describe('What ended the point: the request count or the duration.'),
     requests_sent: count,
     warmup_requests: count,
-    prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the request bodies this point sent, in order.'),
+    prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the prompts (or messages) and max_tokens this point sent, in order: equal across engines for the same scenario, seed and tokenizer.'),
     input_tokens_mismatched: count.describe("Completed requests whose usage.prompt_tokens differs from the length the prompt was built to"),
     metrics: PointMetricsSchema,
     failures: failuresByClass,

@@ -21,7 +21,8 @@ export const LengthDistributionSchema = z.discriminatedUnion('dist', [
       ratio: z.number().min(0).max(1),
       convention: z.enum(['vllm', 'sglang']).describe('vllm (≥ 0.8.4): [L(1−r), L(1+r)]; sglang and older vLLM: [L·r, L]'),
     })
-    .strict(),
+    .strict()
+    .refine((d) => d.convention !== 'vllm' || d.ratio < 1, { message: 'with convention vllm the ratio must be < 1 (as vLLM requires)', path: ['ratio'] }),
   z
     .object({ dist: z.literal('normal'), mean: z.number().positive(), std: z.number().nonnegative(), min: tokens, max: tokens })
     .strict()
@@ -39,6 +40,20 @@ export const LengthDistributionSchema = z.discriminatedUnion('dist', [
   z.object({ dist: z.literal('empirical') }).strict().describe("The lengths of the dataset's entries"),
 ]);
 export type LengthDistribution = z.infer<typeof LengthDistributionSchema>;
+
+/** The smallest length a distribution can draw (1 for empirical: unknown until the dataset is read). */
+export function smallestLength(dist: LengthDistribution): number {
+  switch (dist.dist) {
+    case 'fixed':
+      return dist.tokens;
+    case 'range_ratio':
+      return dist.convention === 'vllm' ? Math.max(1, Math.trunc(dist.tokens * (1 - dist.ratio))) : Math.max(1, Math.trunc(dist.tokens * dist.ratio));
+    case 'empirical':
+      return 1;
+    default:
+      return dist.min;
+  }
+}
 
 export const DatasetSchema = z
   .object({
@@ -117,10 +132,11 @@ export const WorkloadSchema = z
       .describe('expected: the scenario rewards prefix caching (shared prefixes, conversations); irrelevant: prompts share nothing'),
   })
   .strict()
-  .refine((w) => !(w.shared_prefix && w.input.dist === 'fixed' && w.input.tokens <= w.shared_prefix.tokens), {
-    message: 'input tokens must exceed shared_prefix.tokens (the prefix is part of the input)',
+  .refine((w) => !(w.shared_prefix && smallestLength(w.input) <= w.shared_prefix.tokens), {
+    message: 'every input length must exceed shared_prefix.tokens (the prefix is part of the input): raise the input minimum',
     path: ['shared_prefix', 'tokens'],
   })
+  .refine((w) => !(w.multi_turn && w.shared_prefix), { message: 'multi_turn and shared_prefix cannot be combined', path: ['shared_prefix'] })
   .refine((w) => !(w.multi_turn && w.api !== 'chat'), { message: 'multi_turn needs api: chat', path: ['multi_turn'] })
   .refine((w) => w.dataset !== undefined || (w.input.dist !== 'empirical' && w.output.dist !== 'empirical'), {
     message: 'empirical lengths need a dataset',

@@ -15,8 +15,9 @@ function ids(count: number, seed: string): number[] {
 
 export function tokenizeResponse(personality: Personality, body: Record<string, unknown>, maxModelLen: number): string {
   if (personality === 'llamacpp') {
-    if (typeof body['content'] !== 'string') throw new RequestError(400, '"content" must be a string');
-    return JSON.stringify({ tokens: ids(countSimTokens(body['content']), body['content']) });
+    // As llama.cpp does: a body without "content" is not an error, it tokenizes nothing.
+    const content = typeof body['content'] === 'string' ? body['content'] : '';
+    return JSON.stringify({ tokens: ids(countSimTokens(content), content) });
   }
   let count: number;
   if (typeof body['prompt'] === 'string') count = countSimTokens(body['prompt']);

@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { usageError } from '../errors.ts';
+import type { Api } from '../schema/common.ts';
 import type { TokenCounter } from '../load/token-counter.ts';
 import { downloadTokenizer } from './hub-download.ts';
 import { resolveTokenizerLocation } from './locate.ts';
@@ -31,6 +32,12 @@ export interface ModelTokenizer extends TokenCounter {
   renderChat(messages: readonly ChatMessage[]): string | null;
   /** Tokens of a chat request as the server counts them, or null without a chat template. */
   countChat(messages: readonly ChatMessage[]): number | null;
+  readonly hasChatTemplate: boolean;
+  /**
+   * A one-message request of this API as the server counts it. Chat without a chat template
+   * counts the text alone: not what the server counts, so `exact` is false.
+   */
+  countRequest(api: Api, text: string): { tokens: number; exact: boolean };
 }
 
 function readJson(path: string, flag: string): Record<string, unknown> {
@@ -100,6 +107,12 @@ export function loadModelTokenizer(pathOrId: string, flag = '--tokenizer', env: 
     countChat(messages) {
       const rendered = renderChat(messages);
       return rendered === null ? null : encode(rendered).length;
+    },
+    hasChatTemplate: template !== null,
+    countRequest(api, text) {
+      if (api === 'completions') return { tokens: encode(text, true).length, exact: true };
+      const rendered = renderChat([{ role: 'user', content: text }]);
+      return rendered === null ? { tokens: encode(text).length, exact: false } : { tokens: encode(rendered).length, exact: true };
     },
   };
 }

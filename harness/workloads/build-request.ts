@@ -39,15 +39,25 @@ function user(content: string): ChatMessage {
 function requestMeasure(ctx: BuildContext): (text: string) => number {
   const { tokenizer, workload } = ctx;
   if (!tokenizer) throw new Error('requestMeasure needs a tokenizer');
-  if (workload.api === 'completions') return (text) => tokenizer.countPrompt(text);
-  return (text) => tokenizer.countChat([user(text)]) ?? tokenizer.count(text);
+  return (text) => tokenizer.countRequest(workload.api, text).tokens;
 }
 
-function overhead(measure: (text: string) => number): number {
-  return measure('');
-}
+const pieces = new WeakMap<BuildContext, Map<string, string>>();
 
+/** A message of exactly `tokens` tokens; cached, since every later turn of a conversation resends it. */
 function piece(ctx: BuildContext, label: string, tokens: number): string {
+  let cache = pieces.get(ctx);
+  if (!cache) pieces.set(ctx, (cache = new Map()));
+  const key = `${label}:${tokens}`;
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = makePiece(ctx, label, tokens);
+    cache.set(key, text);
+  }
+  return text;
+}
+
+function makePiece(ctx: BuildContext, label: string, tokens: number): string {
   const rng = createRng(ctx.workload.seed, label);
   if (!ctx.tokenizer) return corpusWordText(rng, tokens);
   const tokenizer = ctx.tokenizer;
@@ -63,7 +73,7 @@ function singleTurn(ctx: BuildContext, label: string, inputTokens: number, prefi
     return { text: join(corpusWordText(rng, Math.max(1, inputTokens - prefixWords))), tokens: inputTokens };
   }
   const measure = requestMeasure(ctx);
-  const fixed = overhead((text) => measure(join(text)));
+  const fixed = measure(join(''));
   const body = exactText(ctx.tokenizer, rng, inputTokens, inputTokens - fixed, (text) => measure(join(text)));
   return { text: join(body), tokens: inputTokens };
 }
@@ -97,11 +107,25 @@ function datasetOrder(entries: readonly DatasetEntry[], seed: number, label: str
   return order;
 }
 
-/** A request from a dataset: ShareGPT in shuffled order, a trace in its own order (time order). */
-function fromDataset(ctx: BuildContext, dataset: Dataset, base: string, index: number): BuiltRequest {
+/**
+ * A request from a dataset: a trace in its own (time) order; ShareGPT from one seeded shuffle, each
+ * point taking the next slice of it and the warmup taking slices from the far end, so points and
+ * warmup send different conversations as long as the dataset has enough of them (then it wraps).
+ */
+function fromDataset(ctx: BuildContext, dataset: Dataset, pointIndex: number, purpose: Purpose, index: number): BuiltRequest {
   const { workload } = ctx;
   const entries = loadDataset(dataset, workload.api, ctx.tokenizer);
-  const position = dataset.format === 'trace' ? index % entries.length : datasetOrder(entries, workload.seed, `${base}-dataset-order`)[index % entries.length]!;
+  const n = entries.length;
+  let position: number;
+  if (dataset.format === 'trace') position = index % n;
+  else {
+    const order = datasetOrder(entries, workload.seed, 'dataset-order');
+    position =
+      purpose === 'measure'
+        ? order[(pointIndex * (workload.requests.count ?? 0) + index) % n]!
+        : order[n - 1 - ((pointIndex * workload.requests.warmup + index) % n)]!;
+  }
+  const base = `${purpose}-p${pointIndex}`;
   const entry = entries[position]!;
   const text = dataset.text === 'original' && entry.text !== null ? entry.text : singleTurn(ctx, `${base}-${index}`, entry.inputTokens, null).text;
   const input = workload.api === 'completions' ? { prompt: text } : { messages: [user(text)] };
@@ -111,7 +135,7 @@ function fromDataset(ctx: BuildContext, dataset: Dataset, base: string, index: n
 export function buildRequest(ctx: BuildContext, pointIndex: number, purpose: Purpose, index: number): BuiltRequest {
   const { workload, tokenizer } = ctx;
   const base = `${purpose}-p${pointIndex}`;
-  if (workload.dataset) return fromDataset(ctx, workload.dataset, base, index);
+  if (workload.dataset) return fromDataset(ctx, workload.dataset, pointIndex, purpose, index);
   const lengthsOf = (i: number): { input: number; output: number } => {
     const rng = createRng(workload.seed, `${base}-len-${i}`);
     return { input: sampleLength(workload.input, rng), output: sampleLength(workload.output, rng) };

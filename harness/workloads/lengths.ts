@@ -33,19 +33,3 @@ export function sampleLength(dist: LengthDistribution, rng: Rng): number {
       throw new Error('empirical lengths come from the dataset, not from a draw');
   }
 }
-
-/** The [smallest, largest] length a distribution can produce. */
-export function lengthBounds(dist: LengthDistribution): [number, number] {
-  switch (dist.dist) {
-    case 'fixed':
-      return [dist.tokens, dist.tokens];
-    case 'range_ratio':
-      return dist.convention === 'vllm'
-        ? [Math.max(1, Math.trunc(dist.tokens * (1 - dist.ratio))), Math.trunc(dist.tokens * (1 + dist.ratio))]
-        : [Math.max(1, Math.trunc(dist.tokens * dist.ratio)), dist.tokens];
-    case 'empirical':
-      return [1, Number.MAX_SAFE_INTEGER];
-    default:
-      return [dist.min, dist.max];
-  }
-}

@@ -6,6 +6,7 @@
  * approach, made a guarantee: failure is an error, not an off-length prompt). Without a tokenizer:
  * N corpus words, which is exact only for word-level tokenizers (the result says "approximate").
  */
+import { ServebenchError } from '../errors.ts';
 import type { Rng } from '../load/rng.ts';
 import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 import { corpusIds, corpusWords } from './corpus.ts';
@@ -13,7 +14,8 @@ import { corpusIds, corpusWords } from './corpus.ts';
 const RESIZES_PER_OFFSET = 12;
 const OFFSETS_TRIED = 8;
 
-export class LengthUnreachableError extends Error {}
+/** A length the tokenizer cannot produce (e.g. below the chat template's own size): bad input. */
+export class LengthUnreachableError extends ServebenchError {}
 
 function window(ids: readonly number[], offset: number, length: number): number[] {
   const out = new Array<number>(length);
@@ -27,6 +29,8 @@ function window(ids: readonly number[], offset: number, length: number): number[
  * contributes at first guess (target minus the request's fixed overhead).
  */
 export function exactText(tokenizer: ModelTokenizer, rng: Rng, target: number, bare: number, measure: (text: string) => number): string {
+  // The request's fixed part alone (BOS, template) may already be the whole length.
+  if (bare <= 0 && measure('') === target) return '';
   const ids = corpusIds(tokenizer);
   for (let attempt = 0; attempt < OFFSETS_TRIED; attempt++) {
     const offset = rng.int(ids.length);
@@ -40,7 +44,9 @@ export function exactText(tokenizer: ModelTokenizer, rng: Rng, target: number, b
       length = next;
     }
   }
-  throw new LengthUnreachableError(`no text measures exactly ${target} tokens with this tokenizer`);
+  throw new LengthUnreachableError(
+    `no prompt measures exactly ${target} tokens with this tokenizer (the request's fixed part is ${measure('')} tokens); raise the input length`,
+  );
 }
 
 /** `n` natural words from a seeded offset in the corpus. */

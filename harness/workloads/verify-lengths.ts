@@ -40,24 +40,26 @@ async function postJson(url: string, headers: Record<string, string>, body: unkn
   }
 }
 
-function countOf(json: unknown): number | null {
+/** vLLM style answers with a count; llama.cpp style with the token list (non-empty for non-empty text). */
+function countOf(json: unknown, style: 'vllm' | 'llamacpp'): number | null {
   const body = json as { count?: unknown; tokens?: unknown } | null;
-  if (typeof body?.count === 'number') return body.count;
-  return Array.isArray(body?.tokens) ? body.tokens.length : null;
+  if (style === 'vllm') return typeof body?.count === 'number' && body.count > 0 ? body.count : null;
+  return Array.isArray(body?.tokens) && body.tokens.length > 0 ? body.tokens.length : null;
 }
 
 async function serverCount(url: string, model: string, headers: Record<string, string>, sample: LengthSample, style: 'vllm' | 'llamacpp'): Promise<number | null> {
   if (style === 'llamacpp') {
     if (!('prompt' in sample.input)) return null; // llama.cpp's /tokenize takes text, not a conversation
     const { status, json } = await postJson(url, headers, { content: sample.input.prompt, add_special: true });
-    return status === 200 ? countOf(json) : null;
+    return status === 200 ? countOf(json, 'llamacpp') : null;
   }
   const body =
     'prompt' in sample.input
       ? { model, prompt: sample.input.prompt, add_special_tokens: true }
       : { model, messages: sample.input.messages, add_generation_prompt: true };
+  // llama.cpp answers a body without "content" with 200 {"tokens": []}: no count, so not this style.
   const { status, json } = await postJson(url, headers, body);
-  return status === 200 ? countOf(json) : null;
+  return status === 200 ? countOf(json, 'vllm') : null;
 }
 
 export async function verifyPromptLengths(
