@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   load: async () => (await import('./load/command.ts')).loadCommand,
   sim: async () => (await import('./sim/command.ts')).simCommand,
   workloads: async () => (await import('./workloads/command.ts')).workloadsCommand,
+  engines: async () => (await import('./engines/command.ts')).enginesCommand,
 };
 
 function mainHelp(): string {
@@ -27,6 +28,7 @@ function mainHelp(): string {
     '  load       Drive a streaming load against an endpoint and write one result JSON',
     '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
     '  workloads  List, show and validate workload scenarios (workloads/*.yaml)',
+    '  engines    List, show and validate engine definitions (engines/*.yaml)',
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',

@@ -1,0 +1,58 @@
+/**
+ * Rendering an engine's serve command from the common parameters: the same parameter set becomes
+ * each engine's own flags. A parameter left unset is left out (the engine's default applies and
+ * the rendered command, recorded in the result, shows exactly what was passed).
+ */
+import { usageError } from '../errors.ts';
+import { SERVE_PARAMETERS, type Engine, type ServeParameter, type ServeParameters } from '../schema/engine.ts';
+
+const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+function substitute(piece: string, params: ServeParameters, engine: string): string {
+  return piece.replace(PLACEHOLDER, (_, name: string) => {
+    if (!(SERVE_PARAMETERS as readonly string[]).includes(name)) throw new Error(`engine ${engine}: unknown placeholder {${name}}`);
+    const value = params[name as ServeParameter];
+    if (value === undefined) throw usageError(`engine ${engine}: its serve command needs ${name}; give it (e.g. --${name.replace(/_/g, '-')})`);
+    return String(value);
+  });
+}
+
+export function renderServeCommand(engine: Engine, params: ServeParameters): string[] {
+  for (const name of Object.keys(params) as ServeParameter[]) {
+    if (params[name] === undefined) continue;
+    const reason = engine.serve.unsupported[name];
+    if (reason !== undefined) throw usageError(`engine ${engine.name} has no way to set ${name}: ${reason}`);
+    if (engine.serve.flags[name] === undefined && engine.serve.joined?.items[name] === undefined && !engine.serve.command.some((piece) => piece.includes(`{${name}}`))) {
+      throw usageError(`engine ${engine.name} has no flag for ${name}; leave it unset or add it to engines/${engine.name}.yaml`);
+    }
+  }
+  const argv = engine.serve.command.map((piece) => substitute(piece, params, engine.name));
+  for (const [name, flag] of Object.entries(engine.serve.flags) as Array<[ServeParameter, Engine['serve']['flags'][ServeParameter]]>) {
+    const value = params[name];
+    if (value === undefined || flag === undefined) continue;
+    if (Array.isArray(flag)) {
+      if (typeof value === 'boolean') throw usageError(`engine ${engine.name}: ${name} takes a value, not true/false`);
+      argv.push(...flag.map((piece) => substitute(piece, params, engine.name)));
+    } else if ('values' in flag) {
+      const spelled = flag.values[String(value)];
+      if (spelled === undefined) throw usageError(`engine ${engine.name} has no ${name} ${String(value)}; it takes ${Object.keys(flag.values).join(', ')}`);
+      argv.push(...flag.args.map((piece) => substitute(piece, { ...params, [name]: spelled }, engine.name)));
+    } else {
+      if (typeof value !== 'boolean') throw usageError(`engine ${engine.name}: ${name} is on or off (true/false)`);
+      argv.push(...(value ? flag.on : flag.off).map((piece) => substitute(piece, params, engine.name)));
+    }
+  }
+  const joined = engine.serve.joined;
+  if (joined) {
+    const items = (Object.entries(joined.items) as Array<[ServeParameter, string]>)
+      .filter(([name]) => params[name] !== undefined)
+      .map(([, template]) => substitute(template, params, engine.name));
+    if (items.length > 0) argv.push(joined.flag, items.join(joined.separator));
+  }
+  return argv;
+}
+
+/** A command line as a shell would show it (for --dry-run and for the result's provenance). */
+export function shellQuote(argv: readonly string[]): string {
+  return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+}

@@ -1,0 +1,112 @@
+/**
+ * The engine spec: one engines/*.yaml per inference engine, the one definition of how servebench
+ * launches it, checks it is up, reads its version and talks to it. The serve command is a template
+ * over common parameters, so every engine is launched from the same parameter set.
+ */
+import { z } from 'zod';
+
+/** Parameters every engine is launched with; a spec maps each to its own flags. */
+export const SERVE_PARAMETERS = [
+  'model',
+  'served_name',
+  'host',
+  'port',
+  'tensor_parallel',
+  'pipeline_parallel',
+  'data_parallel',
+  'dtype',
+  'quantization',
+  'max_model_len',
+  'kv_cache_dtype',
+  'max_num_seqs',
+  'gpu_memory_utilization',
+  'prefix_caching',
+] as const;
+export type ServeParameter = (typeof SERVE_PARAMETERS)[number];
+
+const argList = z.array(z.string()).describe('argv pieces; "{param}" is replaced by the parameter value');
+
+const FlagSchema = z.union([
+  argList.describe('used when the parameter is set'),
+  z
+    .object({ on: argList, off: argList })
+    .strict()
+    .describe('for a boolean parameter: the pieces for true and for false (empty list: the default)'),
+  z
+    .object({
+      args: argList,
+      values: z.record(z.string(), z.string()).describe("servebench's value → the engine's own spelling; any other value is refused"),
+    })
+    .strict()
+    .describe('for a parameter whose values each engine spells differently (e.g. KV-cache dtypes)'),
+]);
+
+export const EngineSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes, like the file name'),
+    display_name: z.string().min(1),
+    description: z.string().min(1),
+    source: z
+      .object({
+        repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name on GitHub').nullable(),
+        docs: z.array(z.string().min(1)).min(1).describe('Where the flags below were checked (URLs, or paths in this repository)'),
+      })
+      .strict(),
+    image: z
+      .object({
+        repository: z.string().min(1),
+        tag: z.string().min(1).describe('Tag template; "{version}" is the release'),
+      })
+      .strict()
+      .nullable()
+      .describe('The official container image, or null when there is none'),
+    version: z
+      .union([
+        z.object({ http: z.string().startsWith('/'), field: z.string().min(1) }).strict(),
+        z.object({ command: z.array(z.string()).min(1) }).strict(),
+      ])
+      .describe('How to read the running version: an HTTP endpoint and JSON field, or a command'),
+    serve: z
+      .object({
+        command: z.array(z.string()).min(1).describe('The program and its fixed arguments (templated)'),
+        flags: z.partialRecord(z.enum(SERVE_PARAMETERS), FlagSchema).describe('How each common parameter is passed'),
+        joined: z
+          .object({
+            flag: z.string().min(1),
+            separator: z.string().min(1),
+            items: z.partialRecord(z.enum(SERVE_PARAMETERS), z.string()),
+          })
+          .strict()
+          .optional()
+          .describe('Parameters passed together in one flag (MLC: --overrides "a=1;b=2")'),
+        unsupported: z
+          .partialRecord(z.enum(SERVE_PARAMETERS), z.string())
+          .default({})
+          .describe('Parameters the engine has no flag for, and why: setting one is an error, never silently ignored'),
+      })
+      .strict(),
+    health: z
+      .object({
+        path: z.string().startsWith('/'),
+        status: z.number().int().min(100).max(599).default(200),
+        timeout_s: z.number().positive().describe('How long a cold start may take before the run fails'),
+      })
+      .strict(),
+    metrics: z.object({ path: z.string().startsWith('/'), needs_flag: z.boolean().default(false) }).strict().nullable(),
+    tokenize: z.enum(['vllm', 'llamacpp']).nullable().describe('Shape of its POST /tokenize, if it has one'),
+    fatal_log_patterns: z.array(z.string()).describe('Regular expressions: a matching server log line fails the run at once'),
+    quirks: z
+      .object({
+        ignore_eos: z.enum(['body', 'debug_config', 'unsupported']).describe('How to force the output length'),
+        min_tokens: z.boolean(),
+        usage: z.enum(['usage_chunk', 'final_chunk', 'none']).describe('How usage arrives in a stream'),
+        role_chunk: z.boolean().describe('Chat streams start with a role-only chunk'),
+        rejects_unknown_fields: z.boolean(),
+        explicit_body: z.record(z.string(), z.unknown()).default({}).describe('Fields always sent, because its defaults differ'),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type Engine = z.infer<typeof EngineSchema>;
+export type ServeParameters = Partial<Record<ServeParameter, string | number | boolean>>;
