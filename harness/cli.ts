@@ -12,6 +12,7 @@ export interface Command {
 }
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run/command.ts')).runCommand,
   load: async () => (await import('./load/command.ts')).loadCommand,
   sim: async () => (await import('./sim/command.ts')).simCommand,
   workloads: async () => (await import('./workloads/command.ts')).workloadsCommand,
@@ -25,6 +26,7 @@ function mainHelp(): string {
     'Usage: servebench <command> [options]',
     '',
     'Commands:',
+    '  run        Launch an engine, measure a workload, tear it down, write one result into results/',
     '  load       Drive a streaming load against an endpoint and write one result JSON',
     '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
     '  workloads  List, show and validate workload scenarios (workloads/*.yaml)',

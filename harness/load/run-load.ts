@@ -12,7 +12,7 @@ import type { LoadConfig } from './load-options.ts';
 import type { PromptSpec } from './point-prompts.ts';
 import { API_PATHS } from './request-body.ts';
 import { buildRequest } from '../workloads/build-request.ts';
-import { verifyPromptLengths } from '../workloads/verify-lengths.ts';
+import { verifyPromptLengths, type LengthCheck } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
 import { obtainModelTokenizer, type ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 import { smallestLength, type Workload } from '../schema/workload.ts';
@@ -130,16 +130,47 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     effects.onPointDone?.(i, point);
   }
 
+  const result = assembleResult(config, {
+    runId,
+    createdAt,
+    finishedAt: now(),
+    argv: effects.argv ?? [],
+    tokenizer,
+    serverVersion: facts.serverVersion,
+    lengthCheck,
+    points,
+    interrupted: effects.signal.aborted,
+  });
+  // Our own output must satisfy our own schema; a failure here is a servebench bug.
+  return { result: RunResultSchema.parse(result), records };
+}
+
+export interface ResultParts {
+  readonly runId: string;
+  readonly createdAt: Date;
+  readonly finishedAt: Date;
+  readonly argv: readonly string[];
+  readonly tokenizer: ModelTokenizer | null;
+  readonly serverVersion: string | null;
+  readonly lengthCheck: LengthCheck | null;
+  readonly points: Point[];
+  readonly interrupted: boolean;
+}
+
+/** The self-describing result around a run's points (also for runs that failed before measuring). */
+export function assembleResult(config: LoadConfig, parts: ResultParts): RunResult {
+  const { workload } = config;
+  const { points, tokenizer, lengthCheck } = parts;
   const sent = points.reduce((sum, point) => sum + point.requests_sent, 0);
   const failed = points.reduce((sum, point) => sum + point.metrics.failed, 0);
   const failureRate = sent > 0 ? failed / sent : 0;
-  const result: RunResult = {
+  return {
     schema_version: SCHEMA_VERSION,
-    run_id: runId,
+    run_id: parts.runId,
     kind: 'load',
-    status: effects.signal.aborted ? 'interrupted' : 'completed',
-    created_at: createdAt.toISOString(),
-    finished_at: now().toISOString(),
+    status: parts.interrupted ? 'interrupted' : 'completed',
+    created_at: parts.createdAt.toISOString(),
+    finished_at: parts.finishedAt.toISOString(),
     harness: {
       name: 'servebench',
       version: SERVEBENCH_VERSION,
@@ -147,9 +178,9 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       platform: process.platform,
       arch: process.arch,
       cpus: cpus().length,
-      command: [...(effects.argv ?? [])],
+      command: [...parts.argv],
     },
-    target: { endpoint: config.endpoint.display, api: workload.api, model: config.model, server_version: facts.serverVersion },
+    target: { endpoint: config.endpoint.display, api: workload.api, model: config.model, server_version: parts.serverVersion },
     workload: {
       name: config.workloadName,
       spec: workload,
@@ -157,10 +188,10 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
       lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256 },
       length_check: {
-        endpoint: lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,
-        checked: lengthCheck.checked,
-        mismatched: lengthCheck.mismatched,
-        examples: lengthCheck.examples,
+        endpoint: lengthCheck === null || lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,
+        checked: lengthCheck?.checked ?? 0,
+        mismatched: lengthCheck?.mismatched ?? 0,
+        examples: lengthCheck?.examples ?? [],
       },
       extra_body: config.extraBody,
     },
@@ -170,9 +201,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     outcome: {
       failure_rate: failureRate,
       exceeded_max_failure_rate: failureRate > config.maxFailureRate,
-      interrupted: effects.signal.aborted,
+      interrupted: parts.interrupted,
     },
   };
-  // Our own output must satisfy our own schema; a failure here is a servebench bug.
-  return { result: RunResultSchema.parse(result), records };
 }

@@ -134,12 +134,50 @@ export const PointSchema = z
   .strict();
 
 
+export const ProbeSchema = z
+  .object({
+    ignore_eos_honoured: z.boolean().nullable().describe('A request for N tokens with ignore_eos got N (null: could not tell)'),
+    usage: z.enum(['usage_chunk', 'final_chunk', 'none']),
+    role_chunk: z.boolean(),
+    tokenize_endpoint: z.boolean(),
+    metrics_endpoint: z.boolean(),
+    error: z.string().nullable(),
+  })
+  .strict();
+
+export const RunBlockSchema = z
+  .object({
+    engine: z
+      .object({
+        name: z.string(),
+        version: z.string().nullable(),
+        launcher: z.enum(['docker', 'process', 'external']),
+        command: z.array(z.string()).describe('The rendered serve command (empty for external)'),
+        image: z.string().nullable(),
+        image_digest: z.string().nullable(),
+      })
+      .strict(),
+    model: z.object({ id: z.string(), served_name: z.string() }).strict(),
+    parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('The common serve parameters given'),
+    host: z.object({ cpu_model: z.string(), cpus: count, memory_bytes: count, os: z.string() }).strict(),
+    probe: ProbeSchema.nullable(),
+    failure: z
+      .object({
+        phase: z.enum(['plan', 'launch', 'health', 'probe', 'measure', 'teardown']),
+        message: z.string(),
+        log_tail: z.array(z.string()).describe('The last lines of the server log'),
+      })
+      .strict()
+      .nullable(),
+  })
+  .strict();
+
 export const RunResultSchema = z
   .object({
     $schema: z.string().optional(),
     schema_version: z.literal(SCHEMA_VERSION),
     run_id: z.string().regex(/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/, 'run_id is <UTC yyyymmddThhmmssZ>-<8 hex>'),
-    kind: z.literal('load'),
+    kind: z.enum(['load', 'run']).describe('load: measured an endpoint as given; run: servebench launched the engine too'),
     status: z.enum(['completed', 'failed', 'interrupted']),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime(),
@@ -152,6 +190,8 @@ export const RunResultSchema = z
         arch: z.string(),
         cpus: count,
         command: z.array(z.string()).describe('argv with secrets redacted'),
+        git_commit: z.string().nullable().optional().describe('The harness checkout the run used'),
+        git_dirty: z.boolean().nullable().optional().describe('Whether that checkout had uncommitted changes'),
       })
       .strict(),
     target: z
@@ -189,6 +229,7 @@ export const RunResultSchema = z
       .strict(),
     max_failure_rate: z.number().min(0).max(1),
     timeout_s: z.number().positive(),
+    run: RunBlockSchema.optional().describe('Present when servebench launched the engine (kind: run)'),
     points: z.array(PointSchema),
     outcome: z
       .object({
@@ -207,6 +248,8 @@ export type ClientHealth = z.infer<typeof ClientHealthSchema>;
 export type RequestSummary = z.infer<typeof RequestSummarySchema>;
 export type Point = z.infer<typeof PointSchema>;
 export type RunResult = z.infer<typeof RunResultSchema>;
+export type RunBlock = z.infer<typeof RunBlockSchema>;
+export type Probe = z.infer<typeof ProbeSchema>;
 export type Api = (typeof APIS)[number];
 export type Arrival = (typeof ARRIVALS)[number];
 

@@ -1,0 +1,176 @@
+/**
+ * `servebench run`: launch an engine (or use a running endpoint), measure a workload on it, tear
+ * it down, and write one immutable result into results/ — also when the run fails.
+ */
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { Command } from '../cli.ts';
+import { booleanOption, parseCommandArgs, stringOption, numberOption, type CommandSpec, type RawOptions } from '../cli/options.ts';
+import { EXIT, usageError } from '../errors.ts';
+import { renderServeCommand, shellQuote } from '../engines/render.ts';
+import { loadEngine } from '../engines/spec-file.ts';
+import { normalizeLoadOptions, redactArgv } from '../load/load-options.ts';
+import { createProgressReporter } from '../load/progress.ts';
+import { describeLoad } from '../load/describe-load.ts';
+import { formatSummaryTable } from '../load/summary-table.ts';
+import type { ServeParameters } from '../schema/engine.ts';
+import { executeRun, type RunPlan } from './runner.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Flags handed to the load generator unchanged. */
+const LOAD_FLAGS = ['workload', 'tokenizer', 'dataset', 'num-prompts', 'duration', 'concurrency', 'rate', 'warmup', 'max-failure-rate', 'timeout', 'save-requests'] as const;
+
+const spec: CommandSpec = {
+  name: 'run',
+  summary: 'launch an engine, measure a workload on it, tear it down, and write one result into results/',
+  usage: 'servebench run --engine NAME --model ID_OR_PATH --workload NAME [options]',
+  options: [
+    { name: 'engine', value: 'NAME', help: 'An engine from engines/ (servebench engines list).' },
+    { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it.' },
+    { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (servebench workloads list).' },
+    { name: 'launcher', value: 'KIND', help: 'process (a local command) or external (an already running --endpoint).', default: 'process' },
+    { name: 'endpoint', value: 'URL', help: 'With --launcher external: the running server.' },
+    { name: 'served-name', value: 'NAME', help: 'Name the server serves the model under (default: the model id).' },
+    { name: 'port', value: 'N', help: 'Port for a launched server (default: a free one).' },
+    { name: 'tp', value: 'N', help: 'Tensor-parallel size.' },
+    { name: 'pp', value: 'N', help: 'Pipeline-parallel size.' },
+    { name: 'dp', value: 'N', help: 'Data-parallel size.' },
+    { name: 'dtype', value: 'T', help: 'Weights dtype (auto, bfloat16, float16, …).' },
+    { name: 'quantization', value: 'Q', help: 'Quantization, as the engine names it.' },
+    { name: 'max-model-len', value: 'N', help: 'Context length.' },
+    { name: 'kv-cache-dtype', value: 'T', help: 'KV-cache dtype: auto, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, … (each engine takes its own).' },
+    { name: 'max-num-seqs', value: 'N', help: 'Most concurrent sequences (batch size, parallel slots).' },
+    { name: 'gpu-memory-utilization', value: 'F', help: 'GPU memory fraction, as the engine defines it.' },
+    { name: 'prefix-caching', value: 'on|off', help: "Prefix caching (default: the engine's default)." },
+    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer, for exact prompt lengths (see servebench load --help)." },
+    { name: 'dataset', value: 'PATH', help: 'The file of a dataset scenario.' },
+    { name: 'num-prompts', value: 'N', help: 'Override the scenario request count.' },
+    { name: 'duration', value: 'S', help: 'Override the scenario duration.' },
+    { name: 'concurrency', value: 'LIST', help: 'Override the scenario sweep (closed loop).' },
+    { name: 'rate', value: 'LIST', help: 'Override the scenario sweep (open loop).' },
+    { name: 'warmup', value: 'N', help: 'Override the warmup count.' },
+    { name: 'max-failure-rate', value: 'F', help: 'Exit with status 1 above this failure rate.' },
+    { name: 'timeout', value: 'S', help: 'Per-request timeout in seconds.' },
+    { name: 'save-requests', help: 'Also record per-request facts.' },
+    { name: 'results-dir', value: 'DIR', help: 'Where results go (a path per result is derived from its content).', default: 'results' },
+    { name: 'dry-run', help: 'Print the rendered launch command and the plan; launch nothing.' },
+    { name: 'json', help: 'Print the result JSON instead of the summary table.' },
+    { name: 'no-progress', help: 'Do not draw the progress bar.' },
+  ],
+  epilog: 'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input; 130 SIGINT, 143 SIGTERM (the server is always stopped, the result always written).',
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function serveParameters(raw: RawOptions, model: string, servedName: string, port: number | null): ServeParameters {
+  const int = (name: string): number | undefined => numberOption(spec, raw, name, { min: 1 }, true);
+  const prefix = stringOption(spec, raw, 'prefix-caching');
+  if (prefix !== undefined && prefix !== 'on' && prefix !== 'off') throw usageError(`--prefix-caching: "${prefix}" is not on or off`);
+  const params: ServeParameters = {
+    model,
+    served_name: servedName,
+    host: '127.0.0.1',
+    ...(port !== null ? { port } : {}),
+    tensor_parallel: int('tp'),
+    pipeline_parallel: int('pp'),
+    data_parallel: int('dp'),
+    dtype: stringOption(spec, raw, 'dtype'),
+    quantization: stringOption(spec, raw, 'quantization'),
+    max_model_len: int('max-model-len'),
+    kv_cache_dtype: stringOption(spec, raw, 'kv-cache-dtype'),
+    max_num_seqs: int('max-num-seqs'),
+    gpu_memory_utilization: numberOption(spec, raw, 'gpu-memory-utilization', { min: 0, exclusiveMin: true, max: 1 }),
+    ...(prefix !== undefined ? { prefix_caching: prefix === 'on' } : {}),
+  };
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ServeParameters;
+}
+
+export const runCommand: Command = {
+  spec,
+  async run(argv) {
+    const raw = parseCommandArgs(spec, argv);
+    const need = (name: string): string => {
+      const value = stringOption(spec, raw, name);
+      if (value === undefined || value === '') throw usageError(`--${name} is required; see \`servebench run --help\``);
+      return value;
+    };
+    const engine = loadEngine(need('engine'));
+    const model = need('model');
+    need('workload');
+    const launcher = stringOption(spec, raw, 'launcher')!;
+    if (launcher !== 'process' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, external`);
+    const servedName = stringOption(spec, raw, 'served-name') ?? model;
+    // Engines that cannot rename the model serve it under its path or id.
+    const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
+    const port = launcher === 'process' ? (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort())) : null;
+    const params = serveParameters(raw, model, effectiveName, port);
+    // servebench chooses these two; an engine that cannot take them keeps its own.
+    if ('served_name' in engine.serve.unsupported) delete params.served_name;
+    if ('host' in engine.serve.unsupported) delete params.host;
+    const endpoint = launcher === 'external' ? need('endpoint') : `http://127.0.0.1:${port}`;
+    const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
+    for (const flag of LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
+    const load = normalizeLoadOptions(loadRaw);
+    const plan: RunPlan = {
+      engine,
+      launcher,
+      params,
+      endpoint,
+      load: { ...load, workload: { ...load.workload, sampling: load.workload.sampling } },
+      resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
+      logDir: resolve(tmpdir(), 'servebench-logs'),
+      argv: ['servebench', 'run', ...redactArgv(argv)],
+      cwd: REPO,
+    };
+    if (booleanOption(raw, 'dry-run')) {
+      const lines = [
+        `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
+        launcher === 'process' ? `command:  ${shellQuote(renderServeCommand(engine, params))}` : `endpoint: ${endpoint}`,
+        `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
+        `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
+        `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return EXIT.ok;
+    }
+
+    const controller = new AbortController();
+    let signalExit: number = EXIT.interrupted;
+    const onSignal = (received: NodeJS.Signals): void => {
+      signalExit = received === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+      process.stderr.write(`\nservebench: ${received}; stopping the run and the server\n`);
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
+    try {
+      const { result, path } = await executeRun(
+        plan,
+        controller.signal,
+        booleanOption(raw, 'no-progress') ? undefined : (i, state) => progress.update(i, load.loads[i]!, state),
+        () => progress.finishPoint(),
+      );
+      process.stdout.write(booleanOption(raw, 'json') ? `${JSON.stringify(result, null, 2)}\n` : formatSummaryTable(result.points));
+      process.stderr.write(`servebench: wrote ${path}\n`);
+      if (result.run?.failure) {
+        process.stderr.write(`servebench: the run failed during ${result.run.failure.phase}: ${result.run.failure.message}\n`);
+        return controller.signal.aborted ? signalExit : EXIT.thresholdExceeded;
+      }
+      if (result.outcome.interrupted) return signalExit;
+      return result.outcome.exceeded_max_failure_rate ? EXIT.thresholdExceeded : EXIT.ok;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,54 @@
+/**
+ * Waiting for a launched server to become healthy, bounded: its health endpoint answers with the
+ * expected status, or the run fails because the time ran out, the server exited, or its log
+ * showed a fatal line — whichever comes first, with the reason.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { request } from 'undici';
+import type { LaunchedServer } from './launched-server.ts';
+
+export class HealthError extends Error {}
+
+const POLL_MS = 250;
+
+export function logTail(file: string | null, lines = 40): string[] {
+  if (file === null || !existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text.split('\n').filter((line) => line !== '').slice(-lines);
+}
+
+export function fatalLine(file: string | null, patterns: readonly RegExp[]): string | null {
+  if (file === null || patterns.length === 0 || !existsSync(file)) return null;
+  for (const line of readFileSync(file, 'utf8').split('\n')) if (patterns.some((p) => p.test(line))) return line;
+  return null;
+}
+
+async function probeOnce(url: string, expected: number): Promise<boolean> {
+  try {
+    const response = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000 });
+    await response.body.dump();
+    return response.statusCode === expected;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitHealthy(
+  server: LaunchedServer,
+  health: { path: string; status: number; timeout_s: number },
+  fatalPatterns: readonly RegExp[],
+  signal: AbortSignal,
+): Promise<number> {
+  const started = performance.now();
+  const deadline = started + health.timeout_s * 1000;
+  for (;;) {
+    if (signal.aborted) throw new HealthError('interrupted while waiting for the server');
+    const exit = server.exitStatus();
+    if (exit) throw new HealthError(`the server exited during startup (${exit.signal ?? `code ${exit.code}`})`);
+    const fatal = fatalLine(server.logFile, fatalPatterns);
+    if (fatal) throw new HealthError(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
+    if (await probeOnce(`${server.endpoint}${health.path}`, health.status)) return (performance.now() - started) / 1000;
+    if (performance.now() > deadline) throw new HealthError(`not healthy after ${health.timeout_s} s (GET ${health.path} never answered ${health.status})`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Where a run's result lands in results/: a path derived from its content, so the same file
+ * always goes to the same place and two runs never collide:
+ * results/<yyyy-mm-dd>/<engine>/<model>/<hardware>/<workload>-<sha256 of the JSON, 12 hex>.json
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { RunResult } from '../schema/result.ts';
+
+/** Lower-case letters, digits, dots and dashes only: safe in every filesystem and URL. */
+export function slug(text: string): string {
+  const cleaned = text
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  return cleaned.slice(0, 80) || 'unknown';
+}
+
+export function resultRelativePath(result: RunResult, json: string, hardware: string): string {
+  const day = result.created_at.slice(0, 10);
+  const engine = slug(result.run?.engine.name ?? 'endpoint');
+  const model = slug(result.run?.model.id.split('/').slice(-2).join('-') ?? result.target.model);
+  const workload = slug(result.workload.name ?? 'command-line');
+  const digest = createHash('sha256').update(json).digest('hex').slice(0, 12);
+  return join(day, engine, model, slug(hardware), `${workload}-${digest}.json`);
+}

@@ -1,0 +1,136 @@
+/**
+ * The runner: launch → wait for health (bounded) → probe → measure every load point → teardown,
+ * teardown always (in finally, on SIGINT/SIGTERM through the abort signal, after a crash). Every
+ * attempt ends as one result — completed, interrupted or failed with the phase, the error and the
+ * server log's last lines — and the points that completed are kept.
+ */
+import { join } from 'node:path';
+import { writeNewFileAtomic } from '../io/atomic-write.ts';
+import type { LoadConfig } from '../load/load-options.ts';
+import { assembleResult, newRunId, runLoad, type LoadRun } from '../load/run-load.ts';
+import type { PointProgress } from '../load/run-point.ts';
+import { renderServeCommand } from '../engines/render.ts';
+import type { Engine, ServeParameters } from '../schema/engine.ts';
+import { RunResultSchema, type Point, type Probe, type RunBlock, type RunResult } from '../schema/result.ts';
+import { engineVersion } from './engine-version.ts';
+import { externalServer } from './external-server.ts';
+import { logTail, waitHealthy } from './health.ts';
+import { harnessGit, hostFacts } from './host.ts';
+import type { LaunchedServer } from './launched-server.ts';
+import { launchProcess } from './process-launcher.ts';
+import { probeServer } from './probe.ts';
+import { resultRelativePath } from './result-path.ts';
+
+export interface RunPlan {
+  readonly engine: Engine;
+  readonly launcher: 'process' | 'external';
+  readonly params: ServeParameters;
+  /** Where the server listens (the launched one's address, or the external endpoint). */
+  readonly endpoint: string;
+  readonly load: LoadConfig;
+  readonly resultsDir: string;
+  readonly logDir: string;
+  readonly argv: readonly string[];
+  /** Working directory for a process launch (the sim's command is relative to the repository). */
+  readonly cwd?: string;
+}
+
+export interface RunOutcome {
+  readonly result: RunResult;
+  readonly path: string;
+}
+
+type Phase = NonNullable<RunBlock['failure']>['phase'];
+
+export async function executeRun(
+  plan: RunPlan,
+  signal: AbortSignal,
+  onProgress?: (pointIndex: number, progress: PointProgress) => void,
+  onPointDone?: () => void,
+): Promise<RunOutcome> {
+  const createdAt = new Date();
+  const runId = newRunId(createdAt);
+  const command = plan.launcher === 'process' ? renderServeCommand(plan.engine, plan.params) : [];
+  const fatalPatterns = plan.engine.fatal_log_patterns.map((pattern) => new RegExp(pattern));
+  const points: Point[] = [];
+  let phase: Phase = 'launch';
+  let server: LaunchedServer | null = null;
+  let loadRun: LoadRun | null = null;
+  let probe: Probe | null = null;
+  let version: string | null = null;
+  let failure: RunBlock['failure'] = null;
+  const fail = (message: string): void => {
+    failure ??= { phase, message: message.slice(0, 1000), log_tail: logTail(server?.logFile ?? null) };
+  };
+
+  try {
+    server =
+      plan.launcher === 'process'
+        ? await launchProcess({ argv: command, endpoint: plan.endpoint, logFile: join(plan.logDir, `${runId}.log`), ...(plan.cwd ? { cwd: plan.cwd } : {}) })
+        : externalServer(plan.endpoint);
+    phase = 'health';
+    await waitHealthy(server, plan.engine.health, fatalPatterns, signal);
+    phase = 'probe';
+    probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, plan.load.model, plan.load.headers);
+    version = await engineVersion(plan.engine, server);
+    phase = 'measure';
+    loadRun = await runLoad(plan.load, {
+      signal,
+      argv: plan.argv,
+      ...(onProgress ? { onProgress } : {}),
+      onPointDone: (_i, point) => {
+        points.push(point);
+        onPointDone?.();
+      },
+    });
+    const exit = server.exitStatus();
+    if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  } finally {
+    const stopping = server;
+    if (stopping) {
+      phase = 'teardown';
+      await stopping.stop().catch((error: unknown) => fail(`teardown: ${(error as Error).message}`));
+    }
+  }
+
+  const base =
+    loadRun?.result ??
+    assembleResult(plan.load, {
+      runId,
+      createdAt,
+      finishedAt: new Date(),
+      argv: plan.argv,
+      tokenizer: null,
+      serverVersion: null,
+      lengthCheck: null,
+      points,
+      interrupted: signal.aborted,
+    });
+  const result: RunResult = RunResultSchema.parse({
+    ...base,
+    kind: 'run',
+    status: failure ? 'failed' : base.status,
+    harness: { ...base.harness, git_commit: harnessGit().commit, git_dirty: harnessGit().dirty },
+    run: {
+      engine: {
+        name: plan.engine.name,
+        version,
+        launcher: plan.launcher,
+        command,
+        image: server?.image ?? null,
+        image_digest: server?.imageDigest ?? null,
+      },
+      model: { id: String(plan.params.model ?? plan.load.model), served_name: plan.load.model },
+      parameters: Object.fromEntries(Object.entries(plan.params).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>,
+      host: hostFacts(),
+      probe,
+      failure,
+    },
+  });
+  const json = `${JSON.stringify(result, null, 2)}\n`;
+  const path = join(plan.resultsDir, resultRelativePath(result, json, `cpu-${hostFacts().cpus}x-${hostFacts().cpu_model}`));
+  await writeNewFileAtomic(path, json);
+  return { result, path };
+}

@@ -1,0 +1,147 @@
+/**
+ * `servebench run` end to end with the process launcher and the simulated engine: results written
+ * and valid, and teardown leaving nothing running — after success, a health timeout, a server
+ * crash mid-run, a missing program, and SIGINT.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../../harness/process/spawn-cli.ts';
+import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
+import { runCli } from '../cli/run-cli.ts';
+
+function resultsIn(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.json')) out.push(path);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function onlyResult(dir: string): RunResult {
+  const files = resultsIn(dir);
+  expect(files).toHaveLength(1);
+  return RunResultSchema.parse(JSON.parse(readFileSync(files[0]!, 'utf8')));
+}
+
+/** True when something still accepts connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** An engine spec like engines/sim.yaml with a different command or health check. */
+function engineFile(dir: string, name: string, command: string[], health = '/health', timeoutS = 30): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      `name: ${name}`,
+      'display_name: test engine',
+      'description: a test variant of the sim engine',
+      'source: { repository: null, docs: ["README.md"] }',
+      'image: null',
+      'version: { http: /version, field: version }',
+      `serve: { command: ${JSON.stringify(command)}, flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
+      `health: { path: ${health}, status: 200, timeout_s: ${timeoutS} }`,
+      'metrics: { path: /metrics }',
+      'tokenize: vllm',
+      'fatal_log_patterns: []',
+      'quirks: { ignore_eos: body, min_tokens: true, usage: usage_chunk, role_chunk: true, rejects_unknown_fields: false }',
+    ].join('\n'),
+  );
+  return file;
+}
+
+const SIM = ['node', '--import', 'tsx', CLI_PATH, 'sim'];
+
+describe('servebench run (process launcher, simulated engine)', () => {
+  it('launches, probes, measures, tears down and writes a valid result under a content-derived path', { timeout: 60_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--results-dir', results, '--tokenizer', 'tests/fixtures/tokenizer-words']);
+    expect(outcome.code).toBe(0);
+    const result = onlyResult(results);
+    expect(result).toMatchObject({ kind: 'run', status: 'completed', workload: { name: 'smoke', lengths: 'exact' } });
+    expect(result.run).toMatchObject({ engine: { name: 'sim', launcher: 'process', version: expect.stringMatching(/-sim$/) }, failure: null });
+    expect(result.run!.probe).toMatchObject({ ignore_eos_honoured: true, usage: 'usage_chunk', tokenize_endpoint: true, metrics_endpoint: true });
+    expect(result.points.map((p) => p.metrics.completed)).toEqual([8, 8]);
+    expect(resultsIn(results)[0]).toMatch(new RegExp(`/${result.created_at.slice(0, 10)}/sim/sim-model/cpu-[^/]+/smoke-[0-9a-f]{12}\\.json$`));
+    expect(await listening(Number(result.run!.parameters['port']))).toBe(false);
+  });
+
+  it('a server that never becomes healthy: failed result (phase health, log tail), nothing left running', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
+    const engine = engineFile(dir, 'never-healthy', SIM, '/not-a-health-path', 3);
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--results-dir', results]);
+    expect(outcome.code).toBe(1);
+    const result = onlyResult(results);
+    expect(result.status).toBe('failed');
+    expect(result.run!.failure).toMatchObject({ phase: 'health', message: expect.stringMatching(/not healthy after 3 s/) });
+    expect(result.run!.failure!.log_tail.join('\n')).toMatch(/servebench sim listening/);
+    expect(result.points).toEqual([]);
+    expect(await listening(Number(result.run!.parameters['port']))).toBe(false);
+  });
+
+  it('a program that does not exist: failed result in the launch phase', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
+    const engine = engineFile(dir, 'missing', ['no-such-engine-binary-xyz']);
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', engine, '--model', 'm', '--workload', 'smoke', '--results-dir', results]);
+    expect(outcome.code).toBe(1);
+    expect(onlyResult(results).run!.failure).toMatchObject({ phase: 'launch', message: expect.stringMatching(/not found/) });
+  });
+
+  it('a server that crashes mid-run: the completed points are kept, the run is failed, the group is gone', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
+    // The engine's launcher script starts the sim, then kills it 2.5 s later.
+    const script = `${SIM.map((a) => `'${a}'`).join(' ')} --model-name "$1" --port "$2" & sleep 2.5; kill $!; wait`;
+    const engine = engineFile(dir, 'crashes', ['bash', '-c', script, 'engine', '{model}', '{port}']);
+    writeFileSync(engine, readFileSync(engine, 'utf8').replace('flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }', 'flags: {}'));
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '1,1,1,1,1,1,1,1,1,1', '--results-dir', results]);
+    expect(outcome.code).toBe(1);
+    const result = onlyResult(results);
+    expect(result.status).toBe('failed');
+    expect(result.run!.failure!.phase).toBe('measure');
+    expect(result.points.length).toBeGreaterThan(0);
+    expect(await listening(Number(result.run!.parameters['port']))).toBe(false);
+  });
+
+  it('SIGINT: the server is stopped, the result is written (interrupted), exit 130', { timeout: 60_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, 'run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--num-prompts', '2000', '--results-dir', results], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(130);
+    const result = onlyResult(results);
+    expect(result.status).toBe('interrupted');
+    expect(await listening(Number(result.run!.parameters['port']))).toBe(false);
+    expect(stderr).toMatch(/SIGINT; stopping the run and the server/);
+  });
+
+  it('--dry-run renders the command and launches nothing', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', 'lmdeploy', '--model', 'internlm/internlm2_5-7b-chat', '--workload', 'chat', '--tp', '2', '--prefix-caching', 'on', '--port', '23333', '--dry-run', '--results-dir', results]);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('lmdeploy serve api_server internlm/internlm2_5-7b-chat --backend turbomind --model-name internlm/internlm2_5-7b-chat --server-name 127.0.0.1 --server-port 23333 --tp 2 --enable-prefix-caching');
+    expect(resultsIn(results)).toEqual([]);
+  });
+});
