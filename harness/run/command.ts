@@ -7,7 +7,10 @@ import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Command } from '../cli.ts';
-import { booleanOption, parseCommandArgs, stringOption, numberOption, type CommandSpec, type RawOptions } from '../cli/options.ts';
+import { booleanOption, parseCommandArgs, parseNumber, stringOption, numberOption, type CommandSpec, type RawOptions } from '../cli/options.ts';
+import { existsSync } from 'node:fs';
+import { huggingFaceCacheDir } from '../tokenizer/locate.ts';
+import { dockerRunArgs } from './docker-launcher.ts';
 import { EXIT, usageError } from '../errors.ts';
 import { renderServeCommand, shellQuote } from '../engines/render.ts';
 import { loadEngine } from '../engines/spec-file.ts';
@@ -31,7 +34,11 @@ const spec: CommandSpec = {
     { name: 'engine', value: 'NAME', help: 'An engine from engines/ (servebench engines list).' },
     { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it.' },
     { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (servebench workloads list).' },
-    { name: 'launcher', value: 'KIND', help: 'process (a local command) or external (an already running --endpoint).', default: 'process' },
+    { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
+    { name: 'gpu', value: 'LIST', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
+    { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
+    { name: 'engine-version', value: 'V', help: "Release whose official image to run (fills the engine's tag template)." },
+    { name: 'hf-cache', value: 'DIR', help: 'Hugging Face cache to mount into the container (default: $HF_HOME/hub or ~/.cache/huggingface/hub when it exists).' },
     { name: 'endpoint', value: 'URL', help: 'With --launcher external: the running server.' },
     { name: 'served-name', value: 'NAME', help: 'Name the server serves the model under (default: the model id).' },
     { name: 'port', value: 'N', help: 'Port for a launched server (default: a free one).' },
@@ -107,12 +114,27 @@ export const runCommand: Command = {
     const model = need('model');
     need('workload');
     const launcher = stringOption(spec, raw, 'launcher')!;
-    if (launcher !== 'process' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, external`);
+    if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
+    const gpuText = stringOption(spec, raw, 'gpu');
+    const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
     const servedName = stringOption(spec, raw, 'served-name') ?? model;
     // Engines that cannot rename the model serve it under its path or id.
     const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
-    const port = launcher === 'process' ? (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort())) : null;
+    const port = launcher === 'external' ? null : (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort()));
     const params = serveParameters(raw, model, effectiveName, port);
+    // In a container the server listens on all of the container's interfaces; docker publishes
+    // the port on the host's 127.0.0.1 only.
+    if (launcher === 'docker' && params.host !== undefined) params.host = '0.0.0.0';
+    let docker: RunPlan['docker'];
+    if (launcher === 'docker') {
+      const version = stringOption(spec, raw, 'engine-version');
+      const image =
+        stringOption(spec, raw, 'image') ??
+        (engine.image && version ? `${engine.image.repository}:${engine.image.tag.replace('{version}', version)}` : undefined);
+      if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
+      const defaultCache = huggingFaceCacheDir();
+      docker = { image, gpus, port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
+    }
     // servebench chooses these two; an engine that cannot take them keeps its own.
     if ('served_name' in engine.serve.unsupported) delete params.served_name;
     if ('host' in engine.serve.unsupported) delete params.host;
@@ -123,6 +145,8 @@ export const runCommand: Command = {
     const plan: RunPlan = {
       engine,
       launcher,
+      ...(docker ? { docker } : {}),
+      gpus,
       params,
       endpoint,
       load: { ...load, workload: { ...load.workload, sampling: load.workload.sampling } },
@@ -134,7 +158,11 @@ export const runCommand: Command = {
     if (booleanOption(raw, 'dry-run')) {
       const lines = [
         `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
-        launcher === 'process' ? `command:  ${shellQuote(renderServeCommand(engine, params))}` : `endpoint: ${endpoint}`,
+        launcher === 'process'
+          ? `command:  ${shellQuote(renderServeCommand(engine, params))}`
+          : launcher === 'docker'
+            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache }))}`
+            : `endpoint: ${endpoint}`,
         `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
         `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
         `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,

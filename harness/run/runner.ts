@@ -18,12 +18,24 @@ import { logTail, waitHealthy } from './health.ts';
 import { harnessGit, hostFacts } from './host.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { launchProcess } from './process-launcher.ts';
+import { launchDocker } from './docker-launcher.ts';
 import { probeServer } from './probe.ts';
 import { resultRelativePath } from './result-path.ts';
 
+export interface DockerPlan {
+  readonly image: string;
+  readonly gpus: readonly number[];
+  readonly hfCache: string | null;
+  readonly port: number;
+}
+
 export interface RunPlan {
   readonly engine: Engine;
-  readonly launcher: 'process' | 'external';
+  readonly launcher: 'process' | 'docker' | 'external';
+  /** With the docker launcher. */
+  readonly docker?: DockerPlan;
+  /** GPU indices the run owns (a process launch sees only these, through CUDA_VISIBLE_DEVICES). */
+  readonly gpus: readonly number[];
   readonly params: ServeParameters;
   /** Where the server listens (the launched one's address, or the external endpoint). */
   readonly endpoint: string;
@@ -50,7 +62,7 @@ export async function executeRun(
 ): Promise<RunOutcome> {
   const createdAt = new Date();
   const runId = newRunId(createdAt);
-  const command = plan.launcher === 'process' ? renderServeCommand(plan.engine, plan.params) : [];
+  const command = plan.launcher === 'external' ? [] : renderServeCommand(plan.engine, plan.params);
   const fatalPatterns = plan.engine.fatal_log_patterns.map((pattern) => new RegExp(pattern));
   const points: Point[] = [];
   let phase: Phase = 'launch';
@@ -64,10 +76,15 @@ export async function executeRun(
   };
 
   try {
-    server =
-      plan.launcher === 'process'
-        ? await launchProcess({ argv: command, endpoint: plan.endpoint, logFile: join(plan.logDir, `${runId}.log`), ...(plan.cwd ? { cwd: plan.cwd } : {}) })
-        : externalServer(plan.endpoint);
+    const logFile = join(plan.logDir, `${runId}.log`);
+    if (plan.launcher === 'process') {
+      const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
+      server = await launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
+    }
+    else if (plan.launcher === 'docker') {
+      const docker = plan.docker!;
+      server = await launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache });
+    } else server = externalServer(plan.endpoint);
     phase = 'health';
     await waitHealthy(server, plan.engine.health, fatalPatterns, signal);
     phase = 'probe';
@@ -118,8 +135,8 @@ export async function executeRun(
         name: plan.engine.name,
         version,
         launcher: plan.launcher,
-        command,
-        image: server?.image ?? null,
+        command: server?.command.length ? [...server.command] : command,
+        image: server?.image ?? plan.docker?.image ?? null,
         image_digest: server?.imageDigest ?? null,
       },
       model: { id: String(plan.params.model ?? plan.load.model), served_name: plan.load.model },

@@ -10,9 +10,9 @@ export interface CliOutcome {
   readonly stderr: string;
 }
 
-export function runCli(args: readonly string[], timeoutMs = 60_000): Promise<CliOutcome> {
+export function runCli(args: readonly string[], timeoutMs = 60_000, env: NodeJS.ProcessEnv = {}): Promise<CliOutcome> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], { timeout: timeoutMs, env: { ...process.env, OPENAI_API_KEY: '' } }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], { timeout: timeoutMs, env: { ...process.env, OPENAI_API_KEY: '', ...env } }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

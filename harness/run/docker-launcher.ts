@@ -1,0 +1,110 @@
+/**
+ * The `docker` launcher: execa around the docker CLI. Pull by tag (retried with backoff), record
+ * the image digest, run detached on the given GPUs only, publish the port on 127.0.0.1 only, mount
+ * the Hugging Face cache, stream the container log to a file, and always remove the container.
+ */
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import type { LaunchedServer } from './launched-server.ts';
+import { LaunchError } from './process-launcher.ts';
+
+export interface DockerLaunch {
+  readonly image: string;
+  /** The serve command: argv[0] becomes the entrypoint, the rest its arguments. */
+  readonly argv: readonly string[];
+  readonly port: number;
+  /** GPU indices this run owns; empty for none. */
+  readonly gpus: readonly number[];
+  readonly name: string;
+  readonly logFile: string;
+  /** Host folder mounted as the container's Hugging Face cache, if any. */
+  readonly hfCache: string | null;
+  readonly pullAttempts?: number;
+  readonly backoffMs?: number;
+}
+
+async function docker(args: readonly string[]): Promise<string> {
+  const { stdout } = await execa('docker', args, { timeout: 30 * 60_000 });
+  return stdout.trim();
+}
+
+async function pull(image: string, attempts: number, backoffMs: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await docker(['pull', image]);
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw new LaunchError(`docker pull ${image} failed ${attempts} times: ${(error as Error).message.split('\n')[0]}`);
+      await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+export function dockerRunArgs(launch: DockerLaunch): string[] {
+  const [entrypoint, ...args] = launch.argv;
+  return [
+    'run',
+    '--detach',
+    '--name',
+    launch.name,
+    ...(launch.gpus.length > 0 ? ['--gpus', `"device=${launch.gpus.join(',')}"`] : []),
+    '--publish',
+    `127.0.0.1:${launch.port}:${launch.port}`,
+    '--ipc',
+    'host',
+    ...(launch.hfCache ? ['--volume', `${launch.hfCache}:/root/.cache/huggingface`] : []),
+    '--entrypoint',
+    entrypoint!,
+    launch.image,
+    ...args,
+  ];
+}
+
+export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer> {
+  try {
+    await execa('docker', ['version', '--format', '{{.Server.Version}}'], { timeout: 20_000 });
+  } catch (error) {
+    throw new LaunchError(`docker is not usable here (${(error as Error).message.split('\n')[0]}); use --launcher process or external`);
+  }
+  await pull(launch.image, launch.pullAttempts ?? 3, launch.backoffMs ?? 2000);
+  const digest = await docker(['image', 'inspect', '--format', '{{index .RepoDigests 0}}', launch.image]).catch(() => '');
+  try {
+    await docker(dockerRunArgs(launch));
+  } catch (error) {
+    await docker(['rm', '--force', launch.name]).catch(() => '');
+    throw new LaunchError(`docker run failed: ${(error as Error).message.split('\n')[0]}`);
+  }
+  mkdirSync(dirname(launch.logFile), { recursive: true });
+  const log = createWriteStream(launch.logFile, { flags: 'a' });
+  // `docker logs --follow` ends when the container stops: that is how an exit is noticed.
+  const follower: ResultPromise = execa('docker', ['logs', '--follow', launch.name], { reject: false, buffer: false, all: true });
+  follower.all?.pipe(log);
+  let status: { code: number | null; signal: string | null } | null = null;
+  let stopped = false;
+  void follower.then(async () => {
+    if (stopped) return;
+    const code = await docker(['inspect', '--format', '{{.State.ExitCode}}', launch.name]).catch(() => '');
+    status = { code: code === '' ? null : Number(code), signal: null };
+  });
+  let stopping: Promise<void> | null = null;
+  return {
+    endpoint: `http://127.0.0.1:${launch.port}`,
+    logFile: launch.logFile,
+    launcher: 'docker',
+    command: ['docker', ...dockerRunArgs(launch)],
+    image: launch.image,
+    imageDigest: digest || null,
+    exitStatus: () => status,
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        await docker(['rm', '--force', launch.name]).catch(() => '');
+        follower.kill();
+        await follower.catch(() => undefined);
+        log.end();
+      })();
+      return stopping;
+    },
+  };
+}
