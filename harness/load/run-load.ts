@@ -45,7 +45,9 @@ const LENGTH_CHECK_SAMPLE = 16;
 export interface RunLoadEffects {
   readonly signal: AbortSignal;
   readonly onProgress?: (pointIndex: number, progress: PointProgress) => void;
-  readonly onPointDone?: (pointIndex: number, point: Point) => void;
+  readonly onPointDone?: (pointIndex: number, point: Point) => void | Promise<void>;
+  /** Called (and awaited) before each point starts: e.g. to scrape the engine's metrics. */
+  readonly onPointStart?: (pointIndex: number) => void | Promise<void>;
   readonly argv?: readonly string[];
   /** Keep every point's raw records in memory for the caller (they can be large). */
   readonly keepRecords?: boolean;
@@ -99,6 +101,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const records: RequestRecord[][] = [];
   for (let i = 0; i < config.loads.length; i++) {
     if (effects.signal.aborted) break;
+    await effects.onPointStart?.(i);
     const { records: pointRecords, ...point } = await runPoint(
       {
         origin: config.endpoint.origin,
@@ -127,7 +130,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     if (effects.signal.aborted) break;
     points.push(point);
     if (effects.keepRecords) records.push(pointRecords);
-    effects.onPointDone?.(i, point);
+    await effects.onPointDone?.(i, point);
   }
 
   const result = assembleResult(config, {

@@ -95,6 +95,7 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     command: ['docker', ...dockerRunArgs(launch)],
     image: launch.image,
     imageDigest: digest || null,
+    pid: null,
     exitStatus: () => status,
     stop() {
       stopping ??= (async () => {

@@ -9,6 +9,7 @@ export function externalServer(endpoint: string): LaunchedServer {
     command: [],
     image: null,
     imageDigest: null,
+    pid: null,
     exitStatus: () => null,
     stop: async () => {},
   };

@@ -8,6 +8,8 @@ export interface LaunchedServer {
   readonly command: readonly string[];
   readonly image: string | null;
   readonly imageDigest: string | null;
+  /** Process-group id of a process launch (for /proc telemetry), else null. */
+  readonly pid: number | null;
   /** How it ended, or null while it runs (always null for external endpoints). */
   exitStatus(): { code: number | null; signal: string | null } | null;
   /** Stops it and everything it started; safe to call twice. */

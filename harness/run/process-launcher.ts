@@ -61,6 +61,7 @@ export async function launchProcess(launch: ProcessLaunch): Promise<LaunchedServ
     command: [...launch.argv],
     image: null,
     imageDigest: null,
+    pid,
     exitStatus: () => status,
     stop() {
       stopping ??= (async () => {

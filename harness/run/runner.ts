@@ -21,6 +21,9 @@ import { launchProcess } from './process-launcher.ts';
 import { launchDocker } from './docker-launcher.ts';
 import { probeServer } from './probe.ts';
 import { resultRelativePath } from './result-path.ts';
+import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/nvidia-smi.ts';
+import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
+import { scrapeEngineMetrics } from '../telemetry/engine-metrics.ts';
 
 export interface DockerPlan {
   readonly image: string;
@@ -71,6 +74,9 @@ export async function executeRun(
   let probe: Probe | null = null;
   let version: string | null = null;
   let failure: RunBlock['failure'] = null;
+  let gpu: GpuSampler | null = null;
+  let proc: ProcSampler | null = null;
+  const engineMetrics = new Map<number, { before: Record<string, number>; after: Record<string, number> } | null>();
   const fail = (message: string): void => {
     failure ??= { phase, message: message.slice(0, 1000), log_tail: logTail(server?.logFile ?? null) };
   };
@@ -90,12 +96,21 @@ export async function executeRun(
     phase = 'probe';
     probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, plan.load.model, plan.load.headers);
     version = await engineVersion(plan.engine, server);
+    gpu = await startGpuSampler(plan.gpus);
+    proc = server.pid === null ? null : startProcSampler(server.pid);
+    const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
+    let before: Record<string, number> | null = null;
     phase = 'measure';
     loadRun = await runLoad(plan.load, {
       signal,
       argv: plan.argv,
       ...(onProgress ? { onProgress } : {}),
-      onPointDone: (_i, point) => {
+      onPointStart: async () => {
+        before = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+      },
+      onPointDone: async (i, point) => {
+        const after = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+        engineMetrics.set(i, before && after ? { before, after } : null);
         points.push(point);
         onPointDone?.();
       },
@@ -105,6 +120,8 @@ export async function executeRun(
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   } finally {
+    gpu?.stop();
+    proc?.stop();
     const stopping = server;
     if (stopping) {
       phase = 'teardown';
@@ -125,8 +142,22 @@ export async function executeRun(
       points,
       interrupted: signal.aborted,
     });
+  // Each point's server-side measurements: the samples inside its time window.
+  const withTelemetry = base.points.map((point, i) => {
+    const from = Date.parse(point.started_at);
+    const to = from + point.metrics.duration_s * 1000;
+    return {
+      ...point,
+      telemetry: {
+        gpu: gpu ? summarizeGpuWindow(gpu.samples(), from, to) : null,
+        server: proc ? summarizeProcWindow(proc.samples(), from, to) : null,
+        engine_metrics: engineMetrics.get(i) ?? null,
+      },
+    };
+  });
   const result: RunResult = RunResultSchema.parse({
     ...base,
+    points: withTelemetry,
     kind: 'run',
     status: failure ? 'failed' : base.status,
     harness: { ...base.harness, git_commit: harnessGit().commit, git_dirty: harnessGit().dirty },
@@ -142,12 +173,14 @@ export async function executeRun(
       model: { id: String(plan.params.model ?? plan.load.model), served_name: plan.load.model },
       parameters: Object.fromEntries(Object.entries(plan.params).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>,
       host: hostFacts(),
+      hardware: gpu ? gpu.facts : null,
       probe,
       failure,
     },
   });
   const json = `${JSON.stringify(result, null, 2)}\n`;
-  const path = join(plan.resultsDir, resultRelativePath(result, json, `cpu-${hostFacts().cpus}x-${hostFacts().cpu_model}`));
+  const hardware = gpu ? `${gpu.facts.gpus.length}x-${gpu.facts.gpus[0]?.name ?? 'gpu'}` : `cpu-${hostFacts().cpus}x-${hostFacts().cpu_model}`;
+  const path = join(plan.resultsDir, resultRelativePath(result, json, hardware));
   await writeNewFileAtomic(path, json);
   return { result, path };
 }

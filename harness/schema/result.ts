@@ -115,6 +115,33 @@ export const RequestSummarySchema = z
   })
   .strict();
 
+export const TelemetrySchema = z
+  .object({
+    gpu: z
+      .object({
+        peak_memory_mib: nonNegative.nullable(),
+        mean_power_w: nonNegative.nullable(),
+        energy_j: nonNegative.nullable().describe('Power integrated over the point (trapezoid), all GPUs'),
+        mean_utilization_percent: nonNegative.nullable(),
+        mean_sm_clock_mhz: nonNegative.nullable(),
+        samples: count,
+      })
+      .strict()
+      .nullable()
+      .describe('From nvidia-smi, sampled every 200 ms; null where there is none'),
+    server: z
+      .object({ cpu_percent: nonNegative.nullable(), rss_peak_bytes: count.nullable() })
+      .strict()
+      .nullable()
+      .describe("The server process group's CPU and memory (process launches)"),
+    engine_metrics: z
+      .object({ before: z.record(z.string(), finite), after: z.record(z.string(), finite) })
+      .strict()
+      .nullable()
+      .describe("The engine's Prometheus metrics before and after the point"),
+  })
+  .strict();
+
 export const PointSchema = z
   .object({
     load: LoadSchema,
@@ -130,6 +157,7 @@ export const PointSchema = z
     itl_split: z.object({ exact: count, estimated: count }).strict(),
     client: ClientHealthSchema,
     requests: z.array(RequestSummarySchema).optional().describe('Per-request facts, when --save-requests was given.'),
+    telemetry: TelemetrySchema.optional().describe('Server-side measurements during the point (servebench run)'),
   })
   .strict();
 
@@ -160,6 +188,15 @@ export const RunBlockSchema = z
     model: z.object({ id: z.string(), served_name: z.string() }).strict(),
     parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('The common serve parameters given'),
     host: z.object({ cpu_model: z.string(), cpus: count, memory_bytes: count, os: z.string() }).strict(),
+    hardware: z
+      .object({
+        gpus: z.array(z.object({ index: count, name: z.string(), memory_total_mib: nonNegative }).strict()),
+        driver: z.string().nullable(),
+        cuda: z.string().nullable(),
+      })
+      .strict()
+      .nullable()
+      .describe('The GPUs the run used (nvidia-smi); null without GPUs'),
     probe: ProbeSchema.nullable(),
     failure: z
       .object({
