@@ -2,7 +2,6 @@
  * `servebench run`: launch an engine (or use a running endpoint), measure a workload on it, tear
  * it down, and write one immutable result into results/ — also when the run fails.
  */
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
 import type { ServeParameters } from '../schema/engine.ts';
 import { executeRun, type RunPlan } from './runner.ts';
+import { freePort } from './free-port.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -70,13 +70,6 @@ const spec: CommandSpec = {
   epilog: 'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input; 130 SIGINT, 143 SIGTERM (the server is always stopped, the result always written).',
 };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function serveParameters(raw: RawOptions, model: string, servedName: string, port: number | null): ServeParameters {
   const int = (name: string): number | undefined => numberOption(spec, raw, name, { min: 1 }, true);

@@ -19,6 +19,8 @@ import { harnessGit, hostFacts } from './host.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { launchProcess } from './process-launcher.ts';
 import { launchDocker } from './docker-launcher.ts';
+import { freePort } from './free-port.ts';
+import { parseEndpoint } from '../load/endpoint.ts';
 import { probeServer } from './probe.ts';
 import { resultRelativePath } from './result-path.ts';
 import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/nvidia-smi.ts';
@@ -57,15 +59,46 @@ export interface RunOutcome {
 
 type Phase = NonNullable<RunBlock['failure']>['phase'];
 
+const LAUNCH_ATTEMPTS = 3;
+const LAUNCH_BACKOFF_MS = 1000;
+const TRANSIENT_LAUNCH = /address already in use|EADDRINUSE|bind\(\) .*failed|TLS handshake timeout|i\/o timeout/i;
+
+function launch(plan: RunPlan, runId: string, logFile: string): Promise<LaunchedServer> {
+  const command = plan.launcher === 'external' ? [] : renderServeCommand(plan.engine, plan.params);
+  if (plan.launcher === 'process') {
+    const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
+    return launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
+  }
+  if (plan.launcher === 'docker') {
+    const docker = plan.docker!;
+    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache });
+  }
+  return Promise.resolve(externalServer(plan.endpoint));
+}
+
+/** The same plan on another free port (server flags, client endpoint and container mapping). */
+async function onFreshPort(plan: RunPlan): Promise<RunPlan> {
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    ...plan,
+    params: { ...plan.params, port },
+    endpoint,
+    load: { ...plan.load, endpoint: parseEndpoint(endpoint) },
+    ...(plan.docker ? { docker: { ...plan.docker, port } } : {}),
+  };
+}
+
 export async function executeRun(
-  plan: RunPlan,
+  initialPlan: RunPlan,
   signal: AbortSignal,
   onProgress?: (pointIndex: number, progress: PointProgress) => void,
   onPointDone?: () => void,
 ): Promise<RunOutcome> {
+  let plan = initialPlan;
+  let current = initialPlan;
   const createdAt = new Date();
   const runId = newRunId(createdAt);
-  const command = plan.launcher === 'external' ? [] : renderServeCommand(plan.engine, plan.params);
   const fatalPatterns = plan.engine.fatal_log_patterns.map((pattern) => new RegExp(pattern));
   const points: Point[] = [];
   let phase: Phase = 'launch';
@@ -82,17 +115,30 @@ export async function executeRun(
   };
 
   try {
-    const logFile = join(plan.logDir, `${runId}.log`);
-    if (plan.launcher === 'process') {
-      const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
-      server = await launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
+    // A launch that fails for a transient reason (the port was taken meanwhile, a pull timed out)
+    // is retried with backoff on a fresh port; the last attempt's error is the run's.
+    for (let attempt = 1; ; attempt++) {
+      phase = 'launch';
+      const logFile = join(plan.logDir, `${runId}-${attempt}.log`);
+      try {
+        server = await launch(current, runId, logFile);
+        phase = 'health';
+        await waitHealthy(server, plan.engine.health, fatalPatterns, signal);
+        break;
+      } catch (error) {
+        const tail = logTail(server?.logFile ?? null).join('\n');
+        const transient = TRANSIENT_LAUNCH.test(`${(error as Error).message}\n${tail}`);
+        if (!transient || attempt >= LAUNCH_ATTEMPTS || plan.launcher === 'external' || signal.aborted) {
+          plan = current;
+          throw error;
+        }
+        await server?.stop();
+        server = null;
+        await new Promise((resolve) => setTimeout(resolve, LAUNCH_BACKOFF_MS * 2 ** (attempt - 1)));
+        current = await onFreshPort(current);
+      }
     }
-    else if (plan.launcher === 'docker') {
-      const docker = plan.docker!;
-      server = await launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache });
-    } else server = externalServer(plan.endpoint);
-    phase = 'health';
-    await waitHealthy(server, plan.engine.health, fatalPatterns, signal);
+    plan = current;
     phase = 'probe';
     probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, plan.load.model, plan.load.headers);
     version = await engineVersion(plan.engine, server);
@@ -166,7 +212,7 @@ export async function executeRun(
         name: plan.engine.name,
         version,
         launcher: plan.launcher,
-        command: server?.command.length ? [...server.command] : command,
+        command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : renderServeCommand(plan.engine, plan.params),
         image: server?.image ?? plan.docker?.image ?? null,
         image_digest: server?.imageDigest ?? null,
       },

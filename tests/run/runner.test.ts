@@ -145,3 +145,22 @@ describe('servebench run (process launcher, simulated engine)', () => {
     expect(resultsIn(results)).toEqual([]);
   });
 });
+
+describe('transient launch failures', () => {
+  it('a port taken by someone else: the launch is retried on a fresh port and the run completes', { timeout: 60_000 }, async () => {
+    const { createServer } = await import('node:net');
+    const squatter = createServer();
+    await new Promise<void>((done) => squatter.listen(0, '127.0.0.1', done));
+    const taken = (squatter.address() as { port: number }).port;
+    try {
+      const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+      const outcome = await runCli(['run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--port', String(taken), '--results-dir', results]);
+      expect(outcome.code).toBe(0);
+      const result = onlyResult(results);
+      expect(result.status).toBe('completed');
+      expect(Number(result.run!.parameters['port'])).not.toBe(taken);
+    } finally {
+      squatter.close();
+    }
+  });
+});
