@@ -1,0 +1,70 @@
+/**
+ * The GGUF writer and the dummy-weight llama models, checked by the real consumer: node-llama-cpp
+ * (llama.cpp's CPU build) reads the metadata, loads the model, tokenizes with byte fallback and
+ * generates.
+ */
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getLlama, readGgufFileInfo } from 'node-llama-cpp';
+import { describe, expect, it } from 'vitest';
+import { dummyVocabulary, ensureDummyModel, parameterCount, SHAPES } from '../../harness/embedded/dummy-model.ts';
+import { toHalf } from '../../harness/embedded/gguf-writer.ts';
+
+describe('half precision', () => {
+  it('rounds to nearest even, with subnormals, infinities and NaN', () => {
+    expect(toHalf(1)).toBe(0x3c00);
+    expect(toHalf(-2)).toBe(0xc000);
+    expect(toHalf(65504)).toBe(0x7bff);
+    expect(toHalf(65520)).toBe(0x7c00); // rounds up past the largest half: infinity
+    expect(toHalf(2 ** -24)).toBe(0x0001); // smallest subnormal
+    expect(toHalf(2 ** -26)).toBe(0x0000);
+    expect(toHalf(1 + 2 ** -11)).toBe(0x3c00); // a tie rounds to even
+    expect(toHalf(1 + 3 * 2 ** -11)).toBe(0x3c02);
+    expect(toHalf(Infinity)).toBe(0x7c00);
+    expect(toHalf(Number.NaN) & 0x7e00).toBe(0x7e00);
+  });
+});
+
+describe('dummy llama model', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-models-'));
+  const path = ensureDummyModel(dir, 'micro');
+
+  it('is a GGUF file llama.cpp reads: llama architecture with the requested shape', async () => {
+    const info = await readGgufFileInfo(path);
+    const shape = SHAPES['micro']!;
+    expect(info.metadata.general.architecture).toBe('llama');
+    const llamaMeta = (info.metadata as unknown as { llama: Record<string, unknown> }).llama;
+    expect(llamaMeta['block_count']).toBe(shape.layers);
+    expect(llamaMeta['embedding_length']).toBe(shape.embedding);
+    expect(info.tensorInfo).toHaveLength(2 + 9 * shape.layers + 1);
+    const vocab = dummyVocabulary(shape.vocabWords).tokens.length;
+    // F16 matrices + F32 norms, 32-byte aligned: the file holds at least 2 bytes per parameter.
+    expect(statSync(path).size).toBeGreaterThan(2 * parameterCount(shape, vocab) * 0.99);
+  });
+
+  it('loads in llama.cpp, tokenizes any text (byte fallback) and generates on the CPU', { timeout: 60_000 }, async () => {
+    const llama = await getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: 'error' as never });
+    const model = await llama.loadModel({ modelPath: path });
+    for (const text of ['the state of the union', 'café 🙂 — 日本語']) {
+      expect(model.detokenize(model.tokenize(text))).toBe(text);
+    }
+    expect(model.tokenize('the').length).toBe(1); // whole-word pieces merge
+    const context = await model.createContext({ contextSize: 256, sequences: 1, threads: 1 });
+    let generated = 0;
+    for await (const token of context.getSequence().evaluate(model.tokenize('the state of the union'), { temperature: 0 })) {
+      expect(typeof token).toBe('number');
+      if (++generated >= 16) break;
+    }
+    expect(generated).toBe(16);
+    await context.dispose();
+    await model.dispose();
+  });
+
+  it('is written once per shape and seed, then reused', () => {
+    const before = statSync(path).mtimeMs;
+    expect(ensureDummyModel(dir, 'micro')).toBe(path);
+    expect(statSync(path).mtimeMs).toBe(before);
+    expect(() => ensureDummyModel(dir, 'huge')).toThrow(/unknown model shape huge; known: tiny, micro/);
+  });
+});
