@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run/command.ts')).runCommand,
   load: async () => (await import('./load/command.ts')).loadCommand,
   sim: async () => (await import('./sim/command.ts')).simCommand,
+  embedded: async () => (await import('./embedded/command.ts')).embeddedCommand,
   workloads: async () => (await import('./workloads/command.ts')).workloadsCommand,
   engines: async () => (await import('./engines/command.ts')).enginesCommand,
 };
@@ -29,6 +30,7 @@ function mainHelp(): string {
     '  run        Launch an engine, measure a workload, tear it down, write one result into results/',
     '  load       Drive a streaming load against an endpoint and write one result JSON',
     '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
+    '  embedded   Start the embedded CPU engine (llama.cpp) on a GGUF or dummy-weight model',
     '  workloads  List, show and validate workload scenarios (workloads/*.yaml)',
     '  engines    List, show and validate engine definitions (engines/*.yaml)',
     '',

@@ -10,7 +10,7 @@ describe('README', () => {
 
   it('names the quick-start and test commands that CI and users run', () => {
     const readme = readFileSync(README_PATH, 'utf8');
-    expect(readme).toContain('npm ci && npm run quickstart');
+    expect(readme).toContain('npm ci && npm run demo');
     expect(readme).toContain('npm test');
     expect(readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8')).toContain('npm test');
   });
