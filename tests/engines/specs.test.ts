@@ -17,7 +17,7 @@ describe('engine specs', () => {
   it('every engine of the brief has a valid spec', () => {
     const files = listEngineFiles();
     for (const file of files) expect(checkEngineFile(file).problems).toEqual([]);
-    expect(files.map((f) => f.split('/').pop())).toEqual(['llamacpp.yaml', 'lmdeploy.yaml', 'mlc.yaml', 'sglang.yaml', 'sim.yaml', 'trtllm.yaml', 'vllm.yaml']);
+    expect(files.map((f) => f.split('/').pop())).toEqual(['embedded.yaml', 'llamacpp.yaml', 'lmdeploy.yaml', 'mlc.yaml', 'sglang.yaml', 'sim.yaml', 'trtllm.yaml', 'vllm.yaml']);
   });
 
   const expected: Record<string, string> = {
