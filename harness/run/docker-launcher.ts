@@ -96,6 +96,7 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     image: launch.image,
     imageDigest: digest || null,
     pid: null,
+    container: launch.name,
     exitStatus: () => status,
     stop() {
       stopping ??= (async () => {

@@ -10,6 +10,8 @@ export interface LaunchedServer {
   readonly imageDigest: string | null;
   /** Process-group id of a process launch (for /proc telemetry), else null. */
   readonly pid: number | null;
+  /** Container name of a docker launch (for docker stats), else absent. */
+  readonly container?: string;
   /** How it ended, or null while it runs (always null for external endpoints). */
   exitStatus(): { code: number | null; signal: string | null } | null;
   /** Stops it and everything it started; safe to call twice. */

@@ -14,7 +14,7 @@ import type { Engine, ServeParameters } from '../schema/engine.ts';
 import { RunResultSchema, type Point, type Probe, type RunBlock, type RunResult } from '../schema/result.ts';
 import { engineVersion } from './engine-version.ts';
 import { externalServer } from './external-server.ts';
-import { logTail, waitHealthy } from './health.ts';
+import { fatalLine, logTail, waitHealthy } from './health.ts';
 import { harnessGit, hostFacts } from './host.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { launchProcess } from './process-launcher.ts';
@@ -26,6 +26,7 @@ import { resultRelativePath } from './result-path.ts';
 import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/nvidia-smi.ts';
 import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
 import { scrapeEngineMetrics } from '../telemetry/engine-metrics.ts';
+import { startDockerStatsSampler } from '../telemetry/docker-stats.ts';
 
 export interface DockerPlan {
   readonly image: string;
@@ -143,7 +144,7 @@ export async function executeRun(
     probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, plan.load.model, plan.load.headers);
     version = await engineVersion(plan.engine, server);
     gpu = await startGpuSampler(plan.gpus);
-    proc = server.pid === null ? null : startProcSampler(server.pid);
+    proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
     const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
     let before: Record<string, number> | null = null;
     phase = 'measure';
@@ -163,6 +164,8 @@ export async function executeRun(
     });
     const exit = server.exitStatus();
     if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
+    const fatal = fatalLine(server.logFile, fatalPatterns);
+    if (fatal) fail(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   } finally {

@@ -133,7 +133,7 @@ export const TelemetrySchema = z
       .object({ cpu_percent: nonNegative.nullable(), rss_peak_bytes: count.nullable() })
       .strict()
       .nullable()
-      .describe("The server process group's CPU and memory (process launches)"),
+      .describe("The server's CPU and memory: its process group from /proc (process launches) or its container from docker stats"),
     engine_metrics: z
       .object({ before: z.record(z.string(), finite), after: z.record(z.string(), finite) })
       .strict()

@@ -45,6 +45,8 @@ describe('docker launcher (fake docker CLI)', () => {
     expect(run).toEqual(expect.arrayContaining(['--gpus', '"device=1"', '--publish', `127.0.0.1:${port}:${port}`, '--host', '0.0.0.0']));
     expect(run.slice(run.indexOf('--entrypoint'), run.indexOf('--entrypoint') + 3)).toEqual(['--entrypoint', 'npx', 'servebench/sim:test']);
     expect(calls.at(-1)![0]).toBe('rm');
+    expect(calls.some((c) => c[0] === 'stats')).toBe(true);
+    expect(result.points.some((p) => (p.telemetry!.server!.rss_peak_bytes ?? 0) > 10_000_000)).toBe(true);
     expect(await listening(port)).toBe(false);
     const name = run[run.indexOf('--name') + 1]!;
     expect(existsSync(join(state, `${name}.pid`))).toBe(false);

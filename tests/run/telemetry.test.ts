@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunResultSchema } from '../../harness/schema/result.ts';
 import { parsePrometheus } from '../../harness/telemetry/engine-metrics.ts';
+import { parseDockerStats } from '../../harness/telemetry/docker-stats.ts';
 import { parseSampleLine, summarizeGpuWindow, type GpuSample } from '../../harness/telemetry/nvidia-smi.ts';
 import { readProcessGroup, summarizeProcWindow } from '../../harness/telemetry/proc-sampler.ts';
 import { runCli } from '../cli/run-cli.ts';
@@ -47,6 +48,12 @@ describe('server process and engine metrics', () => {
     const reading = readProcessGroup(pgid);
     expect(reading!.rssBytes).toBeGreaterThan(10_000_000);
     expect(summarizeProcWindow([{ t: 0, cpuSeconds: 1, rssBytes: 5 }, { t: 2000, cpuSeconds: 2, rssBytes: 9 }], 0, 2000)).toEqual({ cpu_percent: 50, rss_peak_bytes: 9 });
+  });
+
+  it('reads docker stats lines', () => {
+    expect(parseDockerStats('12.50%|1.5GiB / 80GiB')).toEqual({ cpuPercent: 12.5, memoryBytes: 1.5 * 1024 ** 3 });
+    expect(parseDockerStats('0.00%|512MiB / 7.6GiB')).toEqual({ cpuPercent: 0, memoryBytes: 512 * 1024 ** 2 });
+    expect(parseDockerStats('--|-- / --')).toBeNull();
   });
 
   it('keeps the metrics that explain a result, summed over labels', () => {
