@@ -15,7 +15,7 @@ import { RunResultSchema, type Point, type Probe, type RunBlock, type RunResult 
 import { engineVersion } from './engine-version.ts';
 import { externalServer } from './external-server.ts';
 import { fatalLine, logTail, waitHealthy } from './health.ts';
-import { harnessGit, hostFacts } from './host.ts';
+import { harnessGit, hostFacts, modelRevision } from './host.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { launchProcess } from './process-launcher.ts';
 import { launchDocker } from './docker-launcher.ts';
@@ -219,7 +219,13 @@ export async function executeRun(
         image: server?.image ?? plan.docker?.image ?? null,
         image_digest: server?.imageDigest ?? null,
       },
-      model: { id: String(plan.params.model ?? plan.load.model), served_name: plan.load.model },
+      model: {
+        id: String(plan.params.model ?? plan.load.model),
+        served_name: plan.load.model,
+        revision: modelRevision(String(plan.params.model ?? plan.load.model)),
+        dtype: plan.params.dtype === undefined ? null : String(plan.params.dtype),
+        quantization: plan.params.quantization === undefined ? null : String(plan.params.quantization),
+      },
       parameters: Object.fromEntries(Object.entries(plan.params).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>,
       host: hostFacts(),
       hardware: gpu ? gpu.facts : null,

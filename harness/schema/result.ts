@@ -185,7 +185,15 @@ export const RunBlockSchema = z
         image_digest: z.string().nullable(),
       })
       .strict(),
-    model: z.object({ id: z.string(), served_name: z.string() }).strict(),
+    model: z
+      .object({
+        id: z.string(),
+        served_name: z.string(),
+        revision: z.string().nullable().describe('The Hugging Face cache revision (refs/main) or the file sha256 of a local model file, when known'),
+        dtype: z.string().nullable().describe('As requested (--dtype); null: the engine default'),
+        quantization: z.string().nullable().describe('As requested (--quantization); null: none or the checkpoint format'),
+      })
+      .strict(),
     parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('The common serve parameters given'),
     host: z.object({ cpu_model: z.string(), cpus: count, memory_bytes: count, os: z.string() }).strict(),
     hardware: z
