@@ -13,7 +13,7 @@ import { dockerRunArgs } from './docker-launcher.ts';
 import { EXIT, usageError } from '../errors.ts';
 import { renderServeCommand, shellQuote } from '../engines/render.ts';
 import { loadEngine } from '../engines/spec-file.ts';
-import { normalizeLoadOptions, redactArgv } from '../load/load-options.ts';
+import { loadSpec, normalizeLoadOptions, redactArgv } from '../load/load-options.ts';
 import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
@@ -33,7 +33,6 @@ const spec: CommandSpec = {
   options: [
     { name: 'engine', value: 'NAME', help: 'An engine from engines/ (servebench engines list).' },
     { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it.' },
-    { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (servebench workloads list).' },
     { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
     { name: 'gpu', value: 'LIST', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
     { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
@@ -52,16 +51,8 @@ const spec: CommandSpec = {
     { name: 'max-num-seqs', value: 'N', help: 'Most concurrent sequences (batch size, parallel slots).' },
     { name: 'gpu-memory-utilization', value: 'F', help: 'GPU memory fraction, as the engine defines it.' },
     { name: 'prefix-caching', value: 'on|off', help: "Prefix caching (default: the engine's default)." },
-    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer, for exact prompt lengths (see servebench load --help)." },
-    { name: 'dataset', value: 'PATH', help: 'The file of a dataset scenario.' },
-    { name: 'num-prompts', value: 'N', help: 'Override the scenario request count.' },
-    { name: 'duration', value: 'S', help: 'Override the scenario duration.' },
-    { name: 'concurrency', value: 'LIST', help: 'Override the scenario sweep (closed loop).' },
-    { name: 'rate', value: 'LIST', help: 'Override the scenario sweep (open loop).' },
-    { name: 'warmup', value: 'N', help: 'Override the warmup count.' },
-    { name: 'max-failure-rate', value: 'F', help: 'Exit with status 1 above this failure rate.' },
-    { name: 'timeout', value: 'S', help: 'Per-request timeout in seconds.' },
-    { name: 'save-requests', help: 'Also record per-request facts.' },
+    // The load generator's own flags, with its own help text.
+    ...loadSpec.options.filter((option) => (LOAD_FLAGS as readonly string[]).includes(option.name)),
     { name: 'results-dir', value: 'DIR', help: 'Where results go (a path per result is derived from its content).', default: 'results' },
     { name: 'dry-run', help: 'Print the rendered launch command and the plan; launch nothing.' },
     { name: 'json', help: 'Print the result JSON instead of the summary table.' },
