@@ -4,11 +4,15 @@
  * SentencePiece-style vocabulary with byte fallback (every text tokenizes) — generated into a
  * cache folder, never committed. Outputs are meaningless text; the timing is real.
  */
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRng } from '../load/rng.ts';
 import { corpusWords } from '../workloads/corpus.ts';
 import { GGML_TYPE, writeGguf, type MetadataValue, type TensorSpec } from './gguf-writer.ts';
+
+/** Bump when the weights or the file layout change in a way the digest below cannot see. */
+const DUMMY_MODEL_FORMAT = 1;
 
 export interface ModelShape {
   readonly vocabWords: number;
@@ -124,11 +128,78 @@ export function ensureDummyModel(cacheDir: string, shapeName: string, seed = 0):
   const shape = SHAPES[shapeName];
   if (!shape) throw new Error(`unknown model shape ${shapeName}; known: ${Object.keys(SHAPES).join(', ')}`);
   mkdirSync(cacheDir, { recursive: true });
-  const path = join(cacheDir, `servebench-dummy-${shapeName}-seed${seed}.gguf`);
+  // The name carries a digest of everything that defines the file, so a changed vocabulary or
+  // shape never reuses a stale cached model.
+  const vocab = dummyVocabulary(shape.vocabWords);
+  const digest = createHash('sha256').update(JSON.stringify([DUMMY_MODEL_FORMAT, shape, vocab])).digest('hex').slice(0, 10);
+  const path = join(cacheDir, `servebench-dummy-${shapeName}-seed${seed}-${digest}.gguf`);
   if (!existsSync(path)) {
     const temp = `${path}.${process.pid}.tmp`;
     writeDummyModel(temp, shape, seed);
     renameSync(temp, path);
   }
   return path;
+}
+
+/**
+ * A Hugging Face tokenizer.json equivalent to the GGUF's SentencePiece vocabulary (BPE with byte
+ * fallback, "▁" for spaces, merges ranked by piece score as SentencePiece picks them, BOS added),
+ * plus a chat template equal to the embedded server's: so prompts for a dummy model can be built
+ * to exact lengths. The tests check it tokenizes as llama.cpp does.
+ */
+export function dummyTokenizerJson(shape: ModelShape): { tokenizer: object; config: object } {
+  const { tokens, scores } = dummyVocabulary(shape.vocabWords);
+  const vocab: Record<string, number> = {};
+  tokens.forEach((token, id) => (vocab[token] = id));
+  const BYTE_AND_SPECIAL = 259;
+  const merges = tokens
+    .map((token, id) => ({ token, id, score: scores[id]! }))
+    .filter(({ token, id }) => id >= BYTE_AND_SPECIAL && [...token].length > 1)
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .map(({ token }) => {
+      const chars = [...token];
+      return [chars.slice(0, -1).join(''), chars.at(-1)!];
+    });
+  const special = ['<unk>', '<s>', '</s>'];
+  return {
+    tokenizer: {
+      version: '1.0',
+      truncation: null,
+      padding: null,
+      added_tokens: special.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+      normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '▁' }, { type: 'Replace', pattern: { String: ' ' }, content: '▁' }] },
+      pre_tokenizer: null,
+      post_processor: {
+        type: 'TemplateProcessing',
+        single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+        pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
+        special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } },
+      },
+      decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '▁' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
+      model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: true, ignore_merges: false, vocab, merges },
+    },
+    config: {
+      bos_token: '<s>',
+      eos_token: '</s>',
+      add_bos_token: true,
+      // The embedded server's template (renderChat), with the BOS it adds as a token.
+      chat_template: "{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}",
+    },
+  };
+}
+
+/** The tokenizer folder (tokenizer.json, tokenizer_config.json) of a dummy model, written if missing. */
+export function ensureDummyTokenizer(modelPath: string, shapeName: string): string {
+  const shape = SHAPES[shapeName];
+  if (!shape) throw new Error(`unknown model shape ${shapeName}`);
+  const dir = `${modelPath}.tokenizer`;
+  if (!existsSync(join(dir, 'tokenizer.json'))) {
+    const temp = `${dir}.${process.pid}.tmp`;
+    mkdirSync(temp, { recursive: true });
+    const { tokenizer, config } = dummyTokenizerJson(shape);
+    writeFileSync(join(temp, 'tokenizer.json'), JSON.stringify(tokenizer));
+    writeFileSync(join(temp, 'tokenizer_config.json'), JSON.stringify(config, null, 2));
+    renameSync(temp, dir);
+  }
+  return dir;
 }

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getLlama, type LlamaContext, type LlamaContextSequence, type LlamaModel } from 'node-llama-cpp';
+import { getLlama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
 import { SERVEBENCH_VERSION } from '../version.ts';
 import { TextStream } from './text-stream.ts';
 
@@ -90,6 +90,10 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
     threads: config.threads,
   });
   const pool = new SequencePool(context, config.parallel);
+  // As llama-server does for models that ask for it: BOS first (node-llama-cpp's tokenize does not add it).
+  const bos = model.tokens.bos;
+  const addBos = bos !== null && (model.fileInfo.metadata as { tokenizer?: { ggml?: { add_bos_token?: boolean } } }).tokenizer?.ggml?.add_bos_token !== false;
+  const promptTokens = (text: string): Token[] => [...(addBos ? [bos!] : []), ...model.tokenize(text, true)];
   const counters: Counters = { running: 0, waiting: 0, promptTokens: 0, generationTokens: 0, requests: 0 };
   const created = Math.floor(Date.now() / 1000);
   let nextId = 0;
@@ -114,7 +118,7 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
     const temperature = typeof body['temperature'] === 'number' ? body['temperature'] : 1;
     const stream = body['stream'] === true;
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const tokens = model.tokenize(prompt, true);
+    const tokens = promptTokens(prompt);
     if (tokens.length + maxTokens > config.contextPerSequence) {
       return json(res, 400, errorBody(400, `This model's maximum context length is ${config.contextPerSequence} tokens; the request needs ${tokens.length + maxTokens}.`));
     }
@@ -214,7 +218,7 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
         if (path === '/tokenize') {
           const text = typeof body['prompt'] === 'string' ? body['prompt'] : Array.isArray(body['messages']) ? renderChat(body['messages'] as Array<{ role: string; content: string }>) : null;
           if (text === null) return json(res, 400, errorBody(400, 'give "prompt" or "messages"'));
-          const ids = model.tokenize(text, true);
+          const ids = promptTokens(text);
           return json(res, 200, { count: ids.length, max_model_len: config.contextPerSequence, tokens: [...ids] });
         }
         return generate(path === '/v1/completions' ? 'completion' : 'chat', body, res);

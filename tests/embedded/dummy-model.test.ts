@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getLlama, readGgufFileInfo } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
-import { dummyVocabulary, ensureDummyModel, parameterCount, SHAPES } from '../../harness/embedded/dummy-model.ts';
+import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES } from '../../harness/embedded/dummy-model.ts';
+import { loadModelTokenizer } from '../../harness/tokenizer/hf-tokenizer.ts';
+import { corpusText } from '../../harness/workloads/corpus.ts';
 import { toHalf } from '../../harness/embedded/gguf-writer.ts';
 
 describe('half precision', () => {
@@ -58,6 +60,18 @@ describe('dummy llama model', () => {
     }
     expect(generated).toBe(16);
     await context.dispose();
+    await model.dispose();
+  });
+
+  it('its tokenizer.json tokenizes exactly as llama.cpp does (BOS included), on corpus text and edge cases', { timeout: 60_000 }, async () => {
+    const tokenizer = loadModelTokenizer(ensureDummyTokenizer(path, 'micro'));
+    const llama = await getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: 'error' as never });
+    const model = await llama.loadModel({ modelPath: path });
+    const text = corpusText();
+    const samples = Array.from({ length: 200 }, (_, i) => text.slice((i * 7919) % (text.length - 400), ((i * 7919) % (text.length - 400)) + 20 + (i % 300)));
+    for (const sample of [...samples, 'café 🙂 — 日本語', '  two  spaces', 'Hello World 2024!', '']) {
+      expect(tokenizer.encode(sample, true)).toEqual([1, ...model.tokenize(sample, true)]);
+    }
     await model.dispose();
   });
 

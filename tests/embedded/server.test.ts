@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDummyModel } from '../../harness/embedded/dummy-model.ts';
+import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/embedded/dummy-model.ts';
 import { startEmbeddedServer, type EmbeddedServer } from '../../harness/embedded/server.ts';
 import { TextStream } from '../../harness/embedded/text-stream.ts';
 import { RunResultSchema } from '../../harness/schema/result.ts';
@@ -33,12 +33,17 @@ describe('embedded engine', () => {
   });
 
   for (const api of ['completions', 'chat'] as const) {
-    it(`${api}: streams exactly max_tokens with ignore_eos, usage from the server, concurrent requests batched`, { timeout: 60_000 }, async () => {
-      const { result } = await loadAgainst(server.url, { model: 'micro', api, 'input-len': '24', 'output-len': '20', 'num-prompts': '6', concurrency: '1,2', warmup: '1', 'save-requests': true });
+    it(`${api}: exact prompt lengths, exactly max_tokens with ignore_eos, usage from the server, requests batched`, { timeout: 60_000 }, async () => {
+      const tokenizer = ensureDummyTokenizer(ensureDummyModel(cache, 'micro'), 'micro');
+      const { result } = await loadAgainst(server.url, { model: 'micro', api, tokenizer, 'input-len': '24', 'output-len': '20', 'num-prompts': '6', concurrency: '1,2', warmup: '1', 'save-requests': true });
+      expect(result.workload.lengths).toBe('exact');
+      expect(result.workload.length_check).toMatchObject({ checked: 6, mismatched: 0 });
       for (const point of result.points) {
         expect(point.metrics.failed).toBe(0);
         expect(point.requests!.every((r) => r.output_tokens === 20 && r.content_events > 0)).toBe(true);
         expect(point.token_count_sources.output.usage).toBe(6);
+        expect(point.input_tokens_mismatched).toBe(0);
+        expect(point.requests!.every((r) => r.server_prompt_tokens === 24)).toBe(true);
       }
       expect(result.workload.length_check.endpoint).toBe('/tokenize (vllm style)');
     });
