@@ -9,7 +9,7 @@ import { main } from '../harness/cli.ts';
 import { ensureDummyModel, ensureDummyTokenizer } from '../harness/embedded/dummy-model.ts';
 import { modelCacheDir } from '../harness/embedded/command.ts';
 
-process.stderr.write('demo: preparing the dummy tiny model (first time only, ~20 s)…\n');
+process.stderr.write('demo: preparing the dummy tiny model (first time only)…\n');
 const tokenizer = ensureDummyTokenizer(ensureDummyModel(modelCacheDir(), 'tiny'), 'tiny');
 process.exitCode = await main([
   'run', '--engine', 'embedded', '--model', 'tiny', '--workload', 'smoke', '--tokenizer', tokenizer,

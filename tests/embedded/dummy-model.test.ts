@@ -26,6 +26,12 @@ describe('half precision', () => {
     expect(toHalf(Infinity)).toBe(0x7c00);
     expect(toHalf(Number.NaN) & 0x7e00).toBe(0x7e00);
   });
+
+  it('agrees with the native Float16Array the writer uses, on values like the weights', () => {
+    const values = Float32Array.from({ length: 20_000 }, (_, i) => Math.sin(i * 12.9898) * 0.05 * (1 + (i % 7)));
+    const native = new Uint16Array(new Float16Array(values).buffer);
+    values.forEach((v, i) => expect(native[i]).toBe(toHalf(v)));
+  });
 });
 
 describe('dummy llama model', () => {
