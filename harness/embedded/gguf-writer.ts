@@ -71,6 +71,13 @@ class Bytes {
   }
 }
 
+function writeArray<T>(out: Bytes, elementType: number, items: readonly T[], write: (item: T) => void): void {
+  out.u32(VALUE.ARRAY);
+  out.u32(elementType);
+  out.u64(items.length);
+  for (const item of items) write(item);
+}
+
 function writeValue(out: Bytes, value: MetadataValue): void {
   switch (value.type) {
     case 'u32':
@@ -94,23 +101,11 @@ function writeValue(out: Bytes, value: MetadataValue): void {
       out.string(value.value);
       return;
     case 'string[]':
-      out.u32(VALUE.ARRAY);
-      out.u32(VALUE.STRING);
-      out.u64(value.value.length);
-      for (const s of value.value) out.string(s);
-      return;
+      return writeArray(out, VALUE.STRING, value.value, (s) => out.string(s));
     case 'f32[]':
-      out.u32(VALUE.ARRAY);
-      out.u32(VALUE.FLOAT32);
-      out.u64(value.value.length);
-      for (const v of value.value) out.f32(v);
-      return;
+      return writeArray(out, VALUE.FLOAT32, value.value, (v) => out.f32(v));
     case 'i32[]':
-      out.u32(VALUE.ARRAY);
-      out.u32(VALUE.INT32);
-      out.u64(value.value.length);
-      for (const v of value.value) out.i32(v);
-      return;
+      return writeArray(out, VALUE.INT32, value.value, (v) => out.i32(v));
   }
 }
 

@@ -30,10 +30,8 @@ export interface EmbeddedServer {
 
 interface Counters {
   running: number;
-  waiting: number;
   promptTokens: number;
   generationTokens: number;
-  requests: number;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -94,7 +92,7 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
   const bos = model.tokens.bos;
   const addBos = bos !== null && (model.fileInfo.metadata as { tokenizer?: { ggml?: { add_bos_token?: boolean } } }).tokenizer?.ggml?.add_bos_token !== false;
   const promptTokens = (text: string): Token[] => [...(addBos ? [bos!] : []), ...model.tokenize(text, true)];
-  const counters: Counters = { running: 0, waiting: 0, promptTokens: 0, generationTokens: 0, requests: 0 };
+  const counters: Counters = { running: 0, promptTokens: 0, generationTokens: 0 };
   const created = Math.floor(Date.now() / 1000);
   let nextId = 0;
 
@@ -124,17 +122,17 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
     }
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${(nextId++).toString(16).padStart(8, '0')}`;
     const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
-    const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}): string =>
-      `data: ${JSON.stringify({ id, object, created, model: config.modelName, choices: [{ index: 0, ...choice }], ...extra })}\n\n`;
+    const chunk = (choice: Record<string, unknown>): string =>
+      `data: ${JSON.stringify({ id, object, created, model: config.modelName, choices: [{ index: 0, ...choice }] })}\n\n`;
+    /** A content (or, with finish set, the final) chunk in the shape of this API. */
+    const textChunk = (content: string, finish: string | null = null): string =>
+      chunk(kind === 'chat' ? { delta: finish === null ? { content } : {}, logprobs: null, finish_reason: finish } : { text: content, logprobs: null, finish_reason: finish });
     let aborted = false;
     res.on('close', () => {
       if (!res.writableFinished) aborted = true;
     });
 
-    counters.requests += 1;
-    counters.waiting += 1;
     const sequence = await pool.acquire();
-    counters.waiting -= 1;
     counters.running += 1;
     counters.promptTokens += tokens.length;
     let produced = 0;
@@ -158,16 +156,16 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
         counters.generationTokens += 1;
         const delta = decoder.push(token);
         text += delta;
-        if (stream && delta !== '') res.write(chunk(kind === 'chat' ? { delta: { content: delta }, logprobs: null, finish_reason: null } : { text: delta, logprobs: null, finish_reason: null }));
+        if (stream && delta !== '') res.write(textChunk(delta));
         if (produced >= maxTokens) break;
       }
       const rest = decoder.flush();
       text += rest;
-      if (stream && rest !== '' && !aborted) res.write(chunk(kind === 'chat' ? { delta: { content: rest }, logprobs: null, finish_reason: null } : { text: rest, logprobs: null, finish_reason: null }));
+      if (stream && rest !== '' && !aborted) res.write(textChunk(rest));
       const usage = { prompt_tokens: tokens.length, completion_tokens: produced, total_tokens: tokens.length + produced };
       if (aborted) return;
       if (stream) {
-        res.write(chunk(kind === 'chat' ? { delta: {}, logprobs: null, finish_reason: finish } : { text: '', logprobs: null, finish_reason: finish }));
+        res.write(textChunk('', finish));
         if (includeUsage) res.write(`data: ${JSON.stringify({ id, object, created, model: config.modelName, choices: [], usage })}\n\n`);
         res.end('data: [DONE]\n\n');
       } else {
@@ -180,22 +178,13 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
     }
   }
 
+  const metric = (name: string, type: 'gauge' | 'counter', help: string, value: number): string =>
+    `# HELP servebench_embedded_${name} ${help}\n# TYPE servebench_embedded_${name} ${type}\nservebench_embedded_${name} ${value}\n`;
   const metrics = (): string =>
-    [
-      '# HELP servebench_embedded_num_requests_running Requests being decoded.',
-      '# TYPE servebench_embedded_num_requests_running gauge',
-      `servebench_embedded_num_requests_running ${counters.running}`,
-      '# HELP servebench_embedded_num_requests_waiting Requests waiting for a sequence.',
-      '# TYPE servebench_embedded_num_requests_waiting gauge',
-      `servebench_embedded_num_requests_waiting ${pool.waiting}`,
-      '# HELP servebench_embedded_prompt_tokens_total Prompt tokens processed.',
-      '# TYPE servebench_embedded_prompt_tokens_total counter',
-      `servebench_embedded_prompt_tokens_total ${counters.promptTokens}`,
-      '# HELP servebench_embedded_generation_tokens_total Tokens generated.',
-      '# TYPE servebench_embedded_generation_tokens_total counter',
-      `servebench_embedded_generation_tokens_total ${counters.generationTokens}`,
-      '',
-    ].join('\n');
+    metric('num_requests_running', 'gauge', 'Requests being decoded.', counters.running) +
+    metric('num_requests_waiting', 'gauge', 'Requests waiting for a sequence.', pool.waiting) +
+    metric('prompt_tokens_total', 'counter', 'Prompt tokens processed.', counters.promptTokens) +
+    metric('generation_tokens_total', 'counter', 'Tokens generated.', counters.generationTokens);
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -3,7 +3,7 @@
  * expected status, or the run fails because the time ran out, the server exited, or its log
  * showed a fatal line — whichever comes first, with the reason.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { request } from 'undici';
 import type { LaunchedServer } from './launched-server.ts';
 
@@ -21,6 +21,31 @@ export function fatalLine(file: string | null, patterns: readonly RegExp[]): str
   if (file === null || patterns.length === 0 || !existsSync(file)) return null;
   for (const line of readFileSync(file, 'utf8').split('\n')) if (patterns.some((p) => p.test(line))) return line;
   return null;
+}
+
+/**
+ * Watches a growing log for fatal lines, reading only what was appended since the last look
+ * (engine logs reach megabytes while they load; the health wait polls four times a second).
+ */
+export function fatalLineWatcher(file: string | null, patterns: readonly RegExp[]): () => string | null {
+  let offset = 0;
+  let partial = '';
+  return () => {
+    if (file === null || patterns.length === 0 || !existsSync(file)) return null;
+    const size = statSync(file).size;
+    if (size <= offset) return null;
+    const fd = openSync(file, 'r');
+    const chunk = Buffer.alloc(size - offset);
+    try {
+      readSync(fd, chunk, 0, chunk.length, offset);
+    } finally {
+      closeSync(fd);
+    }
+    offset = size;
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop()!;
+    return lines.find((line) => patterns.some((p) => p.test(line))) ?? null;
+  };
 }
 
 async function probeOnce(url: string, expected: number): Promise<boolean> {
@@ -41,11 +66,12 @@ export async function waitHealthy(
 ): Promise<number> {
   const started = performance.now();
   const deadline = started + health.timeout_s * 1000;
+  const nextFatal = fatalLineWatcher(server.logFile, fatalPatterns);
   for (;;) {
     if (signal.aborted) throw new HealthError('interrupted while waiting for the server');
     const exit = server.exitStatus();
     if (exit) throw new HealthError(`the server exited during startup (${exit.signal ?? `code ${exit.code}`})`);
-    const fatal = fatalLine(server.logFile, fatalPatterns);
+    const fatal = nextFatal();
     if (fatal) throw new HealthError(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
     if (await probeOnce(`${server.endpoint}${health.path}`, health.status)) return (performance.now() - started) / 1000;
     if (performance.now() > deadline) throw new HealthError(`not healthy after ${health.timeout_s} s (GET ${health.path} never answered ${health.status})`);

@@ -204,12 +204,14 @@ export async function executeRun(
       },
     };
   });
+  const git = harnessGit();
+  const host = hostFacts();
   const result: RunResult = RunResultSchema.parse({
     ...base,
     points: withTelemetry,
     kind: 'run',
     status: failure ? 'failed' : base.status,
-    harness: { ...base.harness, git_commit: harnessGit().commit, git_dirty: harnessGit().dirty },
+    harness: { ...base.harness, git_commit: git.commit, git_dirty: git.dirty },
     run: {
       engine: {
         name: plan.engine.name,
@@ -227,14 +229,14 @@ export async function executeRun(
         quantization: plan.params.quantization === undefined ? null : String(plan.params.quantization),
       },
       parameters: Object.fromEntries(Object.entries(plan.params).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>,
-      host: hostFacts(),
+      host,
       hardware: gpu ? gpu.facts : null,
       probe,
       failure,
     },
   });
   const json = `${JSON.stringify(result, null, 2)}\n`;
-  const hardware = gpu ? `${gpu.facts.gpus.length}x-${gpu.facts.gpus[0]?.name ?? 'gpu'}` : `cpu-${hostFacts().cpus}x-${hostFacts().cpu_model}`;
+  const hardware = gpu ? `${gpu.facts.gpus.length}x-${gpu.facts.gpus[0]?.name ?? 'gpu'}` : `cpu-${host.cpus}x-${host.cpu_model}`;
   const path = join(plan.resultsDir, resultRelativePath(result, json, hardware));
   await writeNewFileAtomic(path, json);
   return { result, path };

@@ -87,3 +87,18 @@ describe('servebench run with a (fake) GPU', () => {
     }
   });
 });
+
+describe('fatal log lines', () => {
+  it('are found in what the log appended since the last look, also when a line arrives in pieces', async () => {
+    const { appendFileSync, mkdtempSync: tempDir } = await import('node:fs');
+    const { fatalLineWatcher } = await import('../../harness/run/health.ts');
+    const file = join(tempDir(join(tmpdir(), 'sb-log-')), 'server.log');
+    const next = fatalLineWatcher(file, [/CUDA out of memory/]);
+    expect(next()).toBeNull(); // no log yet
+    appendFileSync(file, 'loading weights\nallocating KV cache: CUDA out');
+    expect(next()).toBeNull(); // the line is not complete yet
+    appendFileSync(file, ' of memory\nshutting down\n');
+    expect(next()).toBe('allocating KV cache: CUDA out of memory');
+    expect(next()).toBeNull(); // nothing new since
+  });
+});
