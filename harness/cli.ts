@@ -18,6 +18,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   embedded: async () => (await import('./embedded/command.ts')).embeddedCommand,
   workloads: async () => (await import('./workloads/command.ts')).workloadsCommand,
   engines: async () => (await import('./engines/command.ts')).enginesCommand,
+  validate: async () => (await import('./store/validate-command.ts')).validateCommand,
+  compile: async () => (await import('./store/compile-command.ts')).compileCommand,
+  regress: async () => (await import('./store/regress-command.ts')).regressCommand,
 };
 
 function mainHelp(): string {
@@ -33,6 +36,9 @@ function mainHelp(): string {
     '  embedded   Start the embedded CPU engine (llama.cpp) on a GGUF or dummy-weight model',
     '  workloads  List, show and validate workload scenarios (workloads/*.yaml)',
     '  engines    List, show and validate engine definitions (engines/*.yaml)',
+    '  validate   Check result files: schema, consistency, provenance, path, duplicates, immutability',
+    '  compile    Compile results/ with DuckDB into Parquet snapshots and the site data',
+    '  regress    Find regressions of each engine\'s newest release vs its previous one',
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',

@@ -3,7 +3,7 @@
  * Write to a temp file in the same directory, then hard-link it into place (link fails with
  * EEXIST instead of overwriting, unlike rename), then drop the temp name.
  */
-import { constants } from 'node:fs';
+import { constants, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { copyFile, link, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -28,4 +28,12 @@ export async function writeNewFileAtomic(path: string, contents: string): Promis
   } finally {
     await rm(temp, { force: true });
   }
+}
+
+/** For derived files that a newer compile replaces (manifests, dictionaries): temp file, then rename. */
+export function writeFileAtomic(path: string, contents: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  writeFileSync(temp, contents);
+  renameSync(temp, path);
 }

@@ -54,6 +54,7 @@ const spec: CommandSpec = {
     // The load generator's own flags, with its own help text.
     ...loadSpec.options.filter((option) => (LOAD_FLAGS as readonly string[]).includes(option.name)),
     { name: 'results-dir', value: 'DIR', help: 'Where results go (a path per result is derived from its content).', default: 'results' },
+    { name: 'source', value: 'KIND', help: 'community (a result you submit by pull request) or official (only the servebench fleet pipeline says so).', default: 'community' },
     { name: 'dry-run', help: 'Print the rendered launch command and the plan; launch nothing.' },
     { name: 'json', help: 'Print the result JSON instead of the summary table.' },
     { name: 'no-progress', help: 'Do not draw the progress bar.' },
@@ -99,6 +100,8 @@ export const runCommand: Command = {
     need('workload');
     const launcher = stringOption(spec, raw, 'launcher')!;
     if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
+    const source = stringOption(spec, raw, 'source') ?? 'community';
+    if (source !== 'community' && source !== 'official') throw usageError(`--source: "${source}" is not community or official`);
     const gpuText = stringOption(spec, raw, 'gpu');
     const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
     const servedName = stringOption(spec, raw, 'served-name') ?? model;
@@ -135,6 +138,7 @@ export const runCommand: Command = {
       endpoint,
       load: { ...load, workload: { ...load.workload, sampling: load.workload.sampling } },
       resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
+      source,
       logDir: resolve(tmpdir(), 'servebench-logs'),
       argv: ['servebench', 'run', ...redactArgv(argv)],
       cwd: REPO,

@@ -16,11 +16,20 @@ export function slug(text: string): string {
   return cleaned.slice(0, 80) || 'unknown';
 }
 
-export function resultRelativePath(result: RunResult, json: string, hardware: string): string {
+/** The hardware part of the path: "<count>x-<gpu name>" with GPUs, else "cpu-<cpus>x-<cpu model>". */
+export function hardwareLabel(result: RunResult): string {
+  const run = result.run;
+  if (!run) return 'endpoint';
+  const gpus = run.hardware?.gpus ?? [];
+  return gpus.length > 0 ? `${gpus.length}x-${gpus[0]!.name}` : `cpu-${run.host.cpus}x-${run.host.cpu_model}`;
+}
+
+/** `digest`: the file's sha256 in hex, when the caller already has it. */
+export function resultRelativePath(result: RunResult, json: string, digest: string = createHash('sha256').update(json).digest('hex')): string {
+  const hardware = hardwareLabel(result);
   const day = result.created_at.slice(0, 10);
   const engine = slug(result.run?.engine.name ?? 'endpoint');
   const model = slug(result.run?.model.id.split('/').slice(-2).join('-') ?? result.target.model);
   const workload = slug(result.workload.name ?? 'command-line');
-  const digest = createHash('sha256').update(json).digest('hex').slice(0, 12);
-  return join(day, engine, model, slug(hardware), `${workload}-${digest}.json`);
+  return join(day, engine, model, slug(hardware), `${workload}-${digest.slice(0, 12)}.json`);
 }

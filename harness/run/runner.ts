@@ -23,7 +23,7 @@ import { freePort } from './free-port.ts';
 import { parseEndpoint } from '../load/endpoint.ts';
 import { probeServer } from './probe.ts';
 import { resultRelativePath } from './result-path.ts';
-import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/nvidia-smi.ts';
+import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/gpu-sampler.ts';
 import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
 import { scrapeEngineMetrics } from '../telemetry/engine-metrics.ts';
 import { startDockerStatsSampler } from '../telemetry/docker-stats.ts';
@@ -47,6 +47,8 @@ export interface RunPlan {
   readonly endpoint: string;
   readonly load: LoadConfig;
   readonly resultsDir: string;
+  /** Who measured: the fleet (official) or a contributor (community, the default). */
+  readonly source?: 'official' | 'community';
   readonly logDir: string;
   readonly argv: readonly string[];
   /** Working directory for a process launch (the sim's command is relative to the repository). */
@@ -210,6 +212,7 @@ export async function executeRun(
     ...base,
     points: withTelemetry,
     kind: 'run',
+    source: plan.source ?? 'community',
     status: failure ? 'failed' : base.status,
     harness: { ...base.harness, git_commit: git.commit, git_dirty: git.dirty },
     run: {
@@ -236,8 +239,7 @@ export async function executeRun(
     },
   });
   const json = `${JSON.stringify(result, null, 2)}\n`;
-  const hardware = gpu ? `${gpu.facts.gpus.length}x-${gpu.facts.gpus[0]?.name ?? 'gpu'}` : `cpu-${host.cpus}x-${host.cpu_model}`;
-  const path = join(plan.resultsDir, resultRelativePath(result, json, hardware));
+  const path = join(plan.resultsDir, resultRelativePath(result, json));
   await writeNewFileAtomic(path, json);
   return { result, path };
 }

@@ -128,7 +128,7 @@ export const TelemetrySchema = z
       })
       .strict()
       .nullable()
-      .describe('From nvidia-smi, sampled every 200 ms; null where there is none'),
+      .describe('From nvidia-smi (sampled every 200 ms) or amd-smi (polled, about every 250 ms or as fast as it answers; sm clock: the GFX clock); null where there is none'),
     server: z
       .object({ cpu_percent: nonNegative.nullable(), rss_peak_bytes: count.nullable() })
       .strict()
@@ -201,10 +201,11 @@ export const RunBlockSchema = z
         gpus: z.array(z.object({ index: count, name: z.string(), memory_total_mib: nonNegative }).strict()),
         driver: z.string().nullable(),
         cuda: z.string().nullable(),
+        rocm: z.string().nullable().optional().describe('The ROCm version (amd-smi version) on AMD GPUs; absent on NVIDIA (cuda says so)'),
       })
       .strict()
       .nullable()
-      .describe('The GPUs the run used (nvidia-smi); null without GPUs'),
+      .describe('The GPUs the run used (nvidia-smi or amd-smi); null without GPUs'),
     probe: ProbeSchema.nullable(),
     failure: z
       .object({
@@ -223,6 +224,10 @@ export const RunResultSchema = z
     schema_version: z.literal(SCHEMA_VERSION),
     run_id: z.string().regex(/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/, 'run_id is <UTC yyyymmddThhmmssZ>-<8 hex>'),
     kind: z.enum(['load', 'run']).describe('load: measured an endpoint as given; run: servebench launched the engine too'),
+    source: z
+      .enum(['official', 'community'])
+      .optional()
+      .describe('official: measured by the servebench fleet (only its pipeline may say so); community: submitted by pull request. Absent: community.'),
     status: z.enum(['completed', 'failed', 'interrupted']),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime(),

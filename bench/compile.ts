@@ -1,0 +1,122 @@
+/**
+ * bench:compile: the compile step at fleet scale. Writes SYNTHETIC result files (scripts/
+ * synthetic-results.ts: years of nightly runs across engines × GPUs × models × workloads × 4
+ * concurrency points) into a temp folder, never into results/, then for each size:
+ * a cold compile (files/s, wall time, peak RSS of the compiling process), an incremental
+ * compile after one new file, and the browser data formats compared on the points the site
+ * queries: Arrow IPC (apache-arrow) vs Parquet decoded in JS (hyparquet), size and decode time.
+ * Goals (issue 5): 100,000 files < 60 s and < 2 GB peak; incremental < 5 s.
+ *
+ * Usage: npm run bench:compile [-- --sizes 10000,100000]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { tableFromIPC } from 'apache-arrow';
+import { parquetReadObjects } from 'hyparquet';
+import { writeNewFileAtomic } from '../harness/io/atomic-write.ts';
+import { fleetHistory, syntheticResult, writeResult } from '../scripts/synthetic-results.ts';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' } } });
+const sizes = values.sizes!.split(',').map(Number);
+
+interface CompileRun {
+  seconds: number;
+  max_rss_mb: number;
+  parsed: number;
+  runs: number;
+  points: number;
+}
+
+/** One compile in its own process, so its peak RSS is its own. */
+function compileOnce(resultsDir: string, outDir: string): CompileRun {
+  const stdout = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'harness/cli.ts'), 'compile', '--results', resultsDir, '--out', outDir, '--json'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
+  const report = JSON.parse(stdout) as { seconds: number; max_rss_mb: number; ingest: { parsed: number }; tables: { runs: number; points: number } };
+  return { seconds: Number(report.seconds.toFixed(2)), max_rss_mb: report.max_rss_mb, parsed: report.ingest.parsed, runs: report.tables.runs, points: report.tables.points };
+}
+
+function timed<T>(fn: () => T): [T, number] {
+  const start = performance.now();
+  const value = fn();
+  return [value, Number((performance.now() - start).toFixed(1))];
+}
+
+async function formats(outDir: string, scratch: string): Promise<Record<string, unknown>> {
+  const arrowPath = join(outDir, 'site', 'points.arrow');
+  const arrowBytes = readFileSync(arrowPath);
+  const [table, arrowMs] = timed(() => tableFromIPC(arrowBytes));
+  const [, arrowScanMs] = timed(() => {
+    const column = table.getChild('output_throughput')!;
+    let sum = 0;
+    for (const v of column) sum += (v as number | null) ?? 0;
+    return sum;
+  });
+  // The same rows and columns as Parquet (snappy: the codec hyparquet decodes without add-ons).
+  const parquetPath = join(scratch, 'points-site.parquet');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  await connection.run(`COPY (SELECT * FROM read_parquet('${join(outDir, 'parquet/latest/points.parquet')}') WHERE status = 'completed') TO '${parquetPath}' (FORMAT parquet, COMPRESSION snappy)`);
+  const columns = table.schema.fields.map((f) => f.name);
+  await connection.run(`COPY (SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM read_parquet('${parquetPath}')) TO '${parquetPath}.subset' (FORMAT parquet, COMPRESSION snappy)`);
+  connection.closeSync();
+  instance.closeSync();
+  const parquetBytes = readFileSync(`${parquetPath}.subset`);
+  const buffer = parquetBytes.buffer.slice(parquetBytes.byteOffset, parquetBytes.byteOffset + parquetBytes.byteLength);
+  const start = performance.now();
+  const rows = await parquetReadObjects({ file: buffer });
+  const hyparquetMs = Number((performance.now() - start).toFixed(1));
+  return {
+    rows: table.numRows,
+    columns: columns.length,
+    arrow_ipc: { bytes: arrowBytes.length, gzip_bytes: gzipSync(arrowBytes).length, decode_ms: arrowMs, scan_one_column_ms: arrowScanMs },
+    parquet_snappy_hyparquet: { bytes: parquetBytes.length, gzip_bytes: gzipSync(parquetBytes).length, decode_to_objects_ms: hyparquetMs, rows: rows.length },
+  };
+}
+
+const results = [];
+for (const size of sizes) {
+  const scratch = mkdtempSync(join(tmpdir(), `servebench-bench-compile-${size}-`));
+  try {
+    const resultsDir = join(scratch, 'results');
+    const outDir = join(scratch, 'out');
+    process.stderr.write(`writing ${size} SYNTHETIC result files under ${resultsDir}\n`);
+    const [, generateMs] = timed(() => {
+      for (const run of fleetHistory(size)) writeResult(resultsDir, syntheticResult(run));
+    });
+    const bytes = Number(execFileSync('du', ['-sb', resultsDir], { encoding: 'utf8' }).split('\t')[0]);
+    process.stderr.write(`compiling ${size} files (cold)\n`);
+    const cold = compileOnce(resultsDir, outDir);
+    const noChange = compileOnce(resultsDir, outDir);
+    const [last] = [...fleetHistory(size + 1)].slice(-1);
+    writeResult(resultsDir, syntheticResult({ ...last!, seed: 7_777_777 }));
+    const incremental = compileOnce(resultsDir, outDir);
+    const format = await formats(outDir, scratch);
+    const parquetBytes = statSync(join(outDir, 'parquet/latest/points.parquet')).size;
+    const entry = {
+      files: size,
+      input_bytes: bytes,
+      generate_s: Number((generateMs / 1000).toFixed(1)),
+      cold: { ...cold, files_per_s: Math.round(size / cold.seconds) },
+      no_change: noChange,
+      incremental_one_new_file: incremental,
+      points_parquet_bytes: parquetBytes,
+      browser_formats: format,
+    };
+    process.stderr.write(`${JSON.stringify(entry, null, 2)}\n`);
+    results.push(entry);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+const document = { bench: 'compile', at: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), synthetic: true, results };
+const path = join(REPO, 'bench', 'results', `compile-${stamp}.json`);
+await writeNewFileAtomic(path, `${JSON.stringify(document, null, 2)}\n`);
+process.stdout.write(`${path}\n`);

@@ -1,0 +1,224 @@
+/**
+ * The compiled tables' columns: one definition of each column's name, SQL type, unit, meaning
+ * and (for columns read from result files) where its value comes from. It drives the flattening
+ * of result files, the DuckDB table types and the data dictionary shipped with the snapshots.
+ */
+import { createHash } from 'node:crypto';
+import { methodologyOf } from '../metrics/methodology.ts';
+import { hardwareLabel } from '../run/result-path.ts';
+import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../schema/result.ts';
+import { versionOrderKey } from './version-order.ts';
+
+export type SqlType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE';
+export type Value = string | number | boolean | null;
+
+export interface Column {
+  readonly name: string;
+  readonly type: SqlType;
+  readonly unit: string | null;
+  readonly description: string;
+}
+
+/** A column read from a result file: `get` finds its value (timestamps as ISO strings). */
+export interface SourceColumn<C> extends Column {
+  readonly get: (context: C) => Value;
+}
+
+/** One validated run (kind "run": check-result.ts rejects the others) and its file. */
+export interface RunContext {
+  readonly result: RunResult;
+  readonly run: RunBlock;
+  readonly relativePath: string;
+  readonly text: string;
+}
+
+export interface PointContext extends RunContext {
+  readonly point: Point;
+  readonly index: number;
+}
+
+const col = (name: string, type: SqlType, unit: string | null, description: string): Column => ({ name, type, unit, description });
+const from = <C>(name: string, type: SqlType, unit: string | null, description: string, get: (context: C) => Value): SourceColumn<C> => ({ name, type, unit, description, get });
+
+function precisionOf(run: RunBlock): string {
+  return [run.model.quantization, run.model.dtype].filter((part): part is string => part !== null && part !== '').join('/') || 'default';
+}
+
+export function loadLabel(load: Load): string {
+  if (load.mode === 'closed') return `c=${load.concurrency}`;
+  if (load.mode === 'open') return `rate=${load.rate}${load.max_concurrency ? ` max=${load.max_concurrency}` : ''}`;
+  return `trace x${load.time_scale}`;
+}
+
+const gpusOf = (c: RunContext) => c.run.hardware?.gpus ?? [];
+
+/**
+ * The columns that say which configuration a row measured; runs share them with points so each
+ * points row stands alone (the site and the downloads filter on them without joins).
+ */
+export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
+  from('run_id', 'VARCHAR', null, 'The run: <UTC start yyyymmddThhmmssZ>-<8 hex>', (c) => c.result.run_id),
+  from('source', 'VARCHAR', null, 'official (the servebench fleet) or community (a pull request)', (c) => c.result.source ?? 'community'),
+  from('status', 'VARCHAR', null, 'completed, failed or interrupted', (c) => c.result.status),
+  from('created_at', 'TIMESTAMP', 'UTC', 'When the run started', (c) => c.result.created_at),
+  from('run_date', 'DATE', 'UTC', 'The day the run started', (c) => c.result.created_at.slice(0, 10)),
+  from('engine', 'VARCHAR', null, 'Engine name as in engines/*.yaml', (c) => c.run.engine.name),
+  from('engine_version', 'VARCHAR', null, 'Engine version as reported by the server or given to the runner', (c) => c.run.engine.version),
+  from('engine_version_order', 'VARCHAR', null, 'Sort key of engine_version (numeric parts zero-padded; pre-releases before their release)', (c) => versionOrderKey(c.run.engine.version)),
+  from('model', 'VARCHAR', null, 'Model id (Hugging Face id or file name)', (c) => c.run.model.id),
+  from('precision', 'VARCHAR', null, 'quantization/dtype as requested; "default" when neither was set', (c) => precisionOf(c.run)),
+  from('gpu', 'VARCHAR', null, 'GPU model name; null on CPU-only runs', (c) => gpusOf(c)[0]?.name ?? null),
+  from('gpu_count', 'INTEGER', 'GPUs', 'GPUs the run owned (0 on CPU-only runs)', (c) => gpusOf(c).length),
+  from('hardware', 'VARCHAR', null, 'Hardware label: <count>x-<gpu> or cpu-<cpus>x-<cpu model>', (c) => hardwareLabel(c.result)),
+  from('workload', 'VARCHAR', null, 'Workload scenario name (workloads/*.yaml)', (c) => c.result.workload.name ?? 'command-line'),
+  from('workload_sha256', 'VARCHAR', null, 'sha256 of the effective workload spec; a changed spec is a different configuration', (c) => c.result.workload.spec_sha256),
+  from('methodology', 'VARCHAR', null, 'Measurement methodology (schema and metric definitions); a change breaks every series', (c) => methodologyOf(c.result)),
+];
+
+export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
+  from('file', 'VARCHAR', null, 'Path of the result file under results/', (c) => c.relativePath),
+  from('file_sha256', 'VARCHAR', null, 'sha256 of the result file', (c) => createHash('sha256').update(c.text).digest('hex')),
+  from('kind', 'VARCHAR', null, 'run (servebench launched or attached to the engine) or load', (c) => c.result.kind),
+  from('finished_at', 'TIMESTAMP', 'UTC', 'When the run ended', (c) => c.result.finished_at),
+  from('launcher', 'VARCHAR', null, 'docker, process or external', (c) => c.run.engine.launcher),
+  from('image', 'VARCHAR', null, 'Container image (docker launcher)', (c) => c.run.engine.image),
+  from('image_digest', 'VARCHAR', null, 'Container image digest', (c) => c.run.engine.image_digest),
+  from('command', 'VARCHAR', null, 'The rendered serve command, space-separated', (c) => c.run.engine.command.join(' ')),
+  from('model_revision', 'VARCHAR', null, 'Model revision (Hugging Face commit) or file sha256', (c) => c.run.model.revision),
+  from('dtype', 'VARCHAR', null, 'Requested dtype', (c) => c.run.model.dtype),
+  from('quantization', 'VARCHAR', null, 'Requested quantization', (c) => c.run.model.quantization),
+  from('parameters', 'VARCHAR', null, 'The common serve parameters, as JSON', (c) => JSON.stringify(c.run.parameters)),
+  from('gpu_memory_mib', 'DOUBLE', 'MiB', 'Memory of one GPU', (c) => gpusOf(c)[0]?.memory_total_mib ?? null),
+  from('driver', 'VARCHAR', null, 'GPU driver version', (c) => c.run.hardware?.driver ?? null),
+  from('cuda', 'VARCHAR', null, 'CUDA version', (c) => c.run.hardware?.cuda ?? null),
+  from('host_cpu', 'VARCHAR', null, 'Host CPU model', (c) => c.run.host.cpu_model),
+  from('host_cpus', 'INTEGER', 'cores', 'Host logical CPUs', (c) => c.run.host.cpus),
+  from('host_memory_bytes', 'BIGINT', 'bytes', 'Host memory', (c) => c.run.host.memory_bytes),
+  from('host_os', 'VARCHAR', null, 'Host operating system and kernel', (c) => c.run.host.os),
+  from('harness_version', 'VARCHAR', null, 'servebench version', (c) => c.result.harness.version),
+  from('harness_git_commit', 'VARCHAR', null, 'servebench commit', (c) => c.result.harness.git_commit ?? null),
+  from('harness_git_dirty', 'BOOLEAN', null, 'The harness checkout had uncommitted changes', (c) => c.result.harness.git_dirty ?? null),
+  from('schema_version', 'INTEGER', null, `Result schema version (this compiler: ${SCHEMA_VERSION})`, (c) => c.result.schema_version),
+  from('api', 'VARCHAR', null, 'completions or chat', (c) => c.result.target.api),
+  from('lengths', 'VARCHAR', null, 'exact (prompts built with the model tokenizer) or approximate', (c) => c.result.workload.lengths),
+  from('tokenizer', 'VARCHAR', null, 'Tokenizer that built the prompts', (c) => c.result.workload.tokenizer?.name ?? null),
+  from('points', 'INTEGER', null, 'Load points measured', (c) => c.result.points.length),
+  from('failure_rate', 'DOUBLE', 'ratio', 'Failed / sent requests over the run', (c) => c.result.outcome.failure_rate),
+  from('failure_phase', 'VARCHAR', null, 'Where a failed run failed: plan, launch, health, probe, measure, teardown', (c) => c.run.failure?.phase ?? null),
+  from('failure_message', 'VARCHAR', null, 'Why a failed run failed', (c) => c.run.failure?.message ?? null),
+  from('probe_ignore_eos', 'BOOLEAN', null, 'The server honoured ignore_eos in the pre-run probe', (c) => c.run.probe?.ignore_eos_honoured ?? null),
+  from('probe_usage', 'VARCHAR', null, 'How the server streams usage: usage_chunk, final_chunk, none', (c) => c.run.probe?.usage ?? null),
+];
+
+export const RUN_COLUMNS: readonly Column[] = [...CONFIG_COLUMNS, ...RUN_ONLY_COLUMNS];
+
+const DISTRIBUTIONS: ReadonlyArray<readonly [DistributionName, string, string]> = [
+  ['ttft_ms', 'ms', 'Time to first token'],
+  ['tpot_ms', 'ms', 'Time per output token after the first, per request'],
+  ['itl_ms', 'ms', 'Inter-token latency, per token'],
+  ['itl_event_ms', 'ms', 'Inter-token latency, per streamed event'],
+  ['e2el_ms', 'ms', 'End-to-end request latency'],
+  ['queue_ms', 'ms', 'Client-side queueing before the send'],
+  ['interactivity_tok_s', 'tokens/s', 'Tokens per second per user (1000 / TPOT)'],
+];
+type DistributionName = 'ttft_ms' | 'tpot_ms' | 'itl_ms' | 'itl_event_ms' | 'e2el_ms' | 'queue_ms' | 'interactivity_tok_s';
+export const DISTRIBUTION_NAMES = DISTRIBUTIONS.map(([name]) => name);
+export const STATS = ['mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
+
+const metricsOf = (c: PointContext) => c.point.metrics;
+const perCompleted = (total: number, completed: number) => (completed > 0 ? Math.round(total / completed) : null);
+
+export const POINT_ONLY_COLUMNS: ReadonlyArray<SourceColumn<PointContext>> = [
+  from('point', 'INTEGER', null, 'Index of the load point in the run', (c) => c.index),
+  from('load', 'VARCHAR', null, 'The load point: c=<concurrency>, rate=<req/s> or trace', (c) => loadLabel(c.point.load)),
+  from('load_mode', 'VARCHAR', null, 'closed (fixed concurrency), open (arrival rate) or trace', (c) => c.point.load.mode),
+  from('concurrency', 'INTEGER', 'requests', 'Closed loop: requests in flight', (c) => (c.point.load.mode === 'closed' ? c.point.load.concurrency : null)),
+  from('rate', 'DOUBLE', 'requests/s', 'Open loop: arrival rate; null for "inf" (all at once)', (c) => (c.point.load.mode === 'open' && c.point.load.rate !== 'inf' ? c.point.load.rate : null)),
+  from('max_concurrency', 'INTEGER', 'requests', 'Open loop or trace: cap on requests in flight', (c) => (c.point.load.mode === 'closed' ? null : c.point.load.max_concurrency)),
+  from('isl', 'INTEGER', 'tokens', 'Mean input length of the completed requests', (c) => perCompleted(metricsOf(c).input_tokens, metricsOf(c).completed)),
+  from('osl', 'INTEGER', 'tokens', 'Mean output length of the completed requests', (c) => perCompleted(metricsOf(c).output_tokens, metricsOf(c).completed)),
+  from('started_at', 'TIMESTAMP', 'UTC', 'When the point started', (c) => c.point.started_at),
+  from('requests_sent', 'INTEGER', 'requests', 'Requests sent at the point', (c) => c.point.requests_sent),
+  from('completed', 'INTEGER', 'requests', 'Requests that completed', (c) => metricsOf(c).completed),
+  from('failed', 'INTEGER', 'requests', 'Requests that failed', (c) => metricsOf(c).failed),
+  from('input_tokens', 'BIGINT', 'tokens', 'Input tokens of the completed requests', (c) => metricsOf(c).input_tokens),
+  from('output_tokens', 'BIGINT', 'tokens', 'Output tokens of the completed requests', (c) => metricsOf(c).output_tokens),
+  from('duration_s', 'DOUBLE', 's', 'First send to last end', (c) => metricsOf(c).duration_s),
+  from('request_throughput', 'DOUBLE', 'requests/s', 'Completed requests per second', (c) => metricsOf(c).request_throughput),
+  from('output_throughput', 'DOUBLE', 'tokens/s', 'Output tokens per second', (c) => metricsOf(c).output_throughput),
+  from('total_throughput', 'DOUBLE', 'tokens/s', 'Input plus output tokens per second', (c) => metricsOf(c).total_throughput),
+  from('goodput', 'DOUBLE', 'requests/s', 'Completed requests meeting every SLO of the workload, per second', (c) => metricsOf(c).goodput),
+  from('output_throughput_per_gpu', 'DOUBLE', 'tokens/s/GPU', 'Output throughput divided by gpu_count (null on CPU-only runs)', (c) => {
+    const gpus = gpusOf(c).length;
+    const throughput = metricsOf(c).output_throughput;
+    return gpus > 0 && throughput !== null ? throughput / gpus : null;
+  }),
+  ...DISTRIBUTIONS.flatMap(([name, unit, what]) => STATS.map((stat) => from<PointContext>(`${name}_${stat}`, 'DOUBLE', unit, `${what}: ${stat}`, (c) => metricsOf(c)[name]?.[stat] ?? null))),
+  from('gpu_peak_memory_mib', 'DOUBLE', 'MiB', 'Peak GPU memory used during the point (busiest GPU)', (c) => c.point.telemetry?.gpu?.peak_memory_mib ?? null),
+  from('gpu_mean_power_w', 'DOUBLE', 'W', 'Mean power of all the run GPUs together', (c) => c.point.telemetry?.gpu?.mean_power_w ?? null),
+  from('gpu_energy_j', 'DOUBLE', 'J', 'Energy of all the run GPUs over the point', (c) => c.point.telemetry?.gpu?.energy_j ?? null),
+  from('gpu_utilization_percent', 'DOUBLE', '%', 'Mean GPU utilization', (c) => c.point.telemetry?.gpu?.mean_utilization_percent ?? null),
+  from('server_cpu_percent', 'DOUBLE', '% of one core', 'Server CPU over the point', (c) => c.point.telemetry?.server?.cpu_percent ?? null),
+  from('server_rss_peak_bytes', 'BIGINT', 'bytes', 'Server resident memory peak', (c) => c.point.telemetry?.server?.rss_peak_bytes ?? null),
+  from('client_saturated', 'BOOLEAN', null, 'The client may have been the bottleneck', (c) => c.point.client.saturated),
+  from('input_tokens_mismatched', 'INTEGER', 'requests', 'Completed requests whose server-counted prompt length differed from the built one', (c) => c.point.input_tokens_mismatched),
+  from('prompt_set_sha256', 'VARCHAR', null, 'sha256 of the prompts sent; equal across engines for the same scenario', (c) => c.point.prompt_set_sha256),
+];
+
+export const POINT_COLUMNS: readonly Column[] = [...CONFIG_COLUMNS, ...POINT_ONLY_COLUMNS];
+
+/** The store's points table: points keep their file, so the rows of a duplicated run_id can be told apart. */
+export const POINTS_TABLE: readonly Column[] = [...POINT_COLUMNS, RUN_ONLY_COLUMNS[0]!];
+
+/** Columns the compile step derives with the price table; the dictionary lists them too. */
+export const PRICED_COLUMNS: readonly Column[] = [
+  col('gpu_price_usd_per_hour', 'DOUBLE', 'USD/GPU-hour', 'Price of one GPU-hour in effect on run_date (fleet/prices.yaml)'),
+  col('price_source', 'VARCHAR', null, 'Where that price comes from, and since when it applies'),
+  col('tokens_per_gpu_hour', 'DOUBLE', 'tokens/GPU-hour', 'Output tokens per GPU-hour at this point'),
+  col('cost_per_1m_output_tokens', 'DOUBLE', 'USD', 'GPU cost of one million output tokens at this point'),
+  col('energy_per_output_token_j', 'DOUBLE', 'J/token', 'GPU energy per output token, where power was measured'),
+];
+
+/** The long table, with the columns the issue that defined it names (join points on run_id, point for more). */
+export const METRIC_COLUMNS: readonly Column[] = [
+  ...CONFIG_COLUMNS.filter((c) => ['run_id', 'source', 'run_date', 'engine', 'engine_version', 'model', 'precision', 'gpu', 'gpu_count', 'workload'].includes(c.name)),
+  col('point', 'INTEGER', null, 'Index of the load point in the run'),
+  col('load_mode', 'VARCHAR', null, 'closed, open or trace'),
+  col('concurrency', 'INTEGER', 'requests', 'Closed loop concurrency'),
+  col('rate', 'DOUBLE', 'requests/s', 'Open loop rate'),
+  col('isl', 'INTEGER', 'tokens', 'Mean input length'),
+  col('osl', 'INTEGER', 'tokens', 'Mean output length'),
+  col('metric', 'VARCHAR', null, 'Metric name, e.g. ttft_ms, output_throughput'),
+  col('stat', 'VARCHAR', null, 'Statistic: mean, p50, p90, p95, p99, max, or value for scalars'),
+  col('value', 'DOUBLE', 'see metric', 'The value, in the unit of the metric (the points table names it)'),
+];
+
+/** Long-format metrics: the distributions' headline statistics and the scalar rates. */
+export const LONG_METRICS: ReadonlyArray<readonly [string, string]> = [
+  ...DISTRIBUTION_NAMES.filter((name) => name !== 'queue_ms').flatMap((name) => (['mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const).map((stat) => [name, stat] as const)),
+  ...['request_throughput', 'output_throughput', 'total_throughput', 'goodput', 'output_throughput_per_gpu', 'gpu_peak_memory_mib', 'gpu_mean_power_w', 'cost_per_1m_output_tokens', 'tokens_per_gpu_hour', 'energy_per_output_token_j'].map((name) => [name, 'value'] as const),
+];
+
+export function columnOf(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The deltas table (newest vs previous release), as derive.ts computes it. */
+export const DELTA_COLUMN_DESCRIPTIONS: Record<string, { unit: string | null; description: string }> = {
+  metric: { unit: null, description: 'The compared metric (a points column)' },
+  better: { unit: null, description: 'Which direction is better: higher or lower' },
+  previous_version: { unit: null, description: "The engine's previous release measured on this configuration" },
+  version: { unit: null, description: "The engine's newest release measured on this configuration" },
+  previous_value: { unit: 'metric unit', description: 'Median over the previous release runs' },
+  value: { unit: 'metric unit', description: 'Median over the newest release runs' },
+  change_pct: { unit: '%', description: 'Change of the geometric mean, newest vs previous' },
+  ci_low_pct: { unit: '%', description: '95% confidence interval of the change, low end (null: noise unknown)' },
+  ci_high_pct: { unit: '%', description: '95% confidence interval of the change, high end' },
+  p_value: { unit: null, description: 'Two-sided p-value of no change (Welch t-test on logs, or the pooled noise band)' },
+  method: { unit: null, description: 'welch (both releases repeated), noise-band (pooled noise of repeats), unknown-noise' },
+  significant: { unit: null, description: 'p_value < 0.05' },
+  verdict: { unit: null, description: 'better or worse when significant, else unclear' },
+  previous_runs: { unit: 'runs', description: 'Runs of the previous release' },
+  previous_run_id: { unit: null, description: 'Latest run of the previous release' },
+  run_id: { unit: null, description: 'Latest run of the newest release' },
+};

@@ -1,0 +1,261 @@
+/**
+ * `servebench compile`: results/ → DuckDB → published data.
+ *   <out>/parquet/snapshots/<day>-<inputs hash>/*.parquet   dated, immutable (same inputs, same name)
+ *   <out>/parquet/latest/*.parquet                           the newest snapshot's copy
+ *   <out>/MANIFEST.json                                      sha256, rows and bytes of every file
+ *   <out>/dictionary.json, <out>/DICTIONARY.md               every column, its type and unit
+ *   <out>/site/…                                             what the site prerenders (JSON) and
+ *                                                            queries in the browser (Arrow IPC)
+ *   <out>/.cache/store.duckdb                                the incremental store
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { writeFileAtomic } from '../io/atomic-write.ts';
+import type { PriceTable } from '../schema/prices.ts';
+import { SCHEMA_VERSION } from '../schema/result.ts';
+import { queryToArrowIpc, type ArrowColumnType } from './arrow-export.ts';
+import type { ResultProblem } from './check-result.ts';
+import { columnOf, CONFIG_COLUMNS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS, type Column } from './columns.ts';
+import { computeDeltas, deriveTables, type Delta } from './derive.ts';
+import { describeColumn } from './dictionary.ts';
+import { HEADLINE_METRICS } from './headline-metrics.ts';
+import { ingest, openStore, type IngestReport, type Store } from './store.ts';
+
+export interface CompileOptions {
+  readonly resultsDir: string;
+  readonly outDir: string;
+  readonly prices: PriceTable;
+  /** Fixed "now" for reproducible outputs in tests. */
+  readonly now?: Date;
+}
+
+export interface ManifestFile {
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly rows: number | null;
+}
+
+export interface CompileReport {
+  readonly ingest: IngestReport;
+  readonly problems: ResultProblem[];
+  readonly snapshot: string;
+  readonly snapshotWritten: boolean;
+  readonly tables: Record<string, number>;
+  readonly deltas: Delta[];
+}
+
+const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function scalar(connection: DuckDBConnection, sql: string): Promise<unknown> {
+  return (await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0];
+}
+
+/** The tables as SQL over the store's temp tables (derive.ts). */
+function tableQueries(): Record<(typeof TABLES)[number], string> {
+  const pointCols = [...POINT_COLUMNS, ...PRICED_COLUMNS].map((c) => columnOf(c.name)).join(', ');
+  const longSelect = LONG_METRICS.map(([metric, stat]) => `${columnOf(stat === 'value' ? metric : `${metric}_${stat}`)} AS ${columnOf(`${metric}@${stat}`)}`).join(', ');
+  const metricKeep = METRIC_COLUMNS.filter((c) => !['metric', 'stat', 'value'].includes(c.name)).map((c) => columnOf(c.name));
+  return {
+    runs: `SELECT ${RUN_COLUMNS.map((c) => columnOf(c.name)).join(', ')} FROM valid_runs ORDER BY created_at, run_id`,
+    points: `SELECT ${pointCols} FROM priced_points ORDER BY created_at, run_id, point`,
+    // Rows keep the order of the sorted points (DuckDB preserves insertion order): no sort of the long table.
+    metrics: `SELECT ${metricKeep.join(', ')}, split_part(name, '@', 1) AS metric, split_part(name, '@', 2) AS stat, value FROM (
+        UNPIVOT (SELECT ${metricKeep.join(', ')}, ${longSelect} FROM priced_points WHERE status = 'completed' ORDER BY created_at, run_id, point)
+        ON ${LONG_METRICS.map(([metric, stat]) => columnOf(`${metric}@${stat}`)).join(', ')} INTO NAME name VALUE value)`,
+    leaderboard: 'SELECT * FROM leaderboard ORDER BY model, hardware, workload, load, rank_output_throughput',
+    deltas: 'SELECT * FROM deltas ORDER BY model, hardware, workload, load, engine, metric',
+    history: 'SELECT * FROM releases ORDER BY config_id, engine, engine_version_order',
+    pareto: 'SELECT * FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity',
+  };
+}
+
+async function stageDeltas(connection: DuckDBConnection, deltas: readonly Delta[], dir: string): Promise<void> {
+  const path = join(dir, 'deltas.ndjson');
+  writeFileSync(path, deltas.map((d) => JSON.stringify(d)).join('\n'));
+  const types: Record<keyof Delta, string> = {
+    config_id: 'VARCHAR', scenario_id: 'VARCHAR', model: 'VARCHAR', precision: 'VARCHAR', hardware: 'VARCHAR', workload: 'VARCHAR', methodology: 'VARCHAR', load: 'VARCHAR',
+    engine: 'VARCHAR', metric: 'VARCHAR', better: 'VARCHAR', previous_version: 'VARCHAR', version: 'VARCHAR', previous_value: 'DOUBLE', value: 'DOUBLE', change_pct: 'DOUBLE',
+    ci_low_pct: 'DOUBLE', ci_high_pct: 'DOUBLE', p_value: 'DOUBLE', method: 'VARCHAR', significant: 'BOOLEAN', verdict: 'VARCHAR', previous_runs: 'INTEGER', runs: 'INTEGER',
+    previous_run_id: 'VARCHAR', run_id: 'VARCHAR',
+  };
+  const columns = Object.entries(types).map(([name, type]) => `${name}: '${type}'`).join(', ');
+  await connection.run(
+    deltas.length === 0
+      ? `CREATE OR REPLACE TEMP TABLE deltas AS SELECT * FROM (SELECT ${Object.entries(types).map(([name, type]) => `NULL::${type} AS ${name}`).join(', ')}) WHERE false`
+      : `CREATE OR REPLACE TEMP TABLE deltas AS SELECT * FROM read_json(${sqlString(path)}, columns = {${columns}}, format = 'newline_delimited')`,
+  );
+}
+
+/** Writes the tables as Parquet into a fresh folder; returns row counts. */
+async function writeParquet(connection: DuckDBConnection, dir: string): Promise<Record<string, number>> {
+  mkdirSync(dir, { recursive: true });
+  const queries = tableQueries();
+  const rows: Record<string, number> = {};
+  for (const table of TABLES) {
+    const file = join(dir, `${table}.parquet`);
+    const result = await connection.runAndReadAll(`COPY (${queries[table]}) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+    rows[table] = Number(result.getRowsJS()[0]?.[0] ?? (await scalar(connection, `SELECT count(*) FROM read_parquet(${sqlString(file)})`)));
+  }
+  return rows;
+}
+
+async function manifestOf(root: string, files: readonly string[], rows: Record<string, number>): Promise<ManifestFile[]> {
+  const entries: ManifestFile[] = [];
+  for (const file of files) {
+    const path = join(root, file);
+    const table = file.match(/([a-z]+)\.parquet$/)?.[1];
+    entries.push({ path: file, sha256: await sha256File(path), bytes: statSync(path).size, rows: table !== undefined ? (rows[table] ?? null) : null });
+  }
+  return entries;
+}
+
+/** Every column of every published table with its type, unit and meaning. */
+async function writeDictionary(connection: DuckDBConnection, outDir: string): Promise<void> {
+  const queries = tableQueries();
+  const tables: Record<string, Array<{ name: string; type: string; unit: string | null; description: string }>> = {};
+  for (const table of TABLES) {
+    const described = (await connection.runAndReadAll(`DESCRIBE ${queries[table]}`)).getRowObjectsJS() as Array<{ column_name: string; column_type: string }>;
+    tables[table] = described.map((c) => ({ name: c.column_name, type: c.column_type, ...describeColumn(table, c.column_name) }));
+  }
+  writeFileAtomic(join(outDir, 'dictionary.json'), `${JSON.stringify({ schema_version: SCHEMA_VERSION, tables }, null, 2)}\n`);
+  const md = ['# servebench data dictionary', '', 'Generated by `servebench compile`. Units as stated; null means not measured.', ''];
+  for (const [table, columns] of Object.entries(tables)) {
+    md.push(`## ${table}`, '', '| column | type | unit | description |', '| --- | --- | --- | --- |');
+    for (const c of columns) md.push(`| ${c.name} | ${c.type} | ${c.unit ?? ''} | ${c.description.replace(/\|/g, '\\|')} |`);
+    md.push('');
+  }
+  writeFileAtomic(join(outDir, 'DICTIONARY.md'), md.join('\n'));
+}
+
+const ARROW_POINT_COLUMNS: readonly Column[] = [
+  ...CONFIG_COLUMNS.filter((c) => !['status', 'engine_version_order', 'workload_sha256', 'created_at'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
+  ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens'),
+];
+
+/** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
+async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>): Promise<void> {
+  rmSync(siteDir, { recursive: true, force: true });
+  mkdirSync(join(siteDir, 'scenarios'), { recursive: true });
+  const json = (file: string, value: unknown) => writeFileSync(join(siteDir, file), `${JSON.stringify(value)}\n`);
+  const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+  const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
+  const deltasByRow = new Map<string, Record<string, Delta>>();
+  for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
+  const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
+  json('leaderboard.json', leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
+  json('deltas.json', deltas);
+  json('metrics.json', HEADLINE_METRICS);
+  const scenarios = (await jsonRows(`
+    SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
+      any_value(workload) AS workload, any_value(methodology) AS methodology, list(DISTINCT load ORDER BY load) AS loads, list(DISTINCT engine ORDER BY engine) AS engines,
+      count(*) AS releases, max(last_run_date)::VARCHAR AS last_run_date
+    FROM releases GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
+  json('scenarios.json', scenarios);
+  const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
+    const groups = new Map<string, T[]>();
+    for (const row of rows) {
+      const id = String(row.scenario_id);
+      delete row.scenario_id;
+      groups.set(id, [...(groups.get(id) ?? []), row]);
+    }
+    return groups;
+  };
+  const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
+  const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
+  for (const scenario of scenarios) {
+    const id = String(scenario.scenario_id);
+    json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
+  }
+  const arrowTypes = Object.fromEntries(ARROW_POINT_COLUMNS.map((c) => [c.name, (c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type) as ArrowColumnType]));
+  const select = ARROW_POINT_COLUMNS.map((c) => `CAST(${columnOf(c.name)} AS ${arrowTypes[c.name]}) AS ${columnOf(c.name)}`).join(', ');
+  writeFileSync(join(siteDir, 'points.arrow'), await queryToArrowIpc(connection, `SELECT ${select} FROM priced_points WHERE status = 'completed' ORDER BY created_at, run_id, point`, arrowTypes));
+  json('meta.json', meta);
+}
+
+/** A digest of what the compile read (valid files and their content) and how it compiled them. */
+async function inputsDigest(connection: DuckDBConnection, prices: PriceTable): Promise<string> {
+  const files = (await scalar(connection, `SELECT coalesce(md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)), '') FROM valid_runs`)) as string;
+  return createHash('sha256').update(`${SCHEMA_VERSION}|${files}|${JSON.stringify(prices)}`).digest('hex').slice(0, 12);
+}
+
+export function storePath(outDir: string): string {
+  return join(outDir, '.cache', 'store.duckdb');
+}
+
+/** Store up to date, tables derived, deltas computed: what compile publishes and regress reads. */
+export async function analyze(store: Store, resultsDir: string, prices: PriceTable): Promise<{ report: IngestReport; deltas: Delta[] }> {
+  const report = await ingest(store, resultsDir);
+  await deriveTables(store.connection, prices);
+  return { report, deltas: await computeDeltas(store.connection) };
+}
+
+export async function compile(options: CompileOptions): Promise<CompileReport> {
+  const now = options.now ?? new Date();
+  mkdirSync(options.outDir, { recursive: true });
+  const store = await openStore(storePath(options.outDir));
+  try {
+    const { connection } = store;
+    const { report, deltas } = await analyze(store, options.resultsDir, options.prices);
+    const staging = join(options.outDir, '.cache', 'staging');
+    mkdirSync(staging, { recursive: true });
+    await stageDeltas(connection, deltas, staging);
+    const snapshot = `${now.toISOString().slice(0, 10)}-${await inputsDigest(connection, options.prices)}`;
+    const parquetRoot = join(options.outDir, 'parquet');
+    const snapshotDir = join(parquetRoot, 'snapshots', snapshot);
+    const snapshotWritten = !existsSync(snapshotDir);
+    if (snapshotWritten) {
+      // Written next to its final place, then renamed: a snapshot folder is whole or absent.
+      const partial = `${snapshotDir}.partial`;
+      rmSync(partial, { recursive: true, force: true });
+      const rows = await writeParquet(connection, partial);
+      const files = await manifestOf(partial, TABLES.map((t) => `${t}.parquet`), rows);
+      writeFileSync(join(partial, 'MANIFEST.json'), `${JSON.stringify({ snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION, files }, null, 2)}\n`);
+      renameSync(partial, snapshotDir);
+    }
+    const snapshotManifest = (id: string) => JSON.parse(readFileSync(join(parquetRoot, 'snapshots', id, 'MANIFEST.json'), 'utf8')) as { files: ManifestFile[] };
+    const current = snapshotManifest(snapshot).files;
+    const rows = Object.fromEntries(current.map((f) => [f.path.replace(/\.parquet$/, ''), f.rows ?? 0]));
+    const latestNext = join(parquetRoot, 'latest.next');
+    rmSync(latestNext, { recursive: true, force: true });
+    mkdirSync(latestNext, { recursive: true });
+    for (const table of TABLES) copyFileSync(join(snapshotDir, `${table}.parquet`), join(latestNext, `${table}.parquet`));
+    rmSync(join(parquetRoot, 'latest'), { recursive: true, force: true });
+    renameSync(latestNext, join(parquetRoot, 'latest'));
+    await writeDictionary(connection, options.outDir);
+    const meta = {
+      generated_at: now.toISOString(),
+      schema_version: SCHEMA_VERSION,
+      snapshot,
+      runs: rows.runs,
+      points: rows.points,
+      invalid_files: new Set(report.problems.map((p) => p.file)).size,
+      price_tier: options.prices.tier,
+    };
+    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta);
+    const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
+    const files: ManifestFile[] = [
+      ...current.map((f) => ({ ...f, path: `parquet/latest/${f.path}` })),
+      ...snapshots.flatMap((id) => snapshotManifest(id).files.map((f) => ({ ...f, path: `parquet/snapshots/${id}/${f.path}` }))),
+      ...(await manifestOf(options.outDir, ['dictionary.json', 'DICTIONARY.md', 'site/points.arrow'], {})),
+    ];
+    writeFileAtomic(join(options.outDir, 'MANIFEST.json'), `${JSON.stringify({ ...meta, snapshots, files }, null, 2)}\n`);
+    return { ingest: report, problems: report.problems, snapshot, snapshotWritten, tables: rows, deltas };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * From the store's valid rows to the published tables, in DuckDB:
+ * - priced_points: every point with its cost (price in effect on the run's date), tokens per
+ *   GPU-hour, energy per token, and the ids of its scenario and configuration;
+ * - releases: per configuration × engine × version, the median of each headline metric over its
+ *   runs, and the log statistics the significance tests need (this is also the history);
+ * - leaderboard: the newest version of each engine per configuration, ranked per metric;
+ * - deltas: newest vs previous release per configuration (significance in metrics/significance.ts);
+ * - pareto: throughput per GPU vs interactivity per scenario, with frontiers.
+ * A configuration is model × precision × hardware × workload (spec hash) × methodology × load
+ * point: anything else is not comparable, so series break there.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { compareReleases, pooledLogVariance, type SampleSummary } from '../metrics/significance.ts';
+import type { PriceTable } from '../schema/prices.ts';
+import { columnOf } from './columns.ts';
+import { COMPARED_METRICS, HEADLINE_METRICS } from './headline-metrics.ts';
+
+export const SCENARIO_KEY = ['model', 'precision', 'hardware', 'gpu', 'gpu_count', 'workload', 'workload_sha256', 'methodology'] as const;
+export const CONFIG_KEY = [...SCENARIO_KEY, 'load', 'load_mode', 'concurrency', 'rate'] as const;
+
+export interface Delta {
+  config_id: string;
+  scenario_id: string;
+  model: string;
+  precision: string;
+  hardware: string;
+  workload: string;
+  methodology: string;
+  load: string;
+  engine: string;
+  metric: string;
+  better: 'higher' | 'lower';
+  previous_version: string;
+  version: string;
+  previous_value: number;
+  value: number;
+  change_pct: number;
+  ci_low_pct: number | null;
+  ci_high_pct: number | null;
+  p_value: number | null;
+  method: 'welch' | 'noise-band' | 'unknown-noise';
+  significant: boolean;
+  /** better / worse when significant, else unclear. */
+  verdict: 'better' | 'worse' | 'unclear';
+  previous_runs: number;
+  runs: number;
+  previous_run_id: string;
+  run_id: string;
+}
+
+const keyList = (key: readonly string[]) => key.map(columnOf).join(', ');
+const idOf = (key: readonly string[]) => `substr(md5(concat_ws('|', ${key.map((k) => `coalesce(CAST(${columnOf(k)} AS VARCHAR), '')`).join(', ')})), 1, 12)`;
+
+async function loadPriceTable(connection: DuckDBConnection, prices: PriceTable): Promise<void> {
+  await connection.run('CREATE OR REPLACE TEMP TABLE prices (gpu VARCHAR, usd_per_gpu_hour DOUBLE, provider VARCHAR, source VARCHAR, effective_from DATE)');
+  const appender = await connection.createAppender('prices');
+  for (const p of prices.prices) {
+    appender.appendVarchar(p.gpu);
+    appender.appendDouble(p.usd_per_gpu_hour);
+    appender.appendVarchar(p.provider);
+    appender.appendVarchar(p.source);
+    appender.appendVarchar(p.effective_from);
+    appender.endRow();
+  }
+  appender.closeSync();
+}
+
+/** Builds priced_points, releases, leaderboard and pareto as temp tables on the connection. */
+export async function deriveTables(connection: DuckDBConnection, prices: PriceTable): Promise<void> {
+  await loadPriceTable(connection, prices);
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE gpu_day_price AS
+    SELECT g.gpu, g.run_date, p.usd_per_gpu_hour, p.provider || ', from ' || strftime(p.effective_from, '%Y-%m-%d') || ': ' || p.source AS price_source
+    FROM (SELECT DISTINCT gpu, run_date FROM valid_points WHERE gpu IS NOT NULL) g
+    JOIN prices p ON contains(lower(g.gpu), lower(p.gpu)) AND p.effective_from <= g.run_date
+    QUALIFY row_number() OVER (PARTITION BY g.gpu, g.run_date ORDER BY length(p.gpu) DESC, p.effective_from DESC) = 1`);
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE priced_points AS
+    SELECT p.* EXCLUDE (file),
+      gp.usd_per_gpu_hour AS gpu_price_usd_per_hour,
+      gp.price_source,
+      CASE WHEN p.gpu_count > 0 AND p.output_throughput > 0 THEN p.output_throughput * 3600 / p.gpu_count END AS tokens_per_gpu_hour,
+      CASE WHEN p.gpu_count > 0 AND p.output_throughput > 0 THEN p.gpu_count * gp.usd_per_gpu_hour / (p.output_throughput * 3600) * 1e6 END AS cost_per_1m_output_tokens,
+      CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j,
+      ${idOf(SCENARIO_KEY)} AS scenario_id,
+      ${idOf(CONFIG_KEY)} AS config_id
+    FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date)`);
+  const medians = HEADLINE_METRICS.map((m) => `median(${columnOf(m.column)}) AS ${columnOf(m.column)}`).join(',\n      ');
+  const logStats = COMPARED_METRICS.map((m) => {
+    const c = columnOf(m.column);
+    const positive = `FILTER (WHERE ${c} > 0)`;
+    return `avg(ln(${c})) ${positive} AS ${columnOf(`${m.column}__meanlog`)}, var_samp(ln(${c})) ${positive} AS ${columnOf(`${m.column}__varlog`)}, count(${c}) ${positive} AS ${columnOf(`${m.column}__n`)}`;
+  }).join(',\n      ');
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE releases AS
+    SELECT config_id, scenario_id, ${keyList(CONFIG_KEY)}, engine, engine_version, engine_version_order,
+      count(*) AS runs,
+      min(run_date) AS first_run_date,
+      max(run_date) AS last_run_date,
+      arg_max(run_id, created_at) AS latest_run_id,
+      bool_or(source = 'official') AS official,
+      median(isl) AS isl,
+      median(osl) AS osl,
+      ${medians},
+      ${logStats}
+    FROM priced_points
+    WHERE status = 'completed' AND engine_version IS NOT NULL
+    GROUP BY ALL`);
+  const ranks = HEADLINE_METRICS.map((m) => `rank() OVER (PARTITION BY config_id ORDER BY ${columnOf(m.column)} ${m.better === 'higher' ? 'DESC' : 'ASC'} NULLS LAST) AS ${columnOf(`rank_${m.column}`)}`).join(',\n      ');
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE leaderboard AS
+    SELECT * EXCLUDE (${COMPARED_METRICS.flatMap((m) => [`${m.column}__meanlog`, `${m.column}__varlog`, `${m.column}__n`].map(columnOf)).join(', ')}),
+      count(*) OVER (PARTITION BY config_id) AS engines,
+      ${ranks}
+    FROM releases
+    QUALIFY row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) = 1`);
+  // Interactivity (x) vs throughput per GPU (y; output throughput on CPU-only runs), per scenario.
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE pareto_base AS
+    SELECT r.scenario_id, r.config_id, ${SCENARIO_KEY.map((k) => `r.${columnOf(k)}`).join(', ')}, r.load, r.engine, r.engine_version, r.engine_version_order,
+      r.interactivity_tok_s_p50 AS interactivity, coalesce(r.output_throughput_per_gpu, r.output_throughput) AS throughput_per_gpu,
+      r.latest_run_id, l.engine_version IS NOT NULL AS latest_version
+    FROM releases r LEFT JOIN leaderboard l ON l.config_id = r.config_id AND l.engine = r.engine AND l.engine_version = r.engine_version
+    WHERE r.interactivity_tok_s_p50 IS NOT NULL AND coalesce(r.output_throughput_per_gpu, r.output_throughput) IS NOT NULL`);
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE pareto AS
+    SELECT a.*,
+      NOT EXISTS (SELECT 1 FROM pareto_base b WHERE b.scenario_id = a.scenario_id AND b.engine = a.engine AND b.engine_version = a.engine_version
+        AND b.interactivity >= a.interactivity AND b.throughput_per_gpu >= a.throughput_per_gpu
+        AND (b.interactivity > a.interactivity OR b.throughput_per_gpu > a.throughput_per_gpu)) AS on_version_frontier,
+      a.latest_version AND NOT EXISTS (SELECT 1 FROM pareto_base b WHERE b.scenario_id = a.scenario_id AND b.latest_version
+        AND b.interactivity >= a.interactivity AND b.throughput_per_gpu >= a.throughput_per_gpu
+        AND (b.interactivity > a.interactivity OR b.throughput_per_gpu > a.throughput_per_gpu)) AS on_overall_frontier
+    FROM pareto_base a`);
+}
+
+function summary(row: Record<string, unknown>, metric: string): SampleSummary | null {
+  const n = Number(row[`${metric}__n`] ?? 0);
+  if (n === 0) return null;
+  const varLog = row[`${metric}__varlog`];
+  return { n, meanLog: row[`${metric}__meanlog`] as number, varLog: n >= 2 && typeof varLog === 'number' ? varLog : null };
+}
+
+/**
+ * Newest vs previous release of each engine on each configuration, for every compared metric.
+ * The noise of a metric is pooled over all its repeated releases (any engine, any configuration).
+ */
+export async function computeDeltas(connection: DuckDBConnection): Promise<Delta[]> {
+  const all = (await connection.runAndReadAll('SELECT * FROM releases')).getRowObjectsJS() as Array<Record<string, unknown>>;
+  const noise = new Map(COMPARED_METRICS.map((m) => [m.column, pooledLogVariance(all.map((row) => summary(row, m.column)).filter((s): s is SampleSummary => s !== null))]));
+  const pairs = (
+    await connection.runAndReadAll(`
+      SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) AS k FROM releases)
+      WHERE k <= 2 ORDER BY config_id, engine, k`)
+  ).getRowObjectsJS() as Array<Record<string, unknown>>;
+  const deltas: Delta[] = [];
+  for (let i = 0; i + 1 < pairs.length; i++) {
+    const [next, previous] = [pairs[i]!, pairs[i + 1]!];
+    if (next.k !== 1n || previous.k !== 2n || next.config_id !== previous.config_id || next.engine !== previous.engine) continue;
+    for (const metric of COMPARED_METRICS) {
+      const a = summary(previous, metric.column);
+      const b = summary(next, metric.column);
+      if (!a || !b) continue;
+      const c = compareReleases(a, b, noise.get(metric.column) ?? null);
+      const improved = metric.better === 'higher' ? c.ratio > 1 : c.ratio < 1;
+      deltas.push({
+        config_id: next.config_id as string,
+        scenario_id: next.scenario_id as string,
+        model: next.model as string,
+        precision: next.precision as string,
+        hardware: next.hardware as string,
+        workload: next.workload as string,
+        methodology: next.methodology as string,
+        load: next.load as string,
+        engine: next.engine as string,
+        metric: metric.column,
+        better: metric.better,
+        previous_version: previous.engine_version as string,
+        version: next.engine_version as string,
+        previous_value: previous[metric.column] as number,
+        value: next[metric.column] as number,
+        change_pct: (c.ratio - 1) * 100,
+        ci_low_pct: c.ci ? (c.ci[0] - 1) * 100 : null,
+        ci_high_pct: c.ci ? (c.ci[1] - 1) * 100 : null,
+        p_value: c.pValue,
+        method: c.method,
+        significant: c.significant,
+        verdict: !c.significant ? 'unclear' : improved ? 'better' : 'worse',
+        previous_runs: a.n,
+        runs: b.n,
+        previous_run_id: previous.latest_run_id as string,
+        run_id: next.latest_run_id as string,
+      });
+    }
+  }
+  return deltas;
+}

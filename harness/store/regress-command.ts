@@ -1,0 +1,68 @@
+/**
+ * `servebench regress`: the regressions of each engine's newest release vs its previous one, as
+ * Markdown (an issue body) and JSON, noise-aware, each with a stable key for alerting.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from '../cli.ts';
+import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec } from '../cli/options.ts';
+import { EXIT, usageError } from '../errors.ts';
+import { analyze, storePath } from './compile.ts';
+import { diffAgainstBase } from './immutability.ts';
+import { loadPrices } from './prices.ts';
+import { findRegressions, regressionsMarkdown } from './regress.ts';
+import { openStore } from './store.ts';
+
+const spec: CommandSpec = {
+  name: 'regress',
+  summary: "find regressions of each engine's newest release vs its previous release (noise-aware)",
+  usage: 'servebench regress [--latest | --base GIT_REF] [--threshold PCT] [--results DIR] [--out DIR] [--json] [--markdown FILE]',
+  options: [
+    { name: 'latest', help: "Every engine's newest release on every configuration (the default)." },
+    { name: 'base', value: 'GIT_REF', help: 'Only comparisons that involve runs added since this commit (what a nightly or a pull request brought).' },
+    { name: 'threshold', value: 'PCT', help: 'Smallest change for the worse that counts, in percent.', default: '10' },
+    { name: 'results', value: 'DIR', help: 'The results folder.', default: 'results' },
+    { name: 'out', value: 'DIR', help: "Compile output folder whose cache to use (compile's --out).", default: 'build/data' },
+    { name: 'prices', value: 'FILE', help: 'GPU price table.', default: 'fleet/prices.yaml' },
+    { name: 'repo-url', value: 'URL', help: 'Repository the run links point into (default: from GITHUB_SERVER_URL/GITHUB_REPOSITORY, else relative paths).' },
+    { name: 'ref', value: 'REF', help: 'Branch or commit for the links.', default: 'main' },
+    { name: 'markdown', value: 'FILE', help: 'Also write the Markdown report to FILE.' },
+    { name: 'json', help: 'Print the regressions as JSON instead of Markdown.' },
+  ],
+  epilog: 'A change is a regression when it is worse by at least --threshold and significant: Welch t-test on log values when both releases were repeated, else the noise band pooled from repeated runs (see docs/metrics.md). Across a methodology, workload or hardware change there is no comparison.\nExit status: 0 no regressions, 1 regressions found, 2 bad usage.',
+};
+
+export const regressCommand: Command = {
+  spec,
+  async run(argv) {
+    const raw = parseCommandArgs(spec, argv);
+    const base = stringOption(spec, raw, 'base');
+    if (base !== undefined && booleanOption(raw, 'latest')) throw usageError('regress: give --latest or --base, not both');
+    const threshold = numberOption(spec, raw, 'threshold', { min: 0 })!;
+    const resultsDir = resolve(stringOption(spec, raw, 'results')!);
+    const store = await openStore(storePath(resolve(stringOption(spec, raw, 'out')!)));
+    try {
+      const { deltas } = await analyze(store, resultsDir, loadPrices(resolve(stringOption(spec, raw, 'prices')!)));
+      const files = new Map(((await store.connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>).map(([id, file]) => [id, file]));
+      let scoped = deltas;
+      if (base !== undefined) {
+        const added = new Set(diffAgainstBase(resultsDir, base).added);
+        const rows = (await store.connection.runAndReadAll('SELECT DISTINCT config_id, engine, engine_version, file FROM priced_points JOIN valid_runs USING (run_id)')).getRowsJS() as Array<[string, string, string, string]>;
+        const touched = new Set(rows.filter(([, , , file]) => added.has(file)).map(([config, engine, version]) => `${config}|${engine}|${version}`));
+        scoped = deltas.filter((d) => touched.has(`${d.config_id}|${d.engine}|${d.version}`));
+      }
+      const regressions = findRegressions(scoped, threshold, files);
+      const repo = stringOption(spec, raw, 'repo-url') ?? (process.env.GITHUB_SERVER_URL && process.env.GITHUB_REPOSITORY ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}` : null);
+      const ref = stringOption(spec, raw, 'ref')!;
+      const link = (file: string | null, runId: string) => (file === null ? `#${runId}` : repo ? `${repo}/blob/${ref}/results/${file}` : `results/${file}`);
+      const markdown = regressionsMarkdown(regressions, link);
+      const markdownFile = stringOption(spec, raw, 'markdown');
+      if (markdownFile !== undefined) writeFileSync(markdownFile, markdown);
+      if (booleanOption(raw, 'json')) process.stdout.write(`${JSON.stringify({ threshold_pct: threshold, compared: scoped.length, regressions: regressions.map((r) => ({ ...r, previous_url: link(r.previous_file, r.previous_run_id), url: link(r.file, r.run_id) })) }, null, 2)}\n`);
+      else process.stdout.write(markdown);
+      return regressions.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
+    } finally {
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,159 @@
+/**
+ * The compiled store: a DuckDB database that mirrors the results folder as tables (runs, points,
+ * and the verdict on every file). Results are immutable, so a file is read once: later compiles
+ * re-read only files that are new or whose size or mtime changed, and drop rows of files gone.
+ * A cache written by another compiler version is rebuilt from scratch.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { SCHEMA_VERSION } from '../schema/result.ts';
+import type { ResultProblem } from './check-result.ts';
+import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
+import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type FileVerdict } from './parse-batch.ts';
+import { listResultFiles, type ResultFile } from './result-files.ts';
+
+/** Bump when the tables' shape or the flattening changes: old caches are rebuilt. */
+const CACHE_VERSION = `5.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
+/** Below this many files, parsing in-thread beats starting workers. */
+const WORKER_THRESHOLD = 200;
+
+export interface IngestReport {
+  readonly files: number;
+  readonly parsed: number;
+  readonly removed: number;
+  readonly valid: number;
+  readonly problems: ResultProblem[];
+}
+
+export interface Store {
+  readonly connection: DuckDBConnection;
+  close(): void;
+}
+
+function tableSql(name: string, columns: readonly Column[]): string {
+  return `CREATE TABLE IF NOT EXISTS ${name} (${columns.map((c) => `${columnOf(c.name)} ${c.type}`).join(', ')})`;
+}
+
+function readCsvSql(paths: readonly string[], columns: readonly Column[]): string {
+  const list = paths.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ');
+  const types = columns.map((c) => `${columnOf(c.name).replace(/'/g, "''")}: '${c.type}'`).join(', ');
+  return `SELECT * FROM read_csv([${list}], columns = {${types}}, header = false, delim = ',', quote = '"', escape = '"', nullstr = '${CSV_NULL}', allow_quoted_nulls = false, auto_detect = false, strict_mode = true)`;
+}
+
+export async function openStore(path: string, memoryLimit = '1GB'): Promise<Store> {
+  if (path !== ':memory:') mkdirSync(join(path, '..'), { recursive: true });
+  let instance = await DuckDBInstance.create(path, { memory_limit: memoryLimit });
+  let connection = await instance.connect();
+  await connection.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
+  const version = (await connection.runAndReadAll(`SELECT value FROM meta WHERE key = 'cache_version'`)).getRowsJS()[0]?.[0];
+  if (version !== undefined && version !== CACHE_VERSION) {
+    connection.closeSync();
+    instance.closeSync();
+    rmSync(path, { force: true });
+    rmSync(`${path}.wal`, { force: true });
+    instance = await DuckDBInstance.create(path, { memory_limit: memoryLimit });
+    connection = await instance.connect();
+    await connection.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
+  }
+  await connection.run(`INSERT OR REPLACE INTO meta VALUES ('cache_version', '${CACHE_VERSION}')`);
+  await connection.run(tableSql('runs', RUN_COLUMNS));
+  await connection.run(tableSql('points', POINTS_TABLE));
+  await connection.run('CREATE TABLE IF NOT EXISTS files (relative_path VARCHAR PRIMARY KEY, size BIGINT, mtime_ms DOUBLE, run_id VARCHAR, problems VARCHAR)');
+  return {
+    connection,
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+function runWorker(job: BatchJob): Promise<FileVerdict[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./parse-batch.ts', import.meta.url), { workerData: { parseBatch: job } });
+    worker.once('message', (verdicts: FileVerdict[]) => resolve(verdicts));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code !== 0 ? reject(new Error(`result parser worker exited with ${code}`)) : undefined));
+  });
+}
+
+/** Check (and with a staging `dir`, flatten) files on every core; rows go to CSV files in `dir`. */
+export async function parseFiles(files: readonly BatchFile[], dir: string | null): Promise<{ verdicts: FileVerdict[]; runs: string[]; points: string[] }> {
+  const workers = files.length < WORKER_THRESHOLD ? 1 : Math.min(availableParallelism(), Math.ceil(files.length / WORKER_THRESHOLD));
+  const jobs: BatchJob[] = Array.from({ length: workers }, (_, i) => ({
+    files: files.filter((_, k) => k % workers === i),
+    runsPath: dir === null ? null : join(dir, `runs-${i}.csv`),
+    pointsPath: dir === null ? null : join(dir, `points-${i}.csv`),
+  }));
+  const results = workers === 1 ? [parseBatch(jobs[0]!)] : await Promise.all(jobs.map(runWorker));
+  return { verdicts: results.flat(), runs: jobs.map((j) => j.runsPath!), points: jobs.map((j) => j.pointsPath!) };
+}
+
+async function insertVerdicts(connection: DuckDBConnection, byPath: Map<string, ResultFile>, verdicts: readonly FileVerdict[]): Promise<void> {
+  const appender = await connection.createAppender('files');
+  for (const verdict of verdicts) {
+    const file = byPath.get(verdict.relativePath)!;
+    appender.appendVarchar(verdict.relativePath);
+    appender.appendBigInt(BigInt(file.size));
+    appender.appendDouble(file.mtimeMs);
+    if (verdict.runId === null) appender.appendNull();
+    else appender.appendVarchar(verdict.runId);
+    appender.appendVarchar(JSON.stringify(verdict.problems));
+    appender.endRow();
+  }
+  appender.closeSync();
+}
+
+/** Brings the store up to date with the results folder. */
+export async function ingest(store: Store, resultsDir: string): Promise<IngestReport> {
+  const { connection } = store;
+  const listing = listResultFiles(resultsDir);
+  const byPath = new Map(listing.files.map((file) => [file.relativePath, file]));
+  const cached = new Map<string, { size: number; mtime: number }>();
+  for (const [path, size, mtime] of (await connection.runAndReadAll('SELECT relative_path, size, mtime_ms FROM files')).getRowsJS()) {
+    cached.set(path as string, { size: Number(size), mtime: mtime as number });
+  }
+  const fresh = listing.files.filter((file) => {
+    const seen = cached.get(file.relativePath);
+    return !seen || seen.size !== file.size || seen.mtime !== file.mtimeMs;
+  });
+  const freshPaths = new Set(fresh.map((file) => file.relativePath));
+  const gone = [...cached.keys()].filter((path) => !byPath.has(path) || freshPaths.has(path));
+  if (gone.length > 0) {
+    await connection.run('CREATE OR REPLACE TEMP TABLE gone (relative_path VARCHAR)');
+    const appender = await connection.createAppender('gone');
+    for (const path of gone) (appender.appendVarchar(path), appender.endRow());
+    appender.closeSync();
+    await connection.run('DELETE FROM points WHERE file IN (SELECT relative_path FROM gone)');
+    await connection.run('DELETE FROM runs WHERE file IN (SELECT relative_path FROM gone)');
+    await connection.run('DELETE FROM files WHERE relative_path IN (SELECT relative_path FROM gone)');
+  }
+  if (fresh.length > 0) {
+    const staging = mkdtempSync(join(tmpdir(), 'servebench-compile-'));
+    try {
+      const { verdicts, runs, points } = await parseFiles(fresh, staging);
+      await connection.run(`INSERT INTO runs ${readCsvSql(runs, RUN_COLUMNS)}`);
+      await connection.run(`INSERT INTO points ${readCsvSql(points, POINTS_TABLE)}`);
+      await insertVerdicts(connection, byPath, verdicts);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  const problems: ResultProblem[] = [...listing.problems];
+  for (const [text] of (await connection.runAndReadAll(`SELECT problems FROM files WHERE problems <> '[]' ORDER BY relative_path`)).getRowsJS()) {
+    problems.push(...(JSON.parse(text as string) as ResultProblem[]));
+  }
+  for (const [runId, paths] of (await connection.runAndReadAll('SELECT run_id, list(file ORDER BY file) FROM runs GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id')).getRowsJS()) {
+    for (const path of (paths as string[]).slice(1)) {
+      problems.push({ file: path, path: 'run_id', message: `run_id ${String(runId)} is also in ${(paths as string[])[0]}`, fix: 'a run is submitted once; remove the copy' });
+    }
+  }
+  // The first file of a run_id (in path order) stands; later copies are reported above.
+  await connection.run('CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT * FROM runs QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY file) = 1');
+  await connection.run('CREATE OR REPLACE TEMP VIEW valid_points AS SELECT * FROM points WHERE file IN (SELECT file FROM valid_runs)');
+  const valid = Number((await connection.runAndReadAll('SELECT count(*) FROM valid_runs')).getRowsJS()[0]![0]);
+  return { files: listing.files.length, parsed: fresh.length, removed: gone.length, valid, problems };
+}

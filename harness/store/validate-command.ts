@@ -1,0 +1,106 @@
+/**
+ * `servebench validate [FILES…] [--results DIR] [--base REF] [--json]`: every problem of every
+ * result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
+ * exit 1 when there is any.
+ */
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
+import type { Command } from '../cli.ts';
+import { booleanOption, parseCommandLine, stringOption, type CommandSpec } from '../cli/options.ts';
+import { EXIT, usageError } from '../errors.ts';
+import type { ResultProblem } from './check-result.ts';
+import { diffAgainstBase } from './immutability.ts';
+import type { BatchFile } from './parse-batch.ts';
+import { formatProblemLine, githubAnnotation } from './problem-output.ts';
+import { listResultFiles } from './result-files.ts';
+import { parseFiles } from './store.ts';
+
+const spec: CommandSpec = {
+  name: 'validate',
+  summary: 'check result files: schema, consistency, provenance, path, duplicates, and (with --base) immutability',
+  usage: 'servebench validate [FILES…] [--results DIR] [--base GIT_REF] [--json]',
+  options: [
+    { name: 'results', value: 'DIR', help: 'The results folder (paths are checked against content inside it).', default: 'results' },
+    { name: 'base', value: 'GIT_REF', help: 'Also check immutability against this commit: no result that exists there is modified, deleted or renamed. Without FILES, checks the files added since it.' },
+    { name: 'json', help: 'Machine-readable output: {files, problems}.' },
+  ],
+  epilog: 'Without FILES and --base, checks every file in --results. Inside GitHub Actions, problems are also printed as ::error annotations.\nExit status: 0 all valid, 1 problems found (one line each), 2 bad usage.',
+};
+
+const RUN_ID = /"run_id"\s*:\s*"([^"]{1,64})"/;
+
+/** The run_id near the top of a file, without parsing the whole file (duplicates across the folder). */
+function peekRunId(path: string): string | null {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1024);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, n).toString('utf8').match(RUN_ID)?.[1] ?? null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function toBatchFile(resultsDir: string, given: string): BatchFile {
+  const absolutePath = resolve(given);
+  const inside = relative(resultsDir, absolutePath);
+  const placed = !inside.startsWith('..') && !inside.startsWith(sep) && inside !== '';
+  return { relativePath: placed ? inside.split(sep).join('/') : given, absolutePath, placed };
+}
+
+export const validateCommand: Command = {
+  spec,
+  async run(argv) {
+    const { options, positionals } = parseCommandLine(spec, argv);
+    const resultsDir = resolve(stringOption(spec, options, 'results')!);
+    const base = stringOption(spec, options, 'base');
+    const problems: ResultProblem[] = [];
+    let targets: BatchFile[];
+    if (positionals.length > 0) {
+      for (const given of positionals) if (!existsSync(given) || !statSync(given).isFile()) throw usageError(`validate: no file "${given}"`);
+      targets = positionals.map((given) => toBatchFile(resultsDir, given));
+    } else if (base !== undefined) {
+      targets = [];
+    } else {
+      const listing = listResultFiles(resultsDir);
+      problems.push(...listing.problems);
+      targets = listing.files.map((f) => ({ relativePath: f.relativePath, absolutePath: f.absolutePath }));
+    }
+    if (base !== undefined) {
+      const diff = diffAgainstBase(resultsDir, base);
+      problems.push(...diff.problems);
+      if (positionals.length === 0) targets = diff.added.map((file) => ({ relativePath: file, absolutePath: resolve(resultsDir, file) }));
+    }
+    const { verdicts } = await parseFiles(targets, null);
+    for (const verdict of verdicts) problems.push(...verdict.problems);
+    // A run is submitted once: the checked files against each other and against the folder.
+    const owners = new Map<string, string>();
+    const checked = new Set(targets.map((t) => t.absolutePath));
+    for (const verdict of verdicts) {
+      if (verdict.runId === null) continue;
+      const other = owners.get(verdict.runId);
+      if (other !== undefined) problems.push({ file: verdict.relativePath, path: 'run_id', message: `run_id ${verdict.runId} is also in ${other}`, fix: 'a run is submitted once; remove the copy' });
+      else owners.set(verdict.runId, verdict.relativePath);
+    }
+    if (positionals.length > 0 || base !== undefined) {
+      for (const file of listResultFiles(resultsDir).files) {
+        if (checked.has(file.absolutePath)) continue;
+        const runId = peekRunId(file.absolutePath);
+        const owner = runId === null ? undefined : owners.get(runId);
+        if (owner !== undefined) problems.push({ file: owner, path: 'run_id', message: `run_id ${runId} is already in ${file.relativePath}`, fix: 'a run is submitted once; remove the copy' });
+      }
+    }
+    if (booleanOption(options, 'json')) {
+      process.stdout.write(`${JSON.stringify({ files: targets.length, problems }, null, 2)}\n`);
+    } else {
+      for (const problem of problems) process.stderr.write(`${formatProblemLine(problem)}\n`);
+      const bad = new Set(problems.map((p) => p.file)).size;
+      process.stderr.write(problems.length === 0 ? `${targets.length} result file${targets.length === 1 ? '' : 's'} valid\n` : `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${bad} file${bad === 1 ? '' : 's'} (${targets.length} checked)\n`);
+    }
+    if (process.env.GITHUB_ACTIONS === 'true') {
+      const prefix = `${relative(process.cwd(), resultsDir).split(sep).join('/')}/`;
+      for (const problem of problems) process.stdout.write(`${githubAnnotation(problem, problem.file.startsWith('/') ? '' : prefix)}\n`);
+    }
+    return problems.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
+  },
+};

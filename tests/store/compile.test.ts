@@ -1,0 +1,190 @@
+/**
+ * The compile step on a SYNTHETIC fixture (tests/store/fixture-results.ts): every derived value
+ * is recomputed here from the result files themselves (the ground truth), not from the compiler.
+ */
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { tableFromIPC } from 'apache-arrow';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compile, type CompileReport } from '../../harness/store/compile.ts';
+import { loadPrices } from '../../harness/store/prices.ts';
+import type { RunResult } from '../../harness/schema/result.ts';
+import { runCli } from '../cli/run-cli.ts';
+import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
+import { syntheticResult, writeResult } from '../../scripts/synthetic-results.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'servebench-compile-'));
+const resultsDir = join(root, 'results');
+const outDir = join(root, 'out');
+let paths: string[] = [];
+let results: RunResult[] = [];
+let report: CompileReport;
+const prices = () => loadPrices(writeFixturePrices(root));
+
+const geoMean = (values: number[]) => Math.exp(values.reduce((a, v) => a + Math.log(v), 0) / values.length);
+const median = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const c8 = (r: RunResult) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!;
+const byVersion = (engine: string, version: string) => results.filter((r) => r.run!.engine.name === engine && r.run!.engine.version === version);
+
+async function query(sql: string): Promise<Array<Record<string, unknown>>> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+beforeAll(async () => {
+  paths = writeFixture(resultsDir);
+  results = paths.map((p) => JSON.parse(readFileSync(join(resultsDir, p), 'utf8')) as RunResult);
+  report = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-01T00:00:00Z') });
+}, 60_000);
+
+describe('compile', () => {
+  it('reads every file and writes runs, points and the long metrics table', () => {
+    expect(report.problems).toEqual([]);
+    expect(report.tables.runs).toBe(8);
+    expect(report.tables.points).toBe(16);
+    // 16 points × (6 distributions × 6 stats + the scalar metrics that are not null).
+    expect(report.tables.metrics).toBeGreaterThan(16 * 36);
+  });
+
+  it('ranks the newest version of each engine per configuration', async () => {
+    const rows = await query(`SELECT * FROM read_parquet('${outDir}/parquet/latest/leaderboard.parquet') WHERE load = 'c=8' ORDER BY engine`);
+    expect(rows.map((r) => [r.engine, r.engine_version])).toEqual([['sglang', '2.1.0'], ['vllm', '1.1.0']]);
+    const expected = { sglang: median(byVersion('sglang', '2.1.0').map((r) => c8(r).metrics.output_throughput!)), vllm: median(byVersion('vllm', '1.1.0').map((r) => c8(r).metrics.output_throughput!)) };
+    expect(rows[0]!.output_throughput).toBeCloseTo(expected.sglang, 6);
+    expect(rows[1]!.output_throughput).toBeCloseTo(expected.vllm, 6);
+    const winner = expected.sglang > expected.vllm ? 'sglang' : 'vllm';
+    expect(rows.find((r) => r.rank_output_throughput === 1n)!.engine).toBe(winner);
+    expect(rows.find((r) => r.engine === 'vllm')!.runs).toBe(3n);
+  });
+
+  it('prices each run at the price in effect on its date (longest GPU match), never re-pricing history', async () => {
+    const rows = await query(`SELECT run_id, run_date::VARCHAR AS day, output_throughput, gpu_price_usd_per_hour, cost_per_1m_output_tokens, tokens_per_gpu_hour, energy_per_output_token_j, gpu_energy_j, output_tokens FROM read_parquet('${outDir}/parquet/latest/points.parquet')`);
+    for (const row of rows) {
+      const price = String(row.day) < '2026-02-01' ? 2 : 3;
+      expect(row.gpu_price_usd_per_hour).toBe(price);
+      expect(row.cost_per_1m_output_tokens as number).toBeCloseTo((price / ((row.output_throughput as number) * 3600)) * 1e6, 9);
+      expect(row.tokens_per_gpu_hour as number).toBeCloseTo((row.output_throughput as number) * 3600, 6);
+      expect(row.energy_per_output_token_j as number).toBeCloseTo((row.gpu_energy_j as number) / Number(row.output_tokens), 9);
+    }
+  });
+
+  it('computes deltas newest vs previous release, with Welch on repeats and the noise band on single runs', () => {
+    const vllm = report.deltas.find((d) => d.engine === 'vllm' && d.load === 'c=8' && d.metric === 'output_throughput')!;
+    const old = byVersion('vllm', '1.0.0').map((r) => c8(r).metrics.output_throughput!);
+    const next = byVersion('vllm', '1.1.0').map((r) => c8(r).metrics.output_throughput!);
+    expect(vllm.change_pct).toBeCloseTo((geoMean(next) / geoMean(old) - 1) * 100, 9);
+    expect(vllm.change_pct).toBeGreaterThan(-20);
+    expect(vllm.change_pct).toBeLessThan(-10);
+    expect([vllm.method, vllm.verdict, vllm.previous_version, vllm.version]).toEqual(['welch', 'worse', '1.0.0', '1.1.0']);
+    expect(vllm.ci_low_pct!).toBeLessThan(vllm.change_pct);
+    expect(vllm.ci_high_pct!).toBeGreaterThan(vllm.change_pct);
+    const ttft = report.deltas.find((d) => d.engine === 'vllm' && d.load === 'c=8' && d.metric === 'ttft_ms_p50')!;
+    expect(ttft.verdict).toBe('worse');
+    expect(ttft.change_pct).toBeGreaterThan(0);
+    const sglang = report.deltas.filter((d) => d.engine === 'sglang');
+    expect(sglang.length).toBeGreaterThan(0);
+    for (const d of sglang) expect(d.method).toBe('noise-band');
+    expect(sglang.find((d) => d.metric === 'output_throughput' && d.load === 'c=8')!.verdict).toBe('unclear');
+  });
+
+  it('marks the Pareto frontier per engine version and overall', async () => {
+    const rows = await query(`SELECT * FROM read_parquet('${outDir}/parquet/latest/pareto.parquet')`);
+    const dominated = (a: Record<string, unknown>, pool: Array<Record<string, unknown>>) =>
+      pool.some((b) => (b.interactivity as number) >= (a.interactivity as number) && (b.throughput_per_gpu as number) >= (a.throughput_per_gpu as number) && ((b.interactivity as number) > (a.interactivity as number) || (b.throughput_per_gpu as number) > (a.throughput_per_gpu as number)));
+    expect(rows).toHaveLength(8);
+    for (const row of rows) {
+      const sameVersion = rows.filter((b) => b.engine === row.engine && b.engine_version === row.engine_version);
+      expect(row.on_version_frontier).toBe(!dominated(row, sameVersion));
+      expect(row.on_overall_frontier).toBe(Boolean(row.latest_version) && !dominated(row, rows.filter((b) => b.latest_version)));
+    }
+    expect(rows.some((r) => r.on_overall_frontier)).toBe(true);
+  });
+
+  it('writes Parquet that reads back equal to the source files (DuckDB), and the Arrow file the site reads (apache-arrow)', async () => {
+    const rows = await query(`SELECT run_id, point, ttft_ms_p99, output_throughput, engine_version FROM read_parquet('${outDir}/parquet/latest/points.parquet')`);
+    const table = tableFromIPC(readFileSync(join(outDir, 'site', 'points.arrow')));
+    expect(table.numRows).toBe(16);
+    const arrowRows = table.toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    for (const result of results) {
+      result.points.forEach((point, i) => {
+        const row = rows.find((r) => r.run_id === result.run_id && r.point === i)!;
+        expect(row.ttft_ms_p99).toBe(point.metrics.ttft_ms!.p99);
+        expect(row.output_throughput).toBe(point.metrics.output_throughput);
+        expect(row.engine_version).toBe(result.run!.engine.version);
+        const arrow = arrowRows.find((r) => r.run_id === result.run_id && r.point === i)!;
+        expect(arrow.ttft_ms_p99).toBe(point.metrics.ttft_ms!.p99);
+        expect(arrow.engine).toBe(result.run!.engine.name);
+      });
+    }
+    const runs = await query(`SELECT file, engine, harness_git_commit FROM read_parquet('${outDir}/parquet/latest/runs.parquet') ORDER BY file`);
+    expect(runs.map((r) => r.file)).toEqual([...paths].sort());
+  });
+
+  it('writes a manifest whose checksums and row counts match, and a dictionary describing every column', async () => {
+    const manifest = JSON.parse(readFileSync(join(outDir, 'MANIFEST.json'), 'utf8')) as { files: Array<{ path: string; sha256: string; rows: number | null; bytes: number }>; snapshot: string };
+    const { createHash } = await import('node:crypto');
+    for (const file of manifest.files) {
+      expect(createHash('sha256').update(readFileSync(join(outDir, file.path))).digest('hex'), file.path).toBe(file.sha256);
+    }
+    const points = manifest.files.find((f) => f.path === 'parquet/latest/points.parquet')!;
+    expect(points.rows).toBe(16);
+    expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs.parquet`)).toBe(true);
+    const dictionary = JSON.parse(readFileSync(join(outDir, 'dictionary.json'), 'utf8')) as { tables: Record<string, Array<{ name: string; description: string }>> };
+    expect(Object.keys(dictionary.tables).sort()).toEqual(['deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
+    for (const columns of Object.values(dictionary.tables)) for (const c of columns) expect(c.description.length, c.name).toBeGreaterThan(5);
+  });
+
+  it('writes the site data: leaderboard rows with their deltas, scenarios with history and pareto', () => {
+    const leaderboard = JSON.parse(readFileSync(join(outDir, 'site', 'leaderboard.json'), 'utf8')) as Array<Record<string, unknown> & { deltas: Record<string, { verdict: string }> }>;
+    expect(leaderboard).toHaveLength(4);
+    expect(leaderboard.find((r) => r.engine === 'vllm' && r.load === 'c=8')!.deltas.output_throughput!.verdict).toBe('worse');
+    const scenarios = JSON.parse(readFileSync(join(outDir, 'site', 'scenarios.json'), 'utf8')) as Array<{ scenario_id: string; loads: string[] }>;
+    expect(scenarios).toHaveLength(1);
+    expect(scenarios[0]!.loads).toEqual(['c=1', 'c=8']);
+    const scenario = JSON.parse(readFileSync(join(outDir, 'site', 'scenarios', `${scenarios[0]!.scenario_id}.json`), 'utf8')) as { history: unknown[]; pareto: unknown[] };
+    expect(scenario.history).toHaveLength(8);
+    expect(scenario.pareto).toHaveLength(8);
+  });
+
+  it('is incremental, keeps dated snapshots immutable, and drops deleted files', async () => {
+    const again = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-01T00:00:00Z') });
+    expect(again.ingest.parsed).toBe(0);
+    expect(again.snapshot).toBe(report.snapshot);
+    expect(again.snapshotWritten).toBe(false);
+    const added = writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[7]!, seed: 999, date: new Date(Date.UTC(2026, 1, 20, 3)) }));
+    const next = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
+    expect([next.ingest.parsed, next.tables.runs, next.snapshotWritten]).toEqual([1, 9, true]);
+    expect(next.snapshot).not.toBe(report.snapshot);
+    expect(existsSync(join(outDir, 'parquet', 'snapshots', report.snapshot, 'runs.parquet'))).toBe(true);
+    rmSync(join(resultsDir, added));
+    const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
+    expect([dropped.ingest.parsed, dropped.ingest.removed, dropped.tables.runs]).toEqual([0, 1, 8]);
+    expect(readdirSync(join(outDir, 'parquet', 'snapshots')).filter((n) => !n.includes('.partial'))).toHaveLength(3);
+  }, 60_000);
+
+  it('reports a bad file, leaves it out, and exits 1 unless --allow-invalid', async () => {
+    const dir = join(root, 'with-bad');
+    cpSync(resultsDir, dir, { recursive: true });
+    const victim = join(dir, paths[0]!);
+    writeFileSync(victim, readFileSync(victim, 'utf8').replace('"completed"', '"done"'));
+    const out = join(root, 'out-bad');
+    const strict = await runCli(['compile', '--results', dir, '--out', out, '--prices', writeFixturePrices(root)], 120_000);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain(paths[0]!);
+    expect(strict.stderr).toMatch(/7 valid runs/);
+    const lenient = await runCli(['compile', '--results', dir, '--out', out, '--prices', writeFixturePrices(root), '--allow-invalid', '--json'], 120_000);
+    expect(lenient.code).toBe(0);
+    expect((JSON.parse(lenient.stdout) as { tables: { runs: number } }).tables.runs).toBe(7);
+  }, 180_000);
+});
