@@ -32,13 +32,14 @@ interface CompileRun {
   parsed: number;
   runs: number;
   points: number;
+  phases: Record<string, number>;
 }
 
 /** One compile in its own process, so its peak RSS is its own. */
 function compileOnce(resultsDir: string, outDir: string): CompileRun {
   const stdout = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'harness/cli.ts'), 'compile', '--results', resultsDir, '--out', outDir, '--json'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
-  const report = JSON.parse(stdout) as { seconds: number; max_rss_mb: number; ingest: { parsed: number }; tables: { runs: number; points: number } };
-  return { seconds: Number(report.seconds.toFixed(2)), max_rss_mb: report.max_rss_mb, parsed: report.ingest.parsed, runs: report.tables.runs, points: report.tables.points };
+  const report = JSON.parse(stdout) as { seconds: number; max_rss_mb: number; ingest: { parsed: number }; tables: { runs: number; points: number }; phases: Record<string, number> };
+  return { seconds: Number(report.seconds.toFixed(2)), max_rss_mb: report.max_rss_mb, parsed: report.ingest.parsed, runs: report.tables.runs, points: report.tables.points, phases: report.phases };
 }
 
 function timed<T>(fn: () => T): [T, number] {

@@ -45,6 +45,8 @@ export interface CompileReport {
   readonly snapshotWritten: boolean;
   readonly tables: Record<string, number>;
   readonly deltas: Delta[];
+  /** Wall seconds per phase (ingest, derive, parquet, site, manifest). */
+  readonly phases: Record<string, number>;
 }
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
@@ -71,9 +73,9 @@ function tableQueries(): Record<(typeof TABLES)[number], string> {
   return {
     runs: `SELECT ${RUN_COLUMNS.map((c) => columnOf(c.name)).join(', ')} FROM valid_runs ORDER BY created_at, run_id`,
     points: `SELECT ${pointCols} FROM priced_points ORDER BY created_at, run_id, point`,
-    // Rows keep the order of the sorted points (DuckDB preserves insertion order): no sort of the long table.
+    // Not sorted: 40+ rows per point; readers filter or aggregate, and sorting it would dominate the compile.
     metrics: `SELECT ${metricKeep.join(', ')}, split_part(name, '@', 1) AS metric, split_part(name, '@', 2) AS stat, value FROM (
-        UNPIVOT (SELECT ${metricKeep.join(', ')}, ${longSelect} FROM priced_points WHERE status = 'completed' ORDER BY created_at, run_id, point)
+        UNPIVOT (SELECT ${metricKeep.join(', ')}, ${longSelect} FROM priced_points WHERE status = 'completed')
         ON ${LONG_METRICS.map(([metric, stat]) => columnOf(`${metric}@${stat}`)).join(', ')} INTO NAME name VALUE value)`,
     leaderboard: 'SELECT * FROM leaderboard ORDER BY model, hardware, workload, load, rank_output_throughput',
     deltas: 'SELECT * FROM deltas ORDER BY model, hardware, workload, load, engine, metric',
@@ -150,22 +152,29 @@ const ARROW_POINT_COLUMNS: readonly Column[] = [
 /** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
 async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>): Promise<void> {
   rmSync(siteDir, { recursive: true, force: true });
+  let __t = performance.now(); const __lap = (n: string) => { console.error('site', n, ((performance.now() - __t) / 1000).toFixed(2)); __t = performance.now(); };
   mkdirSync(join(siteDir, 'scenarios'), { recursive: true });
   const json = (file: string, value: unknown) => writeFileSync(join(siteDir, file), `${JSON.stringify(value)}\n`);
   const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+  __lap('const jsonRows = async (sql: s');
   const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
   const deltasByRow = new Map<string, Record<string, Delta>>();
   for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
   const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
+  __lap('const leaderboard = (await jso');
   json('leaderboard.json', leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
+  __lap("json('leaderboard.json', leade");
   json('deltas.json', deltas);
+  __lap("json('deltas.json', deltas);");
   json('metrics.json', HEADLINE_METRICS);
+  __lap("json('metrics.json', HEADLINE_");
   const scenarios = (await jsonRows(`
     SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
       any_value(workload) AS workload, any_value(methodology) AS methodology, list(DISTINCT load ORDER BY load) AS loads, list(DISTINCT engine ORDER BY engine) AS engines,
       count(*) AS releases, max(last_run_date)::VARCHAR AS last_run_date
     FROM releases GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
   json('scenarios.json', scenarios);
+  __lap("json('scenarios.json', scenari");
   const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
     const groups = new Map<string, T[]>();
     for (const row of rows) {
@@ -176,15 +185,22 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
     return groups;
   };
   const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
+  __lap('const history = byScenario((aw');
   const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
+  __lap('const pareto = byScenario((awa');
   for (const scenario of scenarios) {
     const id = String(scenario.scenario_id);
     json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
   }
-  const arrowTypes = Object.fromEntries(ARROW_POINT_COLUMNS.map((c) => [c.name, (c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type) as ArrowColumnType]));
-  const select = ARROW_POINT_COLUMNS.map((c) => `CAST(${columnOf(c.name)} AS ${arrowTypes[c.name]}) AS ${columnOf(c.name)}`).join(', ');
-  writeFileSync(join(siteDir, 'points.arrow'), await queryToArrowIpc(connection, `SELECT ${select} FROM priced_points WHERE status = 'completed' ORDER BY created_at, run_id, point`, arrowTypes));
+  const columns = ARROW_POINT_COLUMNS.map((c) => {
+    const type: ArrowColumnType = c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type;
+    return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
+  });
+  const points = await queryToArrowIpc(connection, { from: `(SELECT * FROM priced_points WHERE status = 'completed')`, orderBy: 'created_at, run_id, point', columns });
+  writeFileSync(join(siteDir, 'points.arrow'), points);
+  __lap("writeFileSync(join(siteDir, 'p");
   json('meta.json', meta);
+  __lap("json('meta.json', meta);");
 }
 
 /** A digest of what the compile read (valid files and their content) and how it compiled them. */
@@ -208,9 +224,19 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
   const now = options.now ?? new Date();
   mkdirSync(options.outDir, { recursive: true });
   const store = await openStore(storePath(options.outDir));
+  const phases: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (phase: string) => {
+    phases[phase] = Number(((performance.now() - mark) / 1000).toFixed(3));
+    mark = performance.now();
+  };
   try {
     const { connection } = store;
-    const { report, deltas } = await analyze(store, options.resultsDir, options.prices);
+    const report = await ingest(store, options.resultsDir);
+    lap('ingest');
+    await deriveTables(connection, options.prices);
+    const deltas = await computeDeltas(connection);
+    lap('derive');
     const staging = join(options.outDir, '.cache', 'staging');
     mkdirSync(staging, { recursive: true });
     await stageDeltas(connection, deltas, staging);
@@ -227,6 +253,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       writeFileSync(join(partial, 'MANIFEST.json'), `${JSON.stringify({ snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION, files }, null, 2)}\n`);
       renameSync(partial, snapshotDir);
     }
+    lap('parquet');
     const snapshotManifest = (id: string) => JSON.parse(readFileSync(join(parquetRoot, 'snapshots', id, 'MANIFEST.json'), 'utf8')) as { files: ManifestFile[] };
     const current = snapshotManifest(snapshot).files;
     const rows = Object.fromEntries(current.map((f) => [f.path.replace(/\.parquet$/, ''), f.rows ?? 0]));
@@ -247,6 +274,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       price_tier: options.prices.tier,
     };
     await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta);
+    lap('site');
     const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
     const files: ManifestFile[] = [
       ...current.map((f) => ({ ...f, path: `parquet/latest/${f.path}` })),
@@ -254,7 +282,8 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       ...(await manifestOf(options.outDir, ['dictionary.json', 'DICTIONARY.md', 'site/points.arrow'], {})),
     ];
     writeFileAtomic(join(options.outDir, 'MANIFEST.json'), `${JSON.stringify({ ...meta, snapshots, files }, null, 2)}\n`);
-    return { ingest: report, problems: report.problems, snapshot, snapshotWritten, tables: rows, deltas };
+    lap('manifest');
+    return { ingest: report, problems: report.problems, snapshot, snapshotWritten, tables: rows, deltas, phases };
   } finally {
     store.close();
   }

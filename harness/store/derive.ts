@@ -1,6 +1,6 @@
 /**
  * From the store's valid rows to the published tables, in DuckDB:
- * - priced_points: every point with its cost (price in effect on the run's date), tokens per
+ * - priced_points (a view: a second copy of every point would double the memory): every point with its cost (price in effect on the run's date), tokens per
  *   GPU-hour, energy per token, and the ids of its scenario and configuration;
  * - releases: per configuration × engine × version, the median of each headline metric over its
  *   runs, and the log statistics the significance tests need (this is also the history);
@@ -76,7 +76,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
     JOIN prices p ON contains(lower(g.gpu), lower(p.gpu)) AND p.effective_from <= g.run_date
     QUALIFY row_number() OVER (PARTITION BY g.gpu, g.run_date ORDER BY length(p.gpu) DESC, p.effective_from DESC) = 1`);
   await connection.run(`
-    CREATE OR REPLACE TEMP TABLE priced_points AS
+    CREATE OR REPLACE TEMP VIEW priced_points AS
     SELECT p.* EXCLUDE (file),
       gp.usd_per_gpu_hour AS gpu_price_usd_per_hour,
       gp.price_source,

@@ -47,7 +47,7 @@ export const regressCommand: Command = {
       let scoped = deltas;
       if (base !== undefined) {
         const added = new Set(diffAgainstBase(resultsDir, base).added);
-        const rows = (await store.connection.runAndReadAll('SELECT DISTINCT config_id, engine, engine_version, file FROM priced_points JOIN valid_runs USING (run_id)')).getRowsJS() as Array<[string, string, string, string]>;
+        const rows = (await store.connection.runAndReadAll('SELECT DISTINCT p.config_id, p.engine, p.engine_version, r.file FROM priced_points p JOIN valid_runs r USING (run_id)')).getRowsJS() as Array<[string, string, string, string]>;
         const touched = new Set(rows.filter(([, , , file]) => added.has(file)).map(([config, engine, version]) => `${config}|${engine}|${version}`));
         scoped = deltas.filter((d) => touched.has(`${d.config_id}|${d.engine}|${d.version}`));
       }

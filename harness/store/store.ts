@@ -45,7 +45,10 @@ function readCsvSql(paths: readonly string[], columns: readonly Column[]): strin
 
 export async function openStore(path: string, memoryLimit = '1GB'): Promise<Store> {
   if (path !== ':memory:') mkdirSync(join(path, '..'), { recursive: true });
-  let instance = await DuckDBInstance.create(path, { memory_limit: memoryLimit });
+  // Insertion order is not kept: every published table is written with ORDER BY, and keeping it
+  // stops large UNPIVOT/COPY pipelines from spilling to disk within the memory limit.
+  const settings = { memory_limit: memoryLimit, preserve_insertion_order: 'false' };
+  let instance = await DuckDBInstance.create(path, settings);
   let connection = await instance.connect();
   await connection.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
   const version = (await connection.runAndReadAll(`SELECT value FROM meta WHERE key = 'cache_version'`)).getRowsJS()[0]?.[0];
@@ -54,7 +57,7 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
     instance.closeSync();
     rmSync(path, { force: true });
     rmSync(`${path}.wal`, { force: true });
-    instance = await DuckDBInstance.create(path, { memory_limit: memoryLimit });
+    instance = await DuckDBInstance.create(path, settings);
     connection = await instance.connect();
     await connection.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
   }

@@ -113,7 +113,8 @@ describe('servebench run (process launcher, simulated engine)', () => {
     const engine = engineFile(dir, 'crashes', ['bash', '-c', script, 'engine', '{model}', '{port}']);
     writeFileSync(engine, readFileSync(engine, 'utf8').replace('flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }', 'flags: {}'));
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
-    const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '1,1,1,1,1,1,1,1,1,1', '--results-dir', results]);
+    // 30 points take ~7 s on the sim: the kill at 2.5 s always lands mid-sweep, after some points.
+    const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', Array(30).fill('1').join(','), '--results-dir', results]);
     expect(outcome.code).toBe(1);
     const result = onlyResult(results);
     expect(result.status).toBe('failed');

@@ -173,6 +173,22 @@ describe('compile', () => {
     expect(readdirSync(join(outDir, 'parquet', 'snapshots')).filter((n) => !n.includes('.partial'))).toHaveLength(3);
   }, 60_000);
 
+  it('breaks the series at a methodology change: no delta across it', async () => {
+    const dir = join(root, 'methodology');
+    cpSync(resultsDir, dir, { recursive: true });
+    const changed = syntheticResult({ ...fixtureRuns()[3]!, version: '1.2.0', seed: 4321, date: new Date(Date.UTC(2026, 1, 25, 3)) });
+    changed.workload.lengths = 'approximate';
+    writeResult(dir, changed);
+    const out = await compile({ resultsDir: dir, outDir: join(root, 'out-methodology'), prices: prices(), now: new Date('2026-03-01T00:00:00Z') });
+    const vllm = out.deltas.filter((d) => d.engine === 'vllm' && d.metric === 'output_throughput');
+    expect(vllm.map((d) => [d.previous_version, d.version, d.methodology])).toEqual([
+      ['1.0.0', '1.1.0', 's1.m1.exact'],
+      ['1.0.0', '1.1.0', 's1.m1.exact'],
+    ]);
+    const rows = await query(`SELECT DISTINCT engine_version, methodology FROM read_parquet('${root}/out-methodology/parquet/latest/leaderboard.parquet') WHERE engine = 'vllm' ORDER BY 1`);
+    expect(rows).toEqual([{ engine_version: '1.1.0', methodology: 's1.m1.exact' }, { engine_version: '1.2.0', methodology: 's1.m1.approximate' }]);
+  }, 60_000);
+
   it('reports a bad file, leaves it out, and exits 1 unless --allow-invalid', async () => {
     const dir = join(root, 'with-bad');
     cpSync(resultsDir, dir, { recursive: true });

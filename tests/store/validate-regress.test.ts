@@ -115,6 +115,29 @@ describe('servebench regress', () => {
     expect(markdown.stdout).toContain(`<!-- servebench regression keys: ${keys.join(' ')} -->`);
   }, 240_000);
 
+  it('--base: only comparisons involving runs added since the base commit', async () => {
+    const repo = join(root, 'regress-base');
+    const dir = join(repo, 'results');
+    const runs = fixtureRuns();
+    const newest = runs.filter((r) => r.engine === 'vllm' && r.version === '1.1.0');
+    for (const run of runs.filter((r) => !newest.includes(r))) writeResult(dir, syntheticResult(run));
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'before the release');
+    for (const run of newest) writeResult(dir, syntheticResult(run));
+    const args = ['regress', '--results', dir, '--out', join(repo, 'out'), '--prices', writeFixturePrices(root), '--json'];
+    const brought = await runCli([...args, '--base', 'main'], 120_000);
+    expect(brought.code).toBe(1);
+    expect((JSON.parse(brought.stdout) as { regressions: Array<{ version: string }> }).regressions.every((r) => r.version === '1.1.0')).toBe(true);
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'the release');
+    const nothingNew = await runCli([...args, '--base', 'HEAD'], 120_000);
+    expect([nothingNew.code, (JSON.parse(nothingNew.stdout) as { regressions: unknown[] }).regressions]).toEqual([0, []]);
+    // The same regression is still there for --latest, with the same keys as before.
+    const latest = await runCli(args, 120_000);
+    expect(JSON.parse(latest.stdout).regressions.map((r: { key: string }) => r.key)).toEqual(JSON.parse(brought.stdout).regressions.map((r: { key: string }) => r.key));
+  }, 240_000);
+
   it('stays quiet on pure noise at the measured noise level', async () => {
     const dir = join(root, 'noise', 'results');
     writeFixture(dir, 1);
