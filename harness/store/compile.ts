@@ -66,7 +66,7 @@ async function scalar(connection: DuckDBConnection, sql: string): Promise<unknow
 }
 
 /** The tables as SQL over the store's temp tables (derive.ts). */
-function tableQueries(): Record<(typeof TABLES)[number], string> {
+export function tableQueries(): Record<(typeof TABLES)[number], string> {
   const pointCols = [...POINT_COLUMNS, ...PRICED_COLUMNS].map((c) => columnOf(c.name)).join(', ');
   const longSelect = LONG_METRICS.map(([metric, stat]) => `${columnOf(stat === 'value' ? metric : `${metric}_${stat}`)} AS ${columnOf(`${metric}@${stat}`)}`).join(', ');
   const metricKeep = METRIC_COLUMNS.filter((c) => !['metric', 'stat', 'value'].includes(c.name)).map((c) => columnOf(c.name));

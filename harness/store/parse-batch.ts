@@ -29,8 +29,8 @@ export interface BatchJob {
   readonly pointsPath: string | null;
 }
 
-/** NULL is an unquoted \N; every string is quoted, so a string "\N" stays a string. */
-export const CSV_NULL = '\\N';
+/** NULL is an unquoted null; every string is quoted, so a string "null" stays a string. */
+export const CSV_NULL = 'null';
 
 function csvValue(value: Value): string {
   if (value === null) return CSV_NULL;
@@ -40,8 +40,15 @@ function csvValue(value: Value): string {
 
 /** The columns' values as CSV fields, comma-separated (no line end). */
 function csvFields<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C): string {
-  let line = csvValue(columns[0]!.get(context));
-  for (let i = 1; i < columns.length; i++) line += `,${csvValue(columns[i]!.get(context))}`;
+  const values: Value[] = new Array(columns.length);
+  for (let i = 0; i < columns.length; i++) values[i] = columns[i]!.get(context);
+  // JSON.stringify (native) writes an array of numbers, booleans, nulls and plain strings exactly
+  // as this CSV dialect wants them; a backslash means JSON escaped something, and CSV quoting
+  // must do it instead.
+  const json = JSON.stringify(values);
+  if (!json.includes('\\')) return json.slice(1, -1);
+  let line = csvValue(values[0]!);
+  for (let i = 1; i < values.length; i++) line += `,${csvValue(values[i]!)}`;
   return line;
 }
 
