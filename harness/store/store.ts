@@ -76,7 +76,9 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
 
 function runWorker(job: BatchJob): Promise<FileVerdict[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./parse-batch.ts', import.meta.url), { workerData: { parseBatch: job } });
+    // A bounded heap makes the worker collect garbage early instead of growing toward the
+    // default limit: the compile's peak memory is the workers plus DuckDB.
+    const worker = new Worker(new URL('./parse-batch.ts', import.meta.url), { workerData: { parseBatch: job }, resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 } });
     worker.once('message', (verdicts: FileVerdict[]) => resolve(verdicts));
     worker.once('error', reject);
     worker.once('exit', (code) => (code !== 0 ? reject(new Error(`result parser worker exited with ${code}`)) : undefined));
