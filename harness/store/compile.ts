@@ -61,6 +61,10 @@ async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+function readJsonIfExists<T>(path: string): T | null {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
+}
+
 async function scalar(connection: DuckDBConnection, sql: string): Promise<unknown> {
   return (await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0];
 }
@@ -152,29 +156,22 @@ const ARROW_POINT_COLUMNS: readonly Column[] = [
 /** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
 async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>): Promise<void> {
   rmSync(siteDir, { recursive: true, force: true });
-  let __t = performance.now(); const __lap = (n: string) => { console.error('site', n, ((performance.now() - __t) / 1000).toFixed(2)); __t = performance.now(); };
   mkdirSync(join(siteDir, 'scenarios'), { recursive: true });
   const json = (file: string, value: unknown) => writeFileSync(join(siteDir, file), `${JSON.stringify(value)}\n`);
   const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
-  __lap('const jsonRows = async (sql: s');
   const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
   const deltasByRow = new Map<string, Record<string, Delta>>();
   for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
   const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
-  __lap('const leaderboard = (await jso');
   json('leaderboard.json', leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
-  __lap("json('leaderboard.json', leade");
   json('deltas.json', deltas);
-  __lap("json('deltas.json', deltas);");
   json('metrics.json', HEADLINE_METRICS);
-  __lap("json('metrics.json', HEADLINE_");
   const scenarios = (await jsonRows(`
     SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
       any_value(workload) AS workload, any_value(methodology) AS methodology, list(DISTINCT load ORDER BY load) AS loads, list(DISTINCT engine ORDER BY engine) AS engines,
       count(*) AS releases, max(last_run_date)::VARCHAR AS last_run_date
     FROM releases GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
   json('scenarios.json', scenarios);
-  __lap("json('scenarios.json', scenari");
   const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
     const groups = new Map<string, T[]>();
     for (const row of rows) {
@@ -185,9 +182,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
     return groups;
   };
   const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
-  __lap('const history = byScenario((aw');
   const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
-  __lap('const pareto = byScenario((awa');
   for (const scenario of scenarios) {
     const id = String(scenario.scenario_id);
     json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
@@ -198,13 +193,12 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   });
   const points = await queryToArrowIpc(connection, { from: `(SELECT * FROM priced_points WHERE status = 'completed')`, orderBy: 'created_at, run_id, point', columns });
   writeFileSync(join(siteDir, 'points.arrow'), points);
-  __lap("writeFileSync(join(siteDir, 'p");
   json('meta.json', meta);
-  __lap("json('meta.json', meta);");
 }
 
 /** A digest of what the compile read (valid files and their content) and how it compiled them. */
 async function inputsDigest(connection: DuckDBConnection, prices: PriceTable): Promise<string> {
+  // valid_runs is the store's view of the files that compiled (store.ts).
   const files = (await scalar(connection, `SELECT coalesce(md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)), '') FROM valid_runs`)) as string;
   return createHash('sha256').update(`${SCHEMA_VERSION}|${files}|${JSON.stringify(prices)}`).digest('hex').slice(0, 12);
 }
@@ -234,15 +228,26 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
     const { connection } = store;
     const report = await ingest(store, options.resultsDir);
     lap('ingest');
+    const parquetRoot = join(options.outDir, 'parquet');
+    mkdirSync(join(parquetRoot, 'snapshots'), { recursive: true });
+    const digest = await inputsDigest(connection, options.prices);
+    // Same inputs as an existing snapshot (any day): that snapshot stands, nothing is rewritten.
+    const existing = readdirSync(join(parquetRoot, 'snapshots')).find((name) => name.endsWith(`-${digest}`) && existsSync(join(parquetRoot, 'snapshots', name, 'MANIFEST.json')));
+    const snapshot = existing ?? `${now.toISOString().slice(0, 10)}-${digest}`;
+    const snapshotDir = join(parquetRoot, 'snapshots', snapshot);
+    const published = readJsonIfExists<{ snapshot?: string }>(join(options.outDir, 'site', 'meta.json'));
+    if (existing !== undefined && published?.snapshot === snapshot && existsSync(join(options.outDir, 'MANIFEST.json')) && existsSync(join(parquetRoot, 'latest'))) {
+      const files = (readJsonIfExists<{ files: ManifestFile[] }>(join(snapshotDir, 'MANIFEST.json'))?.files ?? []);
+      const deltas = readJsonIfExists<Delta[]>(join(options.outDir, 'site', 'deltas.json')) ?? [];
+      lap('unchanged');
+      return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: Object.fromEntries(files.map((f) => [f.path.replace(/\.parquet$/, ''), f.rows ?? 0])), deltas, phases };
+    }
     await deriveTables(connection, options.prices);
     const deltas = await computeDeltas(connection);
     lap('derive');
     const staging = join(options.outDir, '.cache', 'staging');
     mkdirSync(staging, { recursive: true });
     await stageDeltas(connection, deltas, staging);
-    const snapshot = `${now.toISOString().slice(0, 10)}-${await inputsDigest(connection, options.prices)}`;
-    const parquetRoot = join(options.outDir, 'parquet');
-    const snapshotDir = join(parquetRoot, 'snapshots', snapshot);
     const snapshotWritten = !existsSync(snapshotDir);
     if (snapshotWritten) {
       // Written next to its final place, then renamed: a snapshot folder is whole or absent.

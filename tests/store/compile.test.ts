@@ -170,7 +170,13 @@ describe('compile', () => {
     rmSync(join(resultsDir, added));
     const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect([dropped.ingest.parsed, dropped.ingest.removed, dropped.tables.runs]).toEqual([0, 1, 8]);
-    expect(readdirSync(join(outDir, 'parquet', 'snapshots')).filter((n) => !n.includes('.partial'))).toHaveLength(3);
+    // Back to the first inputs: the first snapshot stands again (same digest, any day), the site data follows.
+    expect(dropped.snapshot).toBe(report.snapshot);
+    expect(JSON.parse(readFileSync(join(outDir, 'site', 'meta.json'), 'utf8')).snapshot).toBe(report.snapshot);
+    expect(readdirSync(join(outDir, 'parquet', 'snapshots')).filter((n) => !n.includes('.partial'))).toHaveLength(2);
+    const unchanged = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-05T00:00:00Z') });
+    expect([unchanged.snapshot, unchanged.snapshotWritten, unchanged.tables.points, Object.keys(unchanged.phases)]).toEqual([report.snapshot, false, 16, ['ingest', 'unchanged']]);
+    expect(unchanged.deltas).toEqual(dropped.deltas);
   }, 60_000);
 
   it('breaks the series at a methodology change: no delta across it', async () => {
