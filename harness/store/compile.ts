@@ -49,6 +49,9 @@ export interface CompileReport {
   readonly phases: Record<string, number>;
 }
 
+/** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
+export const COMPILER_VERSION = 2;
+
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
 function sqlString(text: string): string {
@@ -167,10 +170,13 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   json('deltas.json', deltas);
   json('metrics.json', HEADLINE_METRICS);
   const scenarios = (await jsonRows(`
+    WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
     SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
-      any_value(workload) AS workload, any_value(methodology) AS methodology, list(DISTINCT load ORDER BY load) AS loads, list(DISTINCT engine ORDER BY engine) AS engines,
-      count(*) AS releases, max(last_run_date)::VARCHAR AS last_run_date
-    FROM releases GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
+      any_value(workload) AS workload, any_value(methodology) AS methodology,
+      (SELECT list(l.load ORDER BY l.concurrency NULLS LAST, l.rate NULLS LAST, l.load) FROM loads l WHERE l.scenario_id = r.scenario_id) AS loads,
+      list(DISTINCT engine ORDER BY engine) AS engines,
+      count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
+    FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
   json('scenarios.json', scenarios);
   const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
     const groups = new Map<string, T[]>();
@@ -200,7 +206,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
 async function inputsDigest(connection: DuckDBConnection, prices: PriceTable): Promise<string> {
   // valid_runs is the store's view of the files that compiled (store.ts).
   const files = (await scalar(connection, `SELECT coalesce(md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)), '') FROM valid_runs`)) as string;
-  return createHash('sha256').update(`${SCHEMA_VERSION}|${files}|${JSON.stringify(prices)}`).digest('hex').slice(0, 12);
+  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${files}|${JSON.stringify(prices)}`).digest('hex').slice(0, 12);
 }
 
 export function storePath(outDir: string): string {

@@ -90,12 +90,12 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
   const logStats = COMPARED_METRICS.map((m) => {
     const c = columnOf(m.column);
     const positive = `FILTER (WHERE ${c} > 0)`;
-    return `avg(ln(${c})) ${positive} AS ${columnOf(`${m.column}__meanlog`)}, var_samp(ln(${c})) ${positive} AS ${columnOf(`${m.column}__varlog`)}, count(${c}) ${positive} AS ${columnOf(`${m.column}__n`)}`;
+    return `avg(ln(${c})) ${positive} AS ${columnOf(`${m.column}__meanlog`)}, var_samp(ln(${c})) ${positive} AS ${columnOf(`${m.column}__varlog`)}, (count(${c}) ${positive})::INTEGER AS ${columnOf(`${m.column}__n`)}`;
   }).join(',\n      ');
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE releases AS
     SELECT config_id, scenario_id, ${keyList(CONFIG_KEY)}, engine, engine_version, engine_version_order,
-      count(*) AS runs,
+      count(*)::INTEGER AS runs,
       min(run_date) AS first_run_date,
       max(run_date) AS last_run_date,
       arg_max(run_id, created_at) AS latest_run_id,
@@ -107,11 +107,11 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
     FROM priced_points
     WHERE status = 'completed' AND engine_version IS NOT NULL
     GROUP BY ALL`);
-  const ranks = HEADLINE_METRICS.map((m) => `rank() OVER (PARTITION BY config_id ORDER BY ${columnOf(m.column)} ${m.better === 'higher' ? 'DESC' : 'ASC'} NULLS LAST) AS ${columnOf(`rank_${m.column}`)}`).join(',\n      ');
+  const ranks = HEADLINE_METRICS.map((m) => `(rank() OVER (PARTITION BY config_id ORDER BY ${columnOf(m.column)} ${m.better === 'higher' ? 'DESC' : 'ASC'} NULLS LAST))::INTEGER AS ${columnOf(`rank_${m.column}`)}`).join(',\n      ');
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE leaderboard AS
     SELECT * EXCLUDE (${COMPARED_METRICS.flatMap((m) => [`${m.column}__meanlog`, `${m.column}__varlog`, `${m.column}__n`].map(columnOf)).join(', ')}),
-      count(*) OVER (PARTITION BY config_id) AS engines,
+      (count(*) OVER (PARTITION BY config_id))::INTEGER AS engines,
       ${ranks}
     FROM releases
     QUALIFY row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) = 1`);

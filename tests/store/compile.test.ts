@@ -64,8 +64,8 @@ describe('compile', () => {
     expect(rows[0]!.output_throughput).toBeCloseTo(expected.sglang, 6);
     expect(rows[1]!.output_throughput).toBeCloseTo(expected.vllm, 6);
     const winner = expected.sglang > expected.vllm ? 'sglang' : 'vllm';
-    expect(rows.find((r) => r.rank_output_throughput === 1n)!.engine).toBe(winner);
-    expect(rows.find((r) => r.engine === 'vllm')!.runs).toBe(3n);
+    expect(rows.find((r) => r.rank_output_throughput === 1)!.engine).toBe(winner);
+    expect(rows.find((r) => r.engine === 'vllm')!.runs).toBe(3);
   });
 
   it('prices each run at the price in effect on its date (longest GPU match), never re-pricing history', async () => {
