@@ -1,0 +1,45 @@
+/** Number and delta formatting: one place, so every page says the same thing the same way. */
+import type { Delta } from './types.ts';
+
+/** Three significant digits below 100, whole numbers above; "–" for a missing value. */
+export function formatNumber(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '–';
+  const abs = Math.abs(value);
+  if (abs >= 1000) return Math.round(value).toLocaleString('en-US');
+  if (abs >= 100) return value.toFixed(0);
+  if (abs >= 10) return value.toFixed(1);
+  if (abs >= 1) return value.toFixed(2);
+  if (abs === 0) return '0';
+  return value.toPrecision(2);
+}
+
+export interface DeltaView {
+  /** Arrow and signed percentage, e.g. "▼ −15.3%". */
+  readonly text: string;
+  /** The word that carries the meaning without colour: better, worse, or "no clear change". */
+  readonly verdict: string;
+  /** CSS class: colour only when the change is significant. */
+  readonly className: 'delta-better' | 'delta-worse' | 'delta-unclear';
+  /** Tooltip: both values, both versions, the test. */
+  readonly title: string;
+}
+
+export function formatPercent(value: number): string {
+  const sign = value > 0 ? '+' : value < 0 ? '−' : '±';
+  return `${sign}${Math.abs(value).toFixed(1)}%`;
+}
+
+export function describeDelta(delta: Delta, unit: string): DeltaView {
+  const arrow = delta.change_pct > 0 ? '▲' : delta.change_pct < 0 ? '▼' : '■';
+  const verdict = delta.verdict === 'unclear' ? 'no clear change' : delta.verdict;
+  const test =
+    delta.method === 'unknown-noise'
+      ? 'noise unknown (no repeated runs yet)'
+      : `p = ${delta.p_value === null ? 'n/a' : delta.p_value < 1e-4 ? '< 0.0001' : delta.p_value.toFixed(4)}, 95% CI ${formatPercent(delta.ci_low_pct ?? 0)} … ${formatPercent(delta.ci_high_pct ?? 0)} (${delta.method === 'welch' ? "Welch's t-test" : 'pooled noise band'}, runs ${delta.previous_runs}/${delta.runs})`;
+  return {
+    text: `${arrow} ${formatPercent(delta.change_pct)}`,
+    verdict,
+    className: delta.verdict === 'better' ? 'delta-better' : delta.verdict === 'worse' ? 'delta-worse' : 'delta-unclear',
+    title: `${delta.previous_version}: ${formatNumber(delta.previous_value)} ${unit} → ${delta.version}: ${formatNumber(delta.value)} ${unit}; ${test}`,
+  };
+}

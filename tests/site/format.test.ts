@@ -1,0 +1,52 @@
+/** The site's pure helpers: number and delta formatting, URL state round trips, CSV. */
+import { describe, expect, it } from 'vitest';
+import { toCsv } from '../../site/lib/csv.ts';
+import { describeDelta, formatNumber, formatPercent } from '../../site/lib/format.ts';
+import type { Delta } from '../../site/lib/types.ts';
+import { parseViewState, serializeViewState } from '../../site/lib/url-state.ts';
+
+const delta = (over: Partial<Delta>): Delta => ({
+  metric: 'output_throughput', better: 'higher', previous_version: '1.0.0', version: '1.1.0', previous_value: 685.2, value: 587.4, change_pct: -14.27, ci_low_pct: -18.3, ci_high_pct: -12.2,
+  p_value: 0.00018, method: 'welch', significant: true, verdict: 'worse', previous_runs: 3, runs: 3, previous_run_id: 'a', run_id: 'b', engine: 'vllm', model: 'm', hardware: 'h', workload: 'w', load: 'c=8', precision: 'p', scenario_id: 's',
+  ...over,
+});
+
+describe('formatting', () => {
+  it('numbers keep three significant digits or whole numbers, and say – when missing', () => {
+    expect([formatNumber(12345.6), formatNumber(587.4), formatNumber(27.14), formatNumber(3.14159), formatNumber(0.01234), formatNumber(0), formatNumber(null), formatNumber(Number.NaN)]).toEqual(['12,346', '587', '27.1', '3.14', '0.012', '0', '–', '–']);
+    expect([formatPercent(-14.27), formatPercent(3), formatPercent(0)]).toEqual(['−14.3%', '+3.0%', '±0.0%']);
+  });
+
+  it('colours a delta only when significant, and always says it in words with an arrow', () => {
+    const worse = describeDelta(delta({}), 'tok/s');
+    expect(worse).toMatchObject({ text: '▼ −14.3%', verdict: 'worse', className: 'delta-worse' });
+    expect(worse.title).toBe("1.0.0: 685 tok/s → 1.1.0: 587 tok/s; p = 0.0002, 95% CI −18.3% … −12.2% (Welch's t-test, runs 3/3)");
+    const noise = describeDelta(delta({ change_pct: 4.2, verdict: 'unclear', significant: false, method: 'noise-band', p_value: 0.31, ci_low_pct: -3, ci_high_pct: 12 }), 'tok/s');
+    expect(noise).toMatchObject({ text: '▲ +4.2%', verdict: 'no clear change', className: 'delta-unclear' });
+    expect(noise.title).toContain('pooled noise band');
+    expect(describeDelta(delta({ method: 'unknown-noise', p_value: null, verdict: 'unclear' }), 'ms').title).toContain('noise unknown');
+    expect(describeDelta(delta({ change_pct: 20, verdict: 'better' }), 'tok/s').className).toBe('delta-better');
+  });
+});
+
+describe('URL state', () => {
+  const allowed = { loads: ['c=1', 'c=8'], columns: ['rank', 'ttft_ms_p50'], slaMetrics: ['ttft_ms_p99', 'tpot_ms_p95'] };
+
+  it('round-trips every field', () => {
+    const state = { load: 'c=8', sort: 'ttft_ms_p50', dir: 'asc' as const, sla: { tpot_ms_p95: 50, ttft_ms_p99: 2000 } };
+    const search = serializeViewState(state);
+    expect(search).toBe('?load=c%3D8&sort=ttft_ms_p50&dir=asc&sla.tpot_ms_p95=50&sla.ttft_ms_p99=2000');
+    expect(parseViewState(search, allowed)).toEqual(state);
+    expect(serializeViewState({ load: null, sort: null, dir: 'desc', sla: {} })).toBe('');
+  });
+
+  it('reads back only allowed keys and sane values', () => {
+    expect(parseViewState('?load=c%3D99&sort=drop%20table&dir=sideways&sla.ttft_ms_p99=-5&sla.evil=1&sla.tpot_ms_p95=abc', allowed)).toEqual({ load: null, sort: null, dir: 'desc', sla: {} });
+  });
+});
+
+describe('CSV', () => {
+  it('quotes what needs quoting and defuses spreadsheet formulas', () => {
+    expect(toCsv(['a', 'b'], [['1,5', 'say "hi"'], ['=HYPERLINK("x")', '-12.5']])).toBe('a,b\r\n"1,5","say ""hi"""\r\n"\'=HYPERLINK(""x"")",-12.5\r\n');
+  });
+});
