@@ -1,0 +1,152 @@
+/**
+ * The built site in a real browser (Debian's chromium through playwright-core): the SYNTHETIC
+ * fixture of tests/store is compiled, the site built from it and served on 127.0.0.1, then each
+ * page type is opened. Rankings are checked against the result files themselves. No request may
+ * leave the site's own host, and no console error may appear. Screenshots go to test-artifacts/.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compile } from '../../harness/store/compile.ts';
+import { loadPrices } from '../../harness/store/prices.ts';
+import type { RunResult } from '../../harness/schema/result.ts';
+import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
+import { serveStatic } from './static-server.ts';
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
+const root = mkdtempSync(join(tmpdir(), 'servebench-site-'));
+let results: RunResult[] = [];
+let site: Awaited<ReturnType<typeof serveStatic>>;
+let browser: Browser;
+const foreignRequests: string[] = [];
+const consoleErrors: string[] = [];
+
+function build(env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: REPO, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', ...env }, timeout: 180_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`astro build failed: ${stderr}`)) : resolve(),
+    );
+  });
+}
+
+async function open(path: string, name: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  page.on('console', (message) => (message.type() === 'error' ? consoleErrors.push(`${path}: ${message.text()}`) : undefined));
+  page.on('pageerror', (error) => consoleErrors.push(`${path}: ${error.message}`));
+  page.on('request', (request) => (new URL(request.url()).host !== new URL(site.url).host && !request.url().startsWith('data:') && !request.url().startsWith('blob:') ? foreignRequests.push(request.url()) : undefined));
+  await page.goto(`${site.url}${path}`);
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  return page;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const resultsDir = join(root, 'results');
+  results = writeFixture(resultsDir).map((p) => JSON.parse(readFileSync(join(resultsDir, p), 'utf8')) as RunResult);
+  await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
+  await build({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site') });
+  site = await serveStatic(join(root, 'site'));
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** Engines at c=8 by the median output throughput of their newest version's runs (from the files). */
+function expectedOrderAtC8(): string[] {
+  const newest = new Map<string, { version: string; values: number[] }>();
+  for (const r of results) {
+    const engine = r.run!.engine.name;
+    const version = r.run!.engine.version!;
+    const value = r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!.metrics.output_throughput!;
+    const current = newest.get(engine);
+    if (!current || version > current.version) newest.set(engine, { version, values: [value] });
+    else if (version === current.version) current.values.push(value);
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  return [...newest.entries()].sort((a, b) => median(b[1].values) - median(a[1].values)).map(([engine]) => engine);
+}
+
+const engineColumn = (page: Page, load: string) => page.locator(`section[data-load="${load}"] table tbody tr td:nth-child(2)`).allInnerTexts();
+
+describe('the site in Chromium', () => {
+  it('overview lists the configuration and links to its leaderboard', async () => {
+    const page = await open('/', 'overview');
+    await expect(page.locator('#scenarios tbody tr').count()).resolves.toBe(1);
+    await expect(page.locator('#scenarios tbody tr td').first().innerText()).resolves.toBe('synthetic/llama-8b');
+    await page.locator('#scenarios a').first().click();
+    await page.waitForURL(/\/scenario\/[0-9a-f]{12}\/$/);
+    await page.close();
+  });
+
+  it('leaderboard: ranks as the result files say, one load point at a time, deltas in words, sort and permalink', async () => {
+    const overview = await open('/', 'overview-again');
+    const href = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const page = await open(href, 'scenario');
+    // The highest load is shown first; the other is hidden.
+    await expect(page.locator('section[data-load="c=8"]').isVisible()).resolves.toBe(true);
+    await expect(page.locator('section[data-load="c=1"]').isVisible()).resolves.toBe(false);
+    const engines = (await engineColumn(page, 'c=8')).map((cell) => cell.split(/\s+/)[0]);
+    expect(engines).toEqual(expectedOrderAtC8());
+    const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td').last();
+    await expect(vllmDelta.innerText()).resolves.toMatch(/^▼ −1\d\.\d% worse$/);
+    await expect(vllmDelta.locator('span').getAttribute('class')).resolves.toBe('delta-worse');
+    await expect(vllmDelta.locator('span').getAttribute('title')).resolves.toMatch(/^1\.0\.0: .* → 1\.1\.0: .*Welch/);
+
+    await page.locator('a[data-load-link="c=1"]').click();
+    await expect(page.locator('section[data-load="c=1"]').isVisible()).resolves.toBe(true);
+    await page.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"] button').click();
+    await page.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"] button').click();
+    expect(new URL(page.url()).search).toBe('?load=c%3D1&sort=ttft_ms_p50&dir=asc');
+    const ttft = async () => (await page.locator('section[data-load="c=1"] tbody td:nth-child(3)').allInnerTexts()).map(Number);
+    const sorted = await ttft();
+    expect(sorted).toEqual([...sorted].sort((a, b) => a - b));
+    const sortedEngines = await engineColumn(page, 'c=1');
+
+    const permalink = await open(`${href}?load=c%3D1&sort=ttft_ms_p50&dir=asc`, 'scenario-permalink');
+    await expect(permalink.locator('section[data-load="c=1"]').isVisible()).resolves.toBe(true);
+    await expect(permalink.locator('section[data-load="c=8"]').isVisible()).resolves.toBe(false);
+    expect(await engineColumn(permalink, 'c=1')).toEqual(sortedEngines);
+    await expect(permalink.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"]').getAttribute('aria-sort')).resolves.toBe('ascending');
+
+    const download = permalink.waitForEvent('download');
+    await permalink.locator('button[data-csv]').click();
+    const csv = readFileSync((await (await download).path())!, 'utf8');
+    const lines = csv.trim().split('\r\n');
+    expect(lines[0]).toMatch(/^Rank,Engine,TTFT p50 ms,/);
+    expect(lines.slice(1).map((line) => line.split(',')[1]!.split(' ')[0])).toEqual(sortedEngines.map((cell) => cell.split(/\s+/)[0]));
+    await page.close();
+    await permalink.close();
+  });
+
+  it('downloads are published next to the pages with their checksums; methodology and submit render', async () => {
+    const page = await open('/downloads/', 'downloads');
+    const links = await page.locator('table a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(links.some((l) => l.endsWith('/data/parquet/latest/points.parquet'))).toBe(true);
+    for (const link of links) expect((await fetch(link)).status, link).toBe(200);
+    expect((await fetch(`${site.url}/data/site/points.arrow`)).status).toBe(200);
+    expect((await fetch(`${site.url}/data/result.schema.json`)).status).toBe(200);
+    await page.close();
+    const methodology = await open('/methodology/', 'methodology');
+    await expect(methodology.locator('h1').first().innerText()).resolves.toBe('Metrics');
+    await methodology.close();
+    const submit = await open('/submit/', 'submit');
+    await expect(submit.locator('h1').innerText()).resolves.toBe('Submit a result');
+    await submit.close();
+  });
+
+  it('made no request to another host and logged no console error', () => {
+    expect(foreignRequests).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
