@@ -113,8 +113,8 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
     SELECT * EXCLUDE (${COMPARED_METRICS.flatMap((m) => [`${m.column}__meanlog`, `${m.column}__varlog`, `${m.column}__n`].map(columnOf)).join(', ')}),
       (count(*) OVER (PARTITION BY config_id))::INTEGER AS engines,
       ${ranks}
-    FROM releases
-    QUALIFY row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) = 1`);
+    -- Ranks among the newest versions only: windows run before QUALIFY, so filter in a subquery first.
+    FROM (SELECT * FROM releases QUALIFY row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) = 1)`);
   // Interactivity (x) vs throughput per GPU (y; output throughput on CPU-only runs), per scenario.
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE pareto_base AS

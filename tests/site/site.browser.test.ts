@@ -98,6 +98,7 @@ describe('the site in Chromium', () => {
     await expect(page.locator('section[data-load="c=1"]').isVisible()).resolves.toBe(false);
     const engines = (await engineColumn(page, 'c=8')).map((cell) => cell.split(/\s+/)[0]);
     expect(engines).toEqual(expectedOrderAtC8());
+    expect(await page.locator('section[data-load="c=8"] tbody td:first-child').allInnerTexts()).toEqual(['1', '2']);
     const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td').last();
     await expect(vllmDelta.innerText()).resolves.toMatch(/^▼ −1\d\.\d% worse$/);
     await expect(vllmDelta.locator('span').getAttribute('class')).resolves.toBe('delta-worse');

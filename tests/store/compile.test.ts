@@ -65,6 +65,12 @@ describe('compile', () => {
     expect(rows[1]!.output_throughput).toBeCloseTo(expected.vllm, 6);
     const winner = expected.sglang > expected.vllm ? 'sglang' : 'vllm';
     expect(rows.find((r) => r.rank_output_throughput === 1)!.engine).toBe(winner);
+    // Ranks count only the newest versions: 1 and 2 here, at every load point and for every metric.
+    const all = await query(`SELECT * FROM read_parquet('${outDir}/parquet/latest/leaderboard.parquet')`);
+    for (const row of all) {
+      for (const [key, value] of Object.entries(row)) if (key.startsWith('rank_') && value !== null) expect([1, 2], key).toContain(value);
+      expect(row.engines).toBe(2);
+    }
     expect(rows.find((r) => r.engine === 'vllm')!.runs).toBe(3);
   });
 
