@@ -50,7 +50,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-export const COMPILER_VERSION = 3;
+export const COMPILER_VERSION = 4;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
@@ -150,7 +150,9 @@ async function writeDictionary(connection: DuckDBConnection, outDir: string): Pr
 }
 
 const ARROW_POINT_COLUMNS: readonly Column[] = [
-  ...CONFIG_COLUMNS.filter((c) => !['status', 'engine_version_order', 'workload_sha256', 'created_at'].includes(c.name)),
+  { name: 'scenario_id', type: 'VARCHAR', unit: null, description: 'Scenario id' },
+  { name: 'config_id', type: 'VARCHAR', unit: null, description: 'Configuration id' },
+  ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
   ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens'),

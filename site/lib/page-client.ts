@@ -3,7 +3,46 @@
  * one load point at a time (in the URL), sort by any column (in the URL), CSV export.
  */
 import { toCsv } from './csv.ts';
+import { pointsDatabase } from './duckdb-client.ts';
+import { formatNumber } from './format.ts';
+import { SLA_METRICS, slaParameters, slaSql, type SlaColumn, type SlaRow } from './sla-query.ts';
 import { parseViewState, serializeViewState, type ViewState } from './url-state.ts';
+
+/** Runs the SLA query in the browser and fills the SLA table (text only: values are never HTML). */
+async function applySla(doc: Document, limits: ViewState['sla']): Promise<void> {
+  const section = doc.querySelector<HTMLElement>('section#sla');
+  if (!section) return;
+  const status = section.querySelector<HTMLElement>('[data-sla-status]')!;
+  const table = section.querySelector<HTMLTableElement>('table[data-sla-table]')!;
+  status.textContent = 'Loading the points…';
+  const started = performance.now();
+  try {
+    const conn = await pointsDatabase(section.dataset.pointsUrl!);
+    const statement = await conn.prepare(slaSql());
+    const result = await statement.query(...slaParameters(section.dataset.scenario!, limits as Partial<Record<SlaColumn, number>>));
+    await statement.close();
+    const rows = result.toArray().map((r) => r.toJSON() as unknown as SlaRow);
+    const body = table.tBodies[0]!;
+    body.replaceChildren(
+      ...rows.map((row, i) => {
+        const tr = doc.createElement('tr');
+        const cells = [row.throughput === null ? '–' : String(i + 1), `${row.engine} ${row.engine_version}`, row.throughput === null ? 'no point meets the limits' : formatNumber(row.throughput), row.load ?? '–'];
+        cells.forEach((text, k) => {
+          const td = doc.createElement('td');
+          if (k === 1 || k === 3) td.className = 'text';
+          td.textContent = text;
+          tr.appendChild(td);
+        });
+        return tr;
+      }),
+    );
+    table.hidden = false;
+    section.dataset.slaMs = String(Math.round(performance.now() - started));
+    status.textContent = `${rows.filter((r) => r.throughput !== null).length} of ${rows.length} engines meet the limits.`;
+  } catch (error) {
+    status.textContent = `The SLA filter could not run: ${(error as Error).message}`;
+  }
+}
 
 function cellValue(cell: Element | undefined): string {
   return (cell as HTMLElement | undefined)?.dataset.value ?? cell?.textContent?.trim() ?? '';
@@ -38,7 +77,7 @@ export function enhanceScenarioPage(doc: Document, win: Window): void {
   const sections = [...doc.querySelectorAll<HTMLElement>('section[data-load]')];
   const loads = sections.map((s) => s.dataset.load!);
   const columns = [...new Set([...doc.querySelectorAll<HTMLElement>('table[data-leaderboard] th[data-key]')].map((th) => th.dataset.key!))];
-  const state: ViewState = parseViewState(win.location.search, { loads, columns, slaMetrics: [] });
+  const state: ViewState = parseViewState(win.location.search, { loads, columns, slaMetrics: SLA_METRICS.map((m) => m.column) });
   state.load ??= loads[loads.length - 1] ?? null;
 
   const apply = (push: boolean) => {
@@ -78,5 +117,20 @@ export function enhanceScenarioPage(doc: Document, win: Window): void {
     a.click();
     URL.revokeObjectURL(a.href);
   });
+  const form = doc.querySelector<HTMLFormElement>('form[data-sla-form]');
+  if (form) {
+    for (const [metric, value] of Object.entries(state.sla)) (form.elements.namedItem(metric) as HTMLInputElement | null)?.setAttribute('value', String(value));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      state.sla = {};
+      for (const m of SLA_METRICS) {
+        const value = Number((form.elements.namedItem(m.column) as HTMLInputElement).value);
+        if ((form.elements.namedItem(m.column) as HTMLInputElement).value !== '' && Number.isFinite(value) && value > 0) state.sla[m.column] = value;
+      }
+      apply(true);
+      void applySla(doc, state.sla);
+    });
+    if (Object.keys(state.sla).length > 0) void applySla(doc, state.sla);
+  }
   apply(false);
 }

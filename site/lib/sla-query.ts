@@ -1,0 +1,43 @@
+/**
+ * The SLA-throughput frontier as SQL over the compiled points (points.arrow): for each engine's
+ * newest version in a scenario, the highest median output throughput among the measured load
+ * points whose medians meet every limit. Measured points only: nothing is interpolated.
+ * Limits are bound parameters on an allow-listed set of metrics.
+ */
+export const SLA_METRICS = [
+  { column: 'ttft_ms_p99', label: 'TTFT p99', unit: 'ms' },
+  { column: 'ttft_ms_p50', label: 'TTFT p50', unit: 'ms' },
+  { column: 'tpot_ms_p95', label: 'TPOT p95', unit: 'ms' },
+  { column: 'itl_ms_p99', label: 'ITL p99', unit: 'ms' },
+  { column: 'e2el_ms_p50', label: 'E2E latency p50', unit: 'ms' },
+] as const;
+
+export type SlaColumn = (typeof SLA_METRICS)[number]['column'];
+
+export interface SlaRow {
+  readonly engine: string;
+  readonly engine_version: string;
+  /** null: no measured load point meets every limit. */
+  readonly throughput: number | null;
+  readonly load: string | null;
+}
+
+/** SQL with one `?` for the scenario id, then one per metric of SLA_METRICS (the limit; +∞ when unset). */
+export function slaSql(): string {
+  const medians = SLA_METRICS.map((m) => `median(${m.column}) AS ${m.column}`).join(', ');
+  const meets = SLA_METRICS.map((m) => `${m.column} <= ?::DOUBLE`).join(' AND ');
+  return `
+    WITH releases AS (
+      SELECT engine, engine_version, engine_version_order, load, median(output_throughput) AS throughput, ${medians}
+      FROM points WHERE scenario_id = ?::VARCHAR GROUP BY ALL),
+    newest AS (SELECT * FROM releases QUALIFY dense_rank() OVER (PARTITION BY engine ORDER BY engine_version_order DESC) = 1),
+    meeting AS (SELECT * FROM newest WHERE ${meets})
+    SELECT n.engine, n.engine_version, max(m.throughput) AS throughput, arg_max(m.load, m.throughput) AS load
+    FROM (SELECT DISTINCT engine, engine_version FROM newest) n LEFT JOIN meeting m USING (engine, engine_version)
+    GROUP BY ALL ORDER BY throughput DESC NULLS LAST, n.engine`;
+}
+
+/** The parameters for slaSql, in order. */
+export function slaParameters(scenarioId: string, limits: Partial<Record<SlaColumn, number>>): Array<string | number> {
+  return [scenarioId, ...SLA_METRICS.map((m) => limits[m.column] ?? Number.MAX_VALUE)];
+}
