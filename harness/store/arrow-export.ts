@@ -110,7 +110,7 @@ export async function queryToArrowIpc(connection: DuckDBConnection, query: Arrow
     for (const [i, c] of query.columns.entries()) {
       if (c.type !== 'VARCHAR') continue;
       const distinct = await connection.runAndReadAll(`SELECT DISTINCT ${quoted(c.name)} AS v FROM ${staged} WHERE v IS NOT NULL ORDER BY v`);
-      builders[i]!.dictionary = distinct.getColumnsJS()[0] as string[];
+      builders[i]!.dictionary = (distinct.getColumnsJS()[0] ?? []) as string[];
       const name = `__arrow_enum_${i}`;
       await connection.run(`DROP TYPE IF EXISTS ${name}`);
       await connection.run(`CREATE TYPE ${name} AS ENUM (SELECT DISTINCT ${quoted(c.name)} FROM ${staged} WHERE ${quoted(c.name)} IS NOT NULL ORDER BY 1)`);

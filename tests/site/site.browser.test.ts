@@ -15,7 +15,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/schema/result.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
-import { serveStatic } from './static-server.ts';
+import { serveStatic } from '../../scripts/static-server.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

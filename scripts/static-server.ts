@@ -8,7 +8,7 @@ const TYPES: Record<string, string> = {
   '.wasm': 'application/wasm', '.arrow': 'application/vnd.apache.arrow.stream', '.parquet': 'application/octet-stream', '.md': 'text/markdown; charset=utf-8',
 };
 
-export async function serveStatic(root: string): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function serveStatic(root: string, port = 0): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const base = resolve(root);
   const server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
@@ -19,7 +19,10 @@ export async function serveStatic(root: string): Promise<{ url: string; server: 
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
     createReadStream(file).pipe(res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, server, close: () => new Promise((r) => server.close(() => r())) };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const bound = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${bound}`, server, close: () => new Promise((r) => server.close(() => r())) };
 }
