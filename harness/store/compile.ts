@@ -50,7 +50,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-export const COMPILER_VERSION = 4;
+export const COMPILER_VERSION = 5;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
@@ -79,7 +79,7 @@ export function tableQueries(): Record<(typeof TABLES)[number], string> {
   const metricKeep = METRIC_COLUMNS.filter((c) => !['metric', 'stat', 'value'].includes(c.name)).map((c) => columnOf(c.name));
   return {
     runs: `SELECT ${RUN_COLUMNS.map((c) => columnOf(c.name)).join(', ')} FROM valid_runs ORDER BY created_at, run_id`,
-    points: `SELECT ${pointCols} FROM priced_points ORDER BY created_at, run_id, point`,
+    points: `SELECT ${pointCols}, scenario_id, config_id FROM priced_points ORDER BY created_at, run_id, point`,
     // Not sorted: 40+ rows per point; readers filter or aggregate, and sorting it would dominate the compile.
     metrics: `SELECT ${metricKeep.join(', ')}, split_part(name, '@', 1) AS metric, split_part(name, '@', 2) AS stat, value FROM (
         UNPIVOT (SELECT ${metricKeep.join(', ')}, ${longSelect} FROM priced_points WHERE status = 'completed')
