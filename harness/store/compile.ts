@@ -50,7 +50,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-export const COMPILER_VERSION = 5;
+export const COMPILER_VERSION = 6;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
@@ -171,6 +171,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   json('leaderboard.json', leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
   json('deltas.json', deltas);
   json('metrics.json', HEADLINE_METRICS);
+  await writeRunPages(connection, siteDir, deltas);
   const scenarios = (await jsonRows(`
     WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
     SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
@@ -202,6 +203,25 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   const points = await queryToArrowIpc(connection, { from: `(SELECT * FROM priced_points WHERE status = 'completed')`, orderBy: 'created_at, run_id, point', columns });
   writeFileSync(join(siteDir, 'points.arrow'), points);
   json('meta.json', meta);
+}
+
+/** Per-run detail for every run a page links to (leaderboard, deltas, Pareto): provenance and points. */
+async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[]): Promise<void> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE linked_runs AS
+    SELECT latest_run_id AS run_id FROM leaderboard UNION SELECT latest_run_id FROM pareto`);
+  const appender = await connection.createAppender('linked_runs');
+  for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
+  appender.closeSync();
+  mkdirSync(join(siteDir, 'runs'), { recursive: true });
+  const runs = (await connection.runAndReadAll(`SELECT * FROM valid_runs WHERE run_id IN (SELECT run_id FROM linked_runs) ORDER BY run_id`)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  const points = (await connection.runAndReadAll(`
+    SELECT run_id, point, load, requests_sent, completed, failed, isl, osl, duration_s, request_throughput, output_throughput, output_throughput_per_gpu,
+      ttft_ms_p50, ttft_ms_p99, tpot_ms_p50, tpot_ms_p95, itl_ms_p99, e2el_ms_p50, e2el_ms_p99, interactivity_tok_s_p50, gpu_peak_memory_mib, gpu_mean_power_w,
+      cost_per_1m_output_tokens, price_source, client_saturated
+    FROM priced_points WHERE run_id IN (SELECT run_id FROM linked_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  const byRun = new Map<string, Array<Record<string, unknown>>>();
+  for (const p of points) byRun.set(String(p.run_id), [...(byRun.get(String(p.run_id)) ?? []), p]);
+  for (const run of runs) writeFileSync(join(siteDir, 'runs', `${String(run.run_id)}.json`), `${JSON.stringify({ run, points: byRun.get(String(run.run_id)) ?? [] })}\n`);
 }
 
 /** A digest of what the compile read (valid files and their content) and how it compiled them. */

@@ -1,11 +1,11 @@
 /** Number and delta formatting: one place, so every page says the same thing the same way. */
 import type { Delta } from './types.ts';
 
-/** Three significant digits below 100, whole numbers above; "–" for a missing value. */
+/** Counts as whole numbers; otherwise three significant digits below 100, whole numbers above; "–" when missing. */
 export function formatNumber(value: unknown): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '–';
   const abs = Math.abs(value);
-  if (abs >= 1000) return Math.round(value).toLocaleString('en-US');
+  if (abs >= 1000 || Number.isInteger(value)) return Math.round(value).toLocaleString('en-US');
   if (abs >= 100) return value.toFixed(0);
   if (abs >= 10) return value.toFixed(1);
   if (abs >= 1) return value.toFixed(2);

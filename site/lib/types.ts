@@ -112,3 +112,9 @@ export interface SiteMeta {
   readonly invalid_files: number;
   readonly price_tier: string;
 }
+
+export interface RunDetail {
+  /** Every column of the runs table (see the data dictionary). */
+  readonly run: Readonly<Record<string, string | number | boolean | null>> & { run_id: string; file: string; engine: string; engine_version: string | null; model: string };
+  readonly points: ReadonlyArray<Readonly<Record<string, string | number | boolean | null>>>;
+}

@@ -13,7 +13,7 @@ const delta = (over: Partial<Delta>): Delta => ({
 
 describe('formatting', () => {
   it('numbers keep three significant digits or whole numbers, and say – when missing', () => {
-    expect([formatNumber(12345.6), formatNumber(587.4), formatNumber(27.14), formatNumber(3.14159), formatNumber(0.01234), formatNumber(0), formatNumber(null), formatNumber(Number.NaN)]).toEqual(['12,346', '587', '27.1', '3.14', '0.012', '0', '–', '–']);
+    expect([formatNumber(12345.6), formatNumber(587.4), formatNumber(27.14), formatNumber(3.14159), formatNumber(0.01234), formatNumber(0), formatNumber(null), formatNumber(Number.NaN), formatNumber(64), formatNumber(12.5)]).toEqual(['12,346', '587', '27.1', '3.14', '0.012', '0', '–', '–', '64', '12.5']);
     expect([formatPercent(-14.27), formatPercent(3), formatPercent(0)]).toEqual(['−14.3%', '+3.0%', '±0.0%']);
   });
 

@@ -51,7 +51,7 @@ beforeAll(async () => {
   const resultsDir = join(root, 'results');
   results = writeFixture(resultsDir).map((p) => JSON.parse(readFileSync(join(resultsDir, p), 'utf8')) as RunResult);
   await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
-  await build({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site') });
+  await build({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
   site = await serveStatic(join(root, 'site'));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
 }, 240_000);
@@ -125,6 +125,9 @@ describe('the site in Chromium', () => {
     const engines = (await engineColumn(page, 'c=8')).map((cell) => cell.split(/\s+/)[0]);
     expect(engines).toEqual(expectedOrderAtC8());
     expect(await page.locator('section[data-load="c=8"] tbody td:first-child').allInnerTexts()).toEqual(['1', '2']);
+    // The Pareto chart is static SVG from Observable Plot: one dot per newest-version point (2 engines × 2 loads).
+    await expect(page.locator('figure.chart svg').first().isVisible()).resolves.toBe(true);
+    await expect(page.locator('figure.chart svg circle').count()).resolves.toBeGreaterThanOrEqual(4);
     const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td').last();
     await expect(vllmDelta.innerText()).resolves.toMatch(/^▼ −1\d\.\d% worse$/);
     await expect(vllmDelta.locator('span').getAttribute('class')).resolves.toBe('delta-worse');
@@ -183,6 +186,25 @@ describe('the site in Chromium', () => {
     await page.locator('[data-sla-status]', { hasText: '0 of 2 engines' }).waitFor();
     await page.close();
   }, 120_000);
+
+  it('regressions list the planted drop and link both runs; a run page shows provenance, the command and the raw file', async () => {
+    const page = await open('/regressions/', 'regressions');
+    const rows = await page.locator('tbody tr').allInnerTexts();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.startsWith('vllm\t1.0.0 → 1.1.0'))).toBe(true);
+    expect(rows.some((row) => /Output throughput.*▼ −1\d\.\d% worse/.test(row))).toBe(true);
+    await page.locator('tbody tr', { hasText: 'Output throughput' }).first().getByRole('link', { name: 'new' }).click();
+    await page.waitForURL(/\/run\/\d{8}T\d{6}Z-[0-9a-f]{8}\/$/);
+    const runId = page.url().match(/run\/([^/]+)\//)![1]!;
+    const result = results.find((r) => r.run_id === runId)!;
+    expect(result.run!.engine.version).toBe('1.1.0');
+    await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${runId}`);
+    await expect(page.locator('pre code').first().innerText()).resolves.toBe(result.harness.command.join(' '));
+    await expect(page.getByRole('link', { name: /^results\/2026-02-1\d\/vllm\/.*\.json$/ }).getAttribute('href')).resolves.toMatch(/^https:\/\/github\.com\/servebench\/servebench\/blob\/main\/results\/2026-02-1\d\/vllm\//);
+    await expect(page.locator('tbody tr').first().innerText()).resolves.toMatch(/^c=1\t64\t64\t0\t512\t128\t/);
+    await page.screenshot({ path: join(ARTIFACTS, 'run.png'), fullPage: true });
+    await page.close();
+  });
 
   it('downloads are published next to the pages with their checksums; methodology and submit render', async () => {
     const page = await open('/downloads/', 'downloads');
