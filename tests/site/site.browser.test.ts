@@ -127,7 +127,9 @@ describe('the site in Chromium', () => {
     expect(await page.locator('section[data-load="c=8"] tbody td:first-child').allInnerTexts()).toEqual(['1', '2']);
     // The Pareto chart is static SVG from Observable Plot: one dot per newest-version point (2 engines × 2 loads).
     await expect(page.locator('figure.chart svg').first().isVisible()).resolves.toBe(true);
-    await expect(page.locator('figure.chart svg circle').count()).resolves.toBeGreaterThanOrEqual(4);
+    await expect(page.locator('figure[data-chart="pareto"] svg circle').count()).resolves.toBeGreaterThanOrEqual(4);
+    // History: one dot per release at the highest load (vllm 1.0.0, 1.1.0; sglang 2.0.0, 2.1.0).
+    await expect(page.locator('figure[data-chart="history"] svg circle').count()).resolves.toBe(4);
     const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td').last();
     await expect(vllmDelta.innerText()).resolves.toMatch(/^▼ −1\d\.\d% worse$/);
     await expect(vllmDelta.locator('span').getAttribute('class')).resolves.toBe('delta-worse');
@@ -220,6 +222,24 @@ describe('the site in Chromium', () => {
     const submit = await open('/submit/', 'submit');
     await expect(submit.locator('h1').innerText()).resolves.toBe('Submit a result');
     await submit.close();
+  });
+
+  it('works from the keyboard and on a phone-sized screen', async () => {
+    const overview = await open('/', 'overview-keyboard');
+    const href = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+    await page.goto(`${site.url}${href}`);
+    await page.screenshot({ path: join(ARTIFACTS, 'phone.png'), fullPage: false });
+    // Wide tables scroll inside their own box; the page itself does not scroll sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const button = page.locator('section[data-load="c=8"] th[data-key="ttft_ms_p50"] button');
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('section[data-load="c=8"] th[data-key="ttft_ms_p50"]').getAttribute('aria-sort')).resolves.toBe('descending');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('section[data-load="c=8"] th[data-key="ttft_ms_p50"]').getAttribute('aria-sort')).resolves.toBe('ascending');
+    await page.close();
   });
 
   it('made no request to another host and logged no console error', () => {
