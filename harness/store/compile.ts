@@ -50,7 +50,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-export const COMPILER_VERSION = 6;
+export const COMPILER_VERSION = 7;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
@@ -171,6 +171,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   json('leaderboard.json', leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
   json('deltas.json', deltas);
   json('metrics.json', HEADLINE_METRICS);
+  json('versions.json', await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
   await writeRunPages(connection, siteDir, deltas);
   const scenarios = (await jsonRows(`
     WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)

@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Delta, HeadlineMetric, LeaderboardRow, RunDetail, Scenario, ScenarioDetail, SiteMeta } from './types.ts';
+import type { Delta, EngineVersion, HeadlineMetric, LeaderboardRow, RunDetail, Scenario, ScenarioDetail, SiteMeta } from './types.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -18,6 +18,7 @@ export const scenarios = (): Scenario[] => read<Scenario[]>('site/scenarios.json
 export const leaderboard = (): LeaderboardRow[] => read<LeaderboardRow[]>('site/leaderboard.json', []);
 export const headlineMetrics = (): HeadlineMetric[] => read<HeadlineMetric[]>('site/metrics.json', []);
 export const scenarioDetail = (id: string): ScenarioDetail | null => read<ScenarioDetail | null>(`site/scenarios/${id}.json`, null);
+export const versions = (): EngineVersion[] => read<EngineVersion[]>('site/versions.json', []);
 export const deltas = (): Delta[] => read<Delta[]>('site/deltas.json', []);
 export const runIds = (): string[] => (existsSync(join(DATA_DIR, 'site/runs')) ? readdirSync(join(DATA_DIR, 'site/runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : []);
 export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/runs/${id}.json`, null);

@@ -118,3 +118,10 @@ export interface RunDetail {
   readonly run: Readonly<Record<string, string | number | boolean | null>> & { run_id: string; file: string; engine: string; engine_version: string | null; model: string };
   readonly points: ReadonlyArray<Readonly<Record<string, string | number | boolean | null>>>;
 }
+
+export interface EngineVersion {
+  readonly engine: string;
+  readonly engine_version: string;
+  readonly configurations: number;
+  readonly last_run_date: string;
+}

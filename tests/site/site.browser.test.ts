@@ -16,6 +16,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/schema/result.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
+import { formatPercent } from '../../site/lib/format.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -223,6 +224,19 @@ describe('the site in Chromium', () => {
     await expect(submit.locator('h1').innerText()).resolves.toBe('Submit a result');
     await submit.close();
   });
+
+  it('compare: two versions side by side on every shared configuration, from a permalink', async () => {
+    const page = await open('/compare/?a=vllm%401.0.0&b=vllm%401.1.0', 'compare');
+    await page.locator('table[data-compare-table]').waitFor({ state: 'visible', timeout: 60_000 });
+    const rows = await page.locator('table[data-compare-table] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!)));
+    expect(rows.map((r) => r[0])).toEqual(['synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=1', 'synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=8']);
+    for (const [i, concurrency] of [1, 8].entries()) {
+      const tput = (version: string) => median(results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === version).map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics.output_throughput!));
+      expect(rows[i]![3]).toBe(formatPercent((tput('1.1.0') / tput('1.0.0') - 1) * 100));
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
+    await page.close();
+  }, 120_000);
 
   it('works from the keyboard and on a phone-sized screen', async () => {
     const overview = await open('/', 'overview-keyboard');
