@@ -3,7 +3,7 @@
  * - initial JavaScript per page, gzipped: the page's module scripts and their static imports,
  *   not the lazily imported DuckDB-Wasm;
  * - the SLA filter on N points (default 1,000,000): SYNTHETIC results (scripts/synthetic-results.ts)
- *   compiled in a temp folder, their points.arrow replicated up to N rows, then in the page: the
+ *   compiled in a temp folder, the opened scenario's points.arrow replicated up to N rows, then in the page: the
  *   first answer (DuckDB-Wasm download, Arrow ingest, query) and answers after load (query only).
  * Writes bench/results/site-*.json.
  *
@@ -66,8 +66,10 @@ try {
   const pages = htmlFiles(siteDir);
   const js = pages.map((page) => ({ page: relative(siteDir, page), ...initialJs(siteDir, page) })).sort((a, b) => b.bytes - a.bytes);
 
-  // Replicate the compiled points up to the target size.
-  const arrowPath = join(siteDir, 'data', 'site', 'points.arrow');
+  // Replicate the first scenario's points (the page the bench opens) up to the target size: its
+  // SLA query then runs over N points.
+  const firstScenario = (JSON.parse(readFileSync(join(dataDir, 'site', 'scenarios.json'), 'utf8')) as Array<{ scenario_id: string }>)[0]!.scenario_id;
+  const arrowPath = join(siteDir, 'data', 'site', 'points', `${firstScenario}.arrow`);
   const base = tableFromIPC(readFileSync(arrowPath));
   const copies = Math.ceil(targetPoints / base.numRows);
   let big = new Table(base.batches);

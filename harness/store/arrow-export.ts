@@ -6,7 +6,7 @@
  * string in JS costs a microsecond.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { Bool, Dictionary, Float64, Int32, makeData, makeVector, Table, tableToIPC, Utf8, vectorFromArray, type Vector } from 'apache-arrow';
+import { Bool, Dictionary, Float64, Int32, makeData, makeVector, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray, type Vector } from 'apache-arrow';
 
 /** Arrow types the site reads; a query casts its columns to these SQL types. */
 export type ArrowColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BOOLEAN';
@@ -126,4 +126,24 @@ export async function queryToArrowIpc(connection: DuckDBConnection, query: Arrow
     await connection.run(`DROP TABLE IF EXISTS ${staged}`);
     for (const [i, c] of query.columns.entries()) if (c.type === 'VARCHAR') await connection.run(`DROP TYPE IF EXISTS __arrow_enum_${i}`);
   }
+}
+
+/**
+ * Cuts an Arrow IPC stream sorted by scenario_id into one stream per scenario (zero-copy slices),
+ * leaving out `drop` columns. Returns [scenario_id, bytes] pairs.
+ */
+export function splitByScenario(ipc: Uint8Array, drop: readonly string[]): Array<[string, Uint8Array]> {
+  const full = tableFromIPC(ipc);
+  const keep = full.schema.fields.map((f) => f.name).filter((name) => !drop.includes(name));
+  const table = full.select(keep);
+  const ids = full.getChild('scenario_id');
+  if (ids === null) throw new Error('splitByScenario: no scenario_id column');
+  const parts: Array<[string, Uint8Array]> = [];
+  let start = 0;
+  for (let i = 1; i <= table.numRows; i++) {
+    if (i < table.numRows && ids.get(i) === ids.get(start)) continue;
+    parts.push([String(ids.get(start)), tableToIPC(table.slice(start, i), 'stream')]);
+    start = i;
+  }
+  return parts;
 }

@@ -15,7 +15,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import type { PriceTable } from '../schema/prices.ts';
 import { SCHEMA_VERSION } from '../schema/result.ts';
-import { queryToArrowIpc, type ArrowColumnType } from './arrow-export.ts';
+import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
 import type { ResultProblem } from './check-result.ts';
 import { columnOf, CONFIG_COLUMNS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS, type Column } from './columns.ts';
 import { computeDeltas, deriveTables, type Delta } from './derive.ts';
@@ -50,7 +50,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-export const COMPILER_VERSION = 7;
+export const COMPILER_VERSION = 8;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
@@ -201,8 +201,12 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
     const type: ArrowColumnType = c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type;
     return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
   });
-  const points = await queryToArrowIpc(connection, { from: `(SELECT * FROM priced_points WHERE status = 'completed')`, orderBy: 'created_at, run_id, point', columns });
+  const points = await queryToArrowIpc(connection, { from: `(SELECT * FROM priced_points WHERE status = 'completed')`, orderBy: 'scenario_id, created_at, run_id, point', columns });
   writeFileSync(join(siteDir, 'points.arrow'), points);
+  // Each scenario's points on their own (without run ids, whose dictionary would repeat in every
+  // file), so a scenario page's SQL loads only what it queries.
+  mkdirSync(join(siteDir, 'points'), { recursive: true });
+  for (const [id, bytes] of splitByScenario(points, ['run_id'])) writeFileSync(join(siteDir, 'points', `${id}.arrow`), bytes);
   json('meta.json', meta);
 }
 

@@ -2,7 +2,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { expect, it } from 'vitest';
-import { queryToArrowIpc } from '../../harness/store/arrow-export.ts';
+import { queryToArrowIpc, splitByScenario } from '../../harness/store/arrow-export.ts';
 
 it('writes typed columns, dictionary strings, nulls and the requested order', async () => {
   const instance = await DuckDBInstance.create(':memory:');
@@ -29,6 +29,21 @@ it('writes typed columns, dictionary strings, nulls and the requested order', as
   ]);
   expect(rows).toHaveLength(5003);
   expect(rows[5002]).toEqual({ k: 5009, s: 'z1', gpu: null, x: 4999 / 4, flag: false });
+  connection.closeSync();
+  instance.closeSync();
+});
+
+it('splits a stream sorted by scenario into one file per scenario, dropping columns', async () => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  await connection.run(`CREATE TABLE t AS SELECT * FROM (VALUES ('s1', 'r1', 1.0), ('s1', 'r2', 2.0), ('s2', 'r3', 3.0), ('s3', 'r4', 4.0), ('s3', 'r5', 5.0)) v(scenario_id, run_id, x)`);
+  const bytes = await queryToArrowIpc(connection, { from: 't', orderBy: 'scenario_id, x', columns: [{ name: 'scenario_id', type: 'VARCHAR', sql: 'scenario_id' }, { name: 'run_id', type: 'VARCHAR', sql: 'run_id' }, { name: 'x', type: 'DOUBLE', sql: 'x' }] });
+  const parts = splitByScenario(bytes, ['run_id']).map(([id, part]) => [id, tableFromIPC(part).toArray().map((r) => r.toJSON())]);
+  expect(parts).toEqual([
+    ['s1', [{ scenario_id: 's1', x: 1 }, { scenario_id: 's1', x: 2 }]],
+    ['s2', [{ scenario_id: 's2', x: 3 }]],
+    ['s3', [{ scenario_id: 's3', x: 4 }, { scenario_id: 's3', x: 5 }]],
+  ]);
   connection.closeSync();
   instance.closeSync();
 });

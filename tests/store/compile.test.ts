@@ -133,6 +133,12 @@ describe('compile', () => {
         expect(arrow.engine).toBe(result.run!.engine.name);
       });
     }
+    // The scenario's own file: the same rows, without run ids.
+    const [scenarioFile] = readdirSync(join(outDir, 'site', 'points'));
+    const scenarioTable = tableFromIPC(readFileSync(join(outDir, 'site', 'points', scenarioFile!)));
+    expect(scenarioTable.numRows).toBe(16);
+    expect(scenarioTable.schema.fields.map((f) => f.name)).not.toContain('run_id');
+    expect(scenarioTable.getChild('ttft_ms_p99')!.toArray().slice().sort()).toEqual(table.getChild('ttft_ms_p99')!.toArray().slice().sort());
     const runs = await query(`SELECT file, engine, harness_git_commit FROM read_parquet('${outDir}/parquet/latest/runs.parquet') ORDER BY file`);
     expect(runs.map((r) => r.file)).toEqual([...paths].sort());
   });
