@@ -5,7 +5,7 @@
 import { toCsv } from './csv.ts';
 import { pointsDatabase } from './duckdb-client.ts';
 import { formatNumber } from './format.ts';
-import { SLA_METRICS, slaParameters, slaSql, type SlaColumn, type SlaRow } from './sla-query.ts';
+import { releasesSql, SLA_METRICS, slaParameters, slaSql, type SlaColumn, type SlaRow } from './sla-query.ts';
 import { parseViewState, serializeViewState, type ViewState } from './url-state.ts';
 
 /** Runs the SLA query in the browser and fills the SLA table (text only: values are never HTML). */
@@ -18,6 +18,7 @@ async function applySla(doc: Document, limits: ViewState['sla']): Promise<void> 
   const started = performance.now();
   try {
     const conn = await pointsDatabase(section.dataset.pointsUrl!);
+    await conn.query(releasesSql());
     const statement = await conn.prepare(slaSql());
     const result = await statement.query(...slaParameters(section.dataset.scenario!, limits as Partial<Record<SlaColumn, number>>));
     await statement.close();
