@@ -98,8 +98,11 @@ export const validateCommand: Command = {
       process.stderr.write(problems.length === 0 ? `${targets.length} result file${targets.length === 1 ? '' : 's'} valid\n` : `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${bad} file${bad === 1 ? '' : 's'} (${targets.length} checked)\n`);
     }
     if (process.env.GITHUB_ACTIONS === 'true') {
+      // Annotations name files from the checkout's root: results-folder paths get the folder in front;
+      // files given from outside it are already named as given.
       const prefix = `${relative(process.cwd(), resultsDir).split(sep).join('/')}/`;
-      for (const problem of problems) process.stdout.write(`${githubAnnotation(problem, problem.file.startsWith('/') ? '' : prefix)}\n`);
+      const outside = new Set(targets.filter((t) => t.placed === false).map((t) => t.relativePath));
+      for (const problem of problems) process.stdout.write(`${githubAnnotation(problem, outside.has(problem.file) ? '' : prefix)}\n`);
     }
     return problems.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
   },
