@@ -22,7 +22,7 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-export function metricGeneration(harnessVersion: string): number {
+function metricGeneration(harnessVersion: string): number {
   let generation = METRIC_GENERATIONS[0]!.generation;
   for (const entry of METRIC_GENERATIONS) if (compareVersions(harnessVersion, entry.since) >= 0) generation = entry.generation;
   return generation;

@@ -85,11 +85,6 @@ export function studentTwoSidedP(t: number, df: number): number {
   return incompleteBeta(df / (df + t * t), df / 2, 0.5);
 }
 
-/** P(|Z| ≥ |z|) for the standard normal: erfc(|z|/√2) through the t distribution's limit. */
-export function normalTwoSidedP(z: number): number {
-  return studentTwoSidedP(z, 1e7);
-}
-
 /** The t with P(|T| ≥ t) = p, by bisection (monotone; 1e-10 precision is plenty here). */
 export function studentQuantileTwoSided(p: number, df: number): number {
   let low = 0;

@@ -44,7 +44,7 @@ function precisionOf(run: RunBlock): string {
   return [run.model.quantization, run.model.dtype].filter((part): part is string => part !== null && part !== '').join('/') || 'default';
 }
 
-export function loadLabel(load: Load): string {
+function loadLabel(load: Load): string {
   if (load.mode === 'closed') return `c=${load.concurrency}`;
   if (load.mode === 'open') return `rate=${load.rate}${load.max_concurrency ? ` max=${load.max_concurrency}` : ''}`;
   return `trace x${load.time_scale}`;
@@ -123,7 +123,7 @@ const DISTRIBUTIONS: ReadonlyArray<readonly [DistributionName, string, string]> 
   ['interactivity_tok_s', 'tokens/s', 'Tokens per second per user (1000 / TPOT)'],
 ];
 type DistributionName = 'ttft_ms' | 'tpot_ms' | 'itl_ms' | 'itl_event_ms' | 'e2el_ms' | 'queue_ms' | 'interactivity_tok_s';
-export const DISTRIBUTION_NAMES = DISTRIBUTIONS.map(([name]) => name);
+const DISTRIBUTION_NAMES = DISTRIBUTIONS.map(([name]) => name);
 export const STATS = ['mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
 const metricsOf = (c: PointContext) => c.point.metrics;

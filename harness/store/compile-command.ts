@@ -6,15 +6,16 @@ import { EXIT } from '../errors.ts';
 import { compile } from './compile.ts';
 import { loadPrices } from './prices.ts';
 import { formatProblemLine } from './problem-output.ts';
+import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from './store-options.ts';
 
 const spec: CommandSpec = {
   name: 'compile',
   summary: 'compile results/ with DuckDB into Parquet snapshots, a manifest, a data dictionary and the site data',
   usage: 'servebench compile [--results DIR] [--out DIR] [--prices FILE] [--allow-invalid] [--json]',
   options: [
-    { name: 'results', value: 'DIR', help: 'The results folder.', default: 'results' },
-    { name: 'out', value: 'DIR', help: 'Where the compiled data goes (its .cache/ makes the next compile incremental).', default: 'build/data' },
-    { name: 'prices', value: 'FILE', help: 'GPU price table for cost per token.', default: 'fleet/prices.yaml' },
+    RESULTS_OPTION,
+    OUT_OPTION,
+    PRICES_OPTION,
     { name: 'allow-invalid', help: 'Exit 0 even when some files were invalid (they are still reported and left out).' },
     { name: 'json', help: 'Print the compile report as JSON.' },
   ],

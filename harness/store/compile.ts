@@ -50,7 +50,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-export const COMPILER_VERSION = 8;
+const COMPILER_VERSION = 8;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 
@@ -73,7 +73,7 @@ async function scalar(connection: DuckDBConnection, sql: string): Promise<unknow
 }
 
 /** The tables as SQL over the store's temp tables (derive.ts). */
-export function tableQueries(): Record<(typeof TABLES)[number], string> {
+function tableQueries(): Record<(typeof TABLES)[number], string> {
   const pointCols = [...POINT_COLUMNS, ...PRICED_COLUMNS].map((c) => columnOf(c.name)).join(', ');
   const longSelect = LONG_METRICS.map(([metric, stat]) => `${columnOf(stat === 'value' ? metric : `${metric}_${stat}`)} AS ${columnOf(`${metric}@${stat}`)}`).join(', ');
   const metricKeep = METRIC_COLUMNS.filter((c) => !['metric', 'stat', 'value'].includes(c.name)).map((c) => columnOf(c.name));

@@ -16,8 +16,8 @@ import type { PriceTable } from '../schema/prices.ts';
 import { columnOf } from './columns.ts';
 import { COMPARED_METRICS, HEADLINE_METRICS } from './headline-metrics.ts';
 
-export const SCENARIO_KEY = ['model', 'precision', 'hardware', 'gpu', 'gpu_count', 'workload', 'workload_sha256', 'methodology'] as const;
-export const CONFIG_KEY = [...SCENARIO_KEY, 'load', 'load_mode', 'concurrency', 'rate'] as const;
+const SCENARIO_KEY = ['model', 'precision', 'hardware', 'gpu', 'gpu_count', 'workload', 'workload_sha256', 'methodology'] as const;
+const CONFIG_KEY = [...SCENARIO_KEY, 'load', 'load_mode', 'concurrency', 'rate'] as const;
 
 export interface Delta {
   config_id: string;

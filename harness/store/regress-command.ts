@@ -12,6 +12,7 @@ import { diffAgainstBase } from './immutability.ts';
 import { loadPrices } from './prices.ts';
 import { findRegressions, regressionsMarkdown } from './regress.ts';
 import { openStore } from './store.ts';
+import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from './store-options.ts';
 
 const spec: CommandSpec = {
   name: 'regress',
@@ -21,9 +22,9 @@ const spec: CommandSpec = {
     { name: 'latest', help: "Every engine's newest release on every configuration (the default)." },
     { name: 'base', value: 'GIT_REF', help: 'Only comparisons that involve runs added since this commit (what a nightly or a pull request brought).' },
     { name: 'threshold', value: 'PCT', help: 'Smallest change for the worse that counts, in percent.', default: '10' },
-    { name: 'results', value: 'DIR', help: 'The results folder.', default: 'results' },
-    { name: 'out', value: 'DIR', help: "Compile output folder whose cache to use (compile's --out).", default: 'build/data' },
-    { name: 'prices', value: 'FILE', help: 'GPU price table.', default: 'fleet/prices.yaml' },
+    RESULTS_OPTION,
+    OUT_OPTION,
+    PRICES_OPTION,
     { name: 'repo-url', value: 'URL', help: 'Repository the run links point into (default: from GITHUB_SERVER_URL/GITHUB_REPOSITORY, else relative paths).' },
     { name: 'ref', value: 'REF', help: 'Branch or commit for the links.', default: 'main' },
     { name: 'markdown', value: 'FILE', help: 'Also write the Markdown report to FILE.' },

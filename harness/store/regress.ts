@@ -13,7 +13,7 @@ export interface Regression extends Delta {
   readonly file: string | null;
 }
 
-export function regressionKey(d: Pick<Delta, 'engine' | 'previous_version' | 'version' | 'config_id' | 'metric'>): string {
+function regressionKey(d: Pick<Delta, 'engine' | 'previous_version' | 'version' | 'config_id' | 'metric'>): string {
   return createHash('sha256').update([d.engine, d.previous_version, d.version, d.config_id, d.metric].join('|')).digest('hex').slice(0, 16);
 }
 

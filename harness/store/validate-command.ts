@@ -14,13 +14,14 @@ import type { BatchFile } from './parse-batch.ts';
 import { formatProblemLine, githubAnnotation } from './problem-output.ts';
 import { listResultFiles } from './result-files.ts';
 import { parseFiles } from './store.ts';
+import { RESULTS_OPTION } from './store-options.ts';
 
 const spec: CommandSpec = {
   name: 'validate',
   summary: 'check result files: schema, consistency, provenance, path, duplicates, and (with --base) immutability',
   usage: 'servebench validate [FILES…] [--results DIR] [--base GIT_REF] [--json]',
   options: [
-    { name: 'results', value: 'DIR', help: 'The results folder (paths are checked against content inside it).', default: 'results' },
+    RESULTS_OPTION,
     { name: 'base', value: 'GIT_REF', help: 'Also check immutability against this commit: no result that exists there is modified, deleted or renamed. Without FILES, checks the files added since it.' },
     { name: 'json', help: 'Machine-readable output: {files, problems}.' },
   ],
