@@ -16,7 +16,7 @@ function publishData() {
         mkdirSync(out, { recursive: true });
         cpSync('docs/result.schema.json', join(out, 'result.schema.json'));
         if (!existsSync(join(dataDir, 'MANIFEST.json'))) return;
-        for (const file of ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'site/points.arrow', 'site/points', 'parquet/latest']) {
+        for (const file of ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'site/releases.arrow', 'site/points', 'parquet/latest']) {
           if (existsSync(join(dataDir, file))) cpSync(join(dataDir, file), join(out, file), { recursive: true });
         }
         // The dated snapshot the latest files were copied from (older ones stay in the data store).

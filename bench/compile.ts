@@ -10,7 +10,7 @@
  * Usage: npm run bench:compile [-- --sizes 10000,100000]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,20 +49,22 @@ function timed<T>(fn: () => T): [T, number] {
 }
 
 async function formats(outDir: string, scratch: string): Promise<Record<string, unknown>> {
-  const arrowPath = join(outDir, 'site', 'points.arrow');
-  const arrowBytes = readFileSync(arrowPath);
-  const [table, arrowMs] = timed(() => tableFromIPC(arrowBytes));
+  // What the site serves: one Arrow file per scenario; sizes and times summed over them.
+  const arrowFiles = readdirSync(join(outDir, 'site', 'points')).map((name) => readFileSync(join(outDir, 'site', 'points', name)));
+  const arrowBytes = Buffer.concat(arrowFiles);
+  const [tables, arrowMs] = timed(() => arrowFiles.map((bytes) => tableFromIPC(bytes)));
+  const table = tables[0]!;
+  const numRows = tables.reduce((sum, t) => sum + t.numRows, 0);
   const [, arrowScanMs] = timed(() => {
-    const column = table.getChild('output_throughput')!;
     let sum = 0;
-    for (const v of column) sum += (v as number | null) ?? 0;
+    for (const t of tables) for (const v of t.getChild('output_throughput')!) sum += (v as number | null) ?? 0;
     return sum;
   });
   // The same rows and columns as Parquet (snappy: the codec hyparquet decodes without add-ons).
   const parquetPath = join(scratch, 'points-site.parquet');
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  await connection.run(`COPY (SELECT * FROM read_parquet('${join(outDir, 'parquet/latest/points.parquet')}') WHERE status = 'completed') TO '${parquetPath}' (FORMAT parquet, COMPRESSION snappy)`);
+  await connection.run(`COPY (SELECT * FROM read_parquet('${join(outDir, 'parquet/latest/points/*.parquet')}') WHERE status = 'completed') TO '${parquetPath}' (FORMAT parquet, COMPRESSION snappy)`);
   const columns = table.schema.fields.map((f) => f.name);
   await connection.run(`COPY (SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM read_parquet('${parquetPath}')) TO '${parquetPath}.subset' (FORMAT parquet, COMPRESSION snappy)`);
   connection.closeSync();
@@ -73,9 +75,9 @@ async function formats(outDir: string, scratch: string): Promise<Record<string, 
   const rows = await parquetReadObjects({ file: buffer });
   const hyparquetMs = Number((performance.now() - start).toFixed(1));
   return {
-    rows: table.numRows,
+    rows: numRows,
     columns: columns.length,
-    arrow_ipc: { bytes: arrowBytes.length, gzip_bytes: gzipSync(arrowBytes).length, decode_ms: arrowMs, scan_one_column_ms: arrowScanMs },
+    arrow_ipc: { files: arrowFiles.length, bytes: arrowBytes.length, gzip_bytes: gzipSync(arrowBytes).length, decode_ms: arrowMs, scan_one_column_ms: arrowScanMs },
     parquet_snappy_hyparquet: { bytes: parquetBytes.length, gzip_bytes: gzipSync(parquetBytes).length, decode_to_objects_ms: hyparquetMs, rows: rows.length },
   };
 }
@@ -98,7 +100,7 @@ for (const size of sizes) {
     writeResult(resultsDir, syntheticResult({ ...last!, seed: 7_777_777 }));
     const incremental = compileOnce(resultsDir, outDir);
     const format = await formats(outDir, scratch);
-    const parquetBytes = statSync(join(outDir, 'parquet/latest/points.parquet')).size;
+    const parquetBytes = readdirSync(join(outDir, 'parquet/latest/points')).reduce((sum, name) => sum + statSync(join(outDir, 'parquet/latest/points', name)).size, 0);
     const entry = {
       files: size,
       input_bytes: bytes,

@@ -9,7 +9,7 @@
  *   <out>/.cache/store.duckdb                                the incremental store
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { writeFileAtomic } from '../io/atomic-write.ts';
@@ -50,9 +50,26 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 8;
+const COMPILER_VERSION = 10;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
+type Table = (typeof TABLES)[number];
+/**
+ * The per-run tables grow with every night, so they are published as one file per month of runs
+ * (`points/2026-11.parquet`): a new result rewrites its month, and every other month is linked
+ * from the previous snapshot. The derived tables are small and written whole.
+ */
+const MONTHLY: readonly Table[] = ['runs', 'points', 'metrics'];
+
+/** The Parquet files of a table in a snapshot: `<table>.parquet`, or `<table>/<month>.parquet`. */
+function tableFile(table: Table, month?: string): string {
+  return month === undefined ? `${table}.parquet` : `${table}/${month}.parquet`;
+}
+
+/** The table a snapshot file belongs to. */
+function tableOfFile(path: string): string {
+  return path.replace(/^parquet\/(latest|snapshots\/[^/]+)\//, '').replace(/(\/[^/]+)?\.parquet$/, '');
+}
 
 function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
@@ -73,16 +90,16 @@ async function scalar(connection: DuckDBConnection, sql: string): Promise<unknow
 }
 
 /** The tables as SQL over the store's temp tables (derive.ts). */
-function tableQueries(): Record<(typeof TABLES)[number], string> {
+function tableQueries(where = 'true'): Record<Table, string> {
   const pointCols = [...POINT_COLUMNS, ...PRICED_COLUMNS].map((c) => columnOf(c.name)).join(', ');
   const longSelect = LONG_METRICS.map(([metric, stat]) => `${columnOf(stat === 'value' ? metric : `${metric}_${stat}`)} AS ${columnOf(`${metric}@${stat}`)}`).join(', ');
   const metricKeep = METRIC_COLUMNS.filter((c) => !['metric', 'stat', 'value'].includes(c.name)).map((c) => columnOf(c.name));
   return {
-    runs: `SELECT ${RUN_COLUMNS.map((c) => columnOf(c.name)).join(', ')} FROM valid_runs ORDER BY created_at, run_id`,
-    points: `SELECT ${pointCols}, scenario_id, config_id FROM priced_points ORDER BY created_at, run_id, point`,
+    runs: `SELECT ${RUN_COLUMNS.map((c) => columnOf(c.name)).join(', ')} FROM valid_runs WHERE ${where} ORDER BY created_at, run_id`,
+    points: `SELECT ${pointCols}, scenario_id, config_id FROM priced_points WHERE ${where} ORDER BY created_at, run_id, point`,
     // Not sorted: 40+ rows per point; readers filter or aggregate, and sorting it would dominate the compile.
     metrics: `SELECT ${metricKeep.join(', ')}, split_part(name, '@', 1) AS metric, split_part(name, '@', 2) AS stat, value FROM (
-        UNPIVOT (SELECT ${metricKeep.join(', ')}, ${longSelect} FROM priced_points WHERE status = 'completed')
+        UNPIVOT (SELECT ${metricKeep.join(', ')}, ${longSelect} FROM priced_points WHERE status = 'completed' AND ${where})
         ON ${LONG_METRICS.map(([metric, stat]) => columnOf(`${metric}@${stat}`)).join(', ')} INTO NAME name VALUE value)`,
     leaderboard: 'SELECT * FROM leaderboard ORDER BY model, hardware, workload, load, rank_output_throughput',
     deltas: 'SELECT * FROM deltas ORDER BY model, hardware, workload, load, engine, metric',
@@ -108,17 +125,87 @@ async function stageDeltas(connection: DuckDBConnection, deltas: readonly Delta[
   );
 }
 
-/** Writes the tables as Parquet into a fresh folder; returns row counts. */
-async function writeParquet(connection: DuckDBConnection, dir: string): Promise<Record<string, number>> {
-  mkdirSync(dir, { recursive: true });
-  const queries = tableQueries();
-  const rows: Record<string, number> = {};
-  for (const table of TABLES) {
-    const file = join(dir, `${table}.parquet`);
-    const result = await connection.runAndReadAll(`COPY (${queries[table]}) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
-    rows[table] = Number(result.getRowsJS()[0]?.[0] ?? (await scalar(connection, `SELECT count(*) FROM read_parquet(${sqlString(file)})`)));
+interface SnapshotManifest {
+  readonly snapshot: string;
+  readonly generated_at: string;
+  readonly schema_version: number;
+  /** Month → digest of what that month's files were compiled from (reused when equal). */
+  readonly months: Record<string, string>;
+  readonly files: ManifestFile[];
+}
+
+/** Each month of valid runs with a digest of its inputs: its files, the prices, the compiler. */
+async function monthDigests(connection: DuckDBConnection, prices: PriceTable): Promise<Map<string, string>> {
+  const rows = (await connection.runAndReadAll(`SELECT strftime(run_date, '%Y-%m') AS month, md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)) FROM valid_runs GROUP BY month ORDER BY month`)).getRowsJS() as Array<[string, string]>;
+  const context = `${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}`;
+  return new Map(rows.map(([month, files]) => [month, createHash('sha256').update(`${context}|${files}`).digest('hex').slice(0, 16)]));
+}
+
+const PARQUET_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880';
+
+function monthFilter(month: string): string {
+  return `run_date >= DATE '${month}-01' AND run_date < DATE '${month}-01' + INTERVAL 1 MONTH`;
+}
+
+/** Hard link (results are immutable, so are snapshot files); a copy where links are not possible. */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to);
   }
-  return rows;
+}
+
+/**
+ * Writes a snapshot into a fresh folder: every month whose digest matches a month of `previous`
+ * is linked from there, the others and the derived tables are written. Returns its manifest.
+ */
+async function writeSnapshot(connection: DuckDBConnection, dir: string, months: Map<string, string>, previous: { dir: string; manifest: SnapshotManifest } | null, head: Omit<SnapshotManifest, 'months' | 'files'>): Promise<SnapshotManifest> {
+  for (const table of MONTHLY) mkdirSync(join(dir, table), { recursive: true });
+  const files: ManifestFile[] = [];
+  const record = async (file: string) => {
+    const path = join(dir, file);
+    const rows = Number(await scalar(connection, `SELECT count(*) FROM read_parquet(${sqlString(path)})`));
+    files.push({ path: file, sha256: await sha256File(path), bytes: statSync(path).size, rows });
+  };
+  const write = async (file: string, sql: string) => {
+    await connection.run(`COPY (${sql}) TO ${sqlString(join(dir, file))} (${PARQUET_OPTIONS})`);
+    await record(file);
+  };
+  const reused = new Map((previous?.manifest.files ?? []).map((f) => [f.path, f]));
+  const stale: string[] = [];
+  for (const [month, digest] of months) {
+    const old = MONTHLY.map((table) => reused.get(tableFile(table, month)));
+    if (previous !== null && previous.manifest.months[month] === digest && old.every((f) => f !== undefined && existsSync(join(previous.dir, f.path)))) {
+      for (const f of old) (linkOrCopy(join(previous.dir, f!.path), join(dir, f!.path)), files.push(f!));
+    } else {
+      stale.push(month);
+    }
+  }
+  if (stale.length > 0) {
+    // One partitioned COPY per table writes every stale month in a single pass over the points.
+    const where = stale.length === months.size ? 'true' : `strftime(run_date, '%Y-%m') IN (${stale.map(sqlString).join(', ')})`;
+    const queries = tableQueries(where);
+    for (const table of MONTHLY) {
+      const scratch = join(dir, `${table}.partitions`);
+      await connection.run(`COPY (SELECT *, strftime(run_date, '%Y-%m') AS run_month FROM (${queries[table]})) TO ${sqlString(scratch)} (${PARQUET_OPTIONS}, PARTITION_BY (run_month), FILENAME_PATTERN 'part_{i}')`);
+      for (const month of stale) {
+        const parts = existsSync(join(scratch, `run_month=${month}`)) ? readdirSync(join(scratch, `run_month=${month}`)) : [];
+        const file = tableFile(table, month);
+        if (parts.length === 1) {
+          renameSync(join(scratch, `run_month=${month}`, parts[0]!), join(dir, file));
+          await record(file);
+        } else {
+          // A month with no rows in this table (only failed runs have no metrics), or split by the writer: written on its own.
+          await write(file, tableQueries(monthFilter(month))[table]);
+        }
+      }
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  const queries = tableQueries();
+  for (const table of TABLES.filter((t) => !MONTHLY.includes(t))) await write(tableFile(table), queries[table]);
+  return { ...head, months: Object.fromEntries(months), files };
 }
 
 async function manifestOf(root: string, files: readonly string[], rows: Record<string, number>): Promise<ManifestFile[]> {
@@ -149,20 +236,83 @@ async function writeDictionary(connection: DuckDBConnection, outDir: string): Pr
   writeFileAtomic(join(outDir, 'DICTIONARY.md'), md.join('\n'));
 }
 
+// Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
 const ARROW_POINT_COLUMNS: readonly Column[] = [
   { name: 'scenario_id', type: 'VARCHAR', unit: null, description: 'Scenario id' },
   { name: 'config_id', type: 'VARCHAR', unit: null, description: 'Configuration id' },
-  ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at'].includes(c.name)),
+  ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at', 'run_id'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
   ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens'),
 ];
 
+/** The Arrow type a published column travels as. */
+function arrowColumn(c: Pick<Column, 'name' | 'type'>): { name: string; type: ArrowColumnType; sql: string } {
+  const type: ArrowColumnType = c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : (c.type as ArrowColumnType);
+  return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
+}
+
+/** Per release (configuration × engine × version) medians, for the compare page's SQL. */
+const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
+  { name: 'config_id', type: 'VARCHAR' as const },
+  ...CONFIG_COLUMNS.filter((c) => ['model', 'precision', 'hardware', 'workload', 'engine', 'engine_version'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => ['load', 'concurrency', 'rate'].includes(c.name)),
+  { name: 'runs', type: 'INTEGER' as const },
+  ...HEADLINE_METRICS.map((m) => ({ name: m.column, type: 'DOUBLE' as const })),
+];
+
+/**
+ * The site's files that are many and costly to write (a page per linked run, the points of each
+ * scenario) are rewritten only when what they were made from changed: each is published with a
+ * digest of its inputs, kept in the store, and otherwise linked from the previous site folder.
+ */
+class SiteFiles {
+  readonly next = new Map<string, string>();
+  private readonly connection: DuckDBConnection;
+  private readonly previousDir: string;
+  private readonly dir: string;
+  private previous = new Map<string, string>();
+
+  constructor(connection: DuckDBConnection, previousDir: string, dir: string) {
+    this.connection = connection;
+    this.previousDir = previousDir;
+    this.dir = dir;
+  }
+
+  async load(): Promise<void> {
+    await this.connection.run('CREATE TABLE IF NOT EXISTS published (path VARCHAR PRIMARY KEY, digest VARCHAR)');
+    const rows = (await this.connection.runAndReadAll('SELECT path, digest FROM published')).getRowsJS() as Array<[string, string]>;
+    this.previous = new Map(rows);
+  }
+
+  /** Links the file from the previous site when its digest is unchanged; false when it must be written. */
+  reuse(path: string, digest: string): boolean {
+    this.next.set(path, digest);
+    if (this.previous.get(path) !== digest || !existsSync(join(this.previousDir, path))) return false;
+    linkOrCopy(join(this.previousDir, path), join(this.dir, path));
+    return true;
+  }
+
+  async save(): Promise<void> {
+    await this.connection.run('BEGIN TRANSACTION');
+    await this.connection.run('DELETE FROM published');
+    const appender = await this.connection.createAppender('published');
+    for (const [path, digest] of this.next) (appender.appendVarchar(path), appender.appendVarchar(digest), appender.endRow());
+    appender.closeSync();
+    await this.connection.run('COMMIT');
+  }
+}
+
 /** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
-async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>): Promise<void> {
-  rmSync(siteDir, { recursive: true, force: true });
-  mkdirSync(join(siteDir, 'scenarios'), { recursive: true });
-  const json = (file: string, value: unknown) => writeFileSync(join(siteDir, file), `${JSON.stringify(value)}\n`);
+async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>, context: string): Promise<void> {
+  // Built next to the published folder and swapped in whole.
+  const next = `${siteDir}.next`;
+  rmSync(next, { recursive: true, force: true });
+  for (const dir of ['scenarios', 'runs', 'points']) mkdirSync(join(next, dir), { recursive: true });
+  const files = new SiteFiles(connection, siteDir, next);
+  await files.load();
+  const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
+  const json = (file: string, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(value)}\n`);
   const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
   const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
   const deltasByRow = new Map<string, Record<string, Delta>>();
@@ -172,7 +322,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   json('deltas.json', deltas);
   json('metrics.json', HEADLINE_METRICS);
   json('versions.json', await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
-  await writeRunPages(connection, siteDir, deltas);
+  await writeRunPages(connection, next, deltas, files, digest);
   const scenarios = (await jsonRows(`
     WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
     SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
@@ -197,36 +347,59 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
     const id = String(scenario.scenario_id);
     json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
   }
-  const columns = ARROW_POINT_COLUMNS.map((c) => {
-    const type: ArrowColumnType = c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : c.type;
-    return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
-  });
-  const points = await queryToArrowIpc(connection, { from: `(SELECT * FROM priced_points WHERE status = 'completed')`, orderBy: 'scenario_id, created_at, run_id, point', columns });
-  writeFileSync(join(siteDir, 'points.arrow'), points);
-  // Each scenario's points on their own (without run ids, whose dictionary would repeat in every
-  // file), so a scenario page's SQL loads only what it queries.
-  mkdirSync(join(siteDir, 'points'), { recursive: true });
-  for (const [id, bytes] of splitByScenario(points, ['run_id'])) writeFileSync(join(siteDir, 'points', `${id}.arrow`), bytes);
+  writeFileSync(join(next, 'releases.arrow'), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
+  // Each scenario's points on their own, so a scenario page's SQL loads only what it queries;
+  // a scenario is re-exported only when its runs changed.
+  const scenarioInputs = (await connection.runAndReadAll(`
+    SELECT p.scenario_id, md5(string_agg(DISTINCT r.run_id || ':' || r.file_sha256, ',' ORDER BY r.run_id || ':' || r.file_sha256))
+    FROM (SELECT DISTINCT scenario_id, run_id FROM priced_points WHERE status = 'completed') p JOIN valid_runs r USING (run_id) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
+  const stale = scenarioInputs.filter(([id, inputs]) => !files.reuse(`points/${id}.arrow`, digest(inputs))).map(([id]) => id);
+  if (stale.length > 0) {
+    await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
+    const appender = await connection.createAppender('stale_scenarios');
+    for (const id of stale) (appender.appendVarchar(id), appender.endRow());
+    appender.closeSync();
+    const points = await queryToArrowIpc(connection, {
+      from: `(SELECT * FROM priced_points WHERE status = 'completed' AND scenario_id IN (SELECT scenario_id FROM stale_scenarios))`,
+      orderBy: 'scenario_id, created_at, run_id, point',
+      columns: ARROW_POINT_COLUMNS.map(arrowColumn),
+    });
+    for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, 'points', `${id}.arrow`), bytes);
+  }
   json('meta.json', meta);
+  await files.save();
+  rmSync(siteDir, { recursive: true, force: true });
+  renameSync(next, siteDir);
 }
 
 /** Per-run detail for every run a page links to (leaderboard, deltas, Pareto): provenance and points. */
-async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[]): Promise<void> {
+async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], files: SiteFiles, digest: (text: string) => string): Promise<void> {
   await connection.run(`CREATE OR REPLACE TEMP TABLE linked_runs AS
     SELECT latest_run_id AS run_id FROM leaderboard UNION SELECT latest_run_id FROM pareto`);
   const appender = await connection.createAppender('linked_runs');
   for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
   appender.closeSync();
-  mkdirSync(join(siteDir, 'runs'), { recursive: true });
-  const runs = (await connection.runAndReadAll(`SELECT * FROM valid_runs WHERE run_id IN (SELECT run_id FROM linked_runs) ORDER BY run_id`)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  const linked = (await connection.runAndReadAll('SELECT DISTINCT run_id, file_sha256 FROM valid_runs WHERE run_id IN (SELECT run_id FROM linked_runs)')).getRowsJS() as Array<[string, string]>;
+  await connection.run('CREATE OR REPLACE TEMP TABLE stale_runs (run_id VARCHAR)');
+  const stale = await connection.createAppender('stale_runs');
+  for (const [id, sha] of linked) if (!files.reuse(`runs/${id}.json`, digest(sha))) (stale.appendVarchar(id), stale.endRow());
+  stale.closeSync();
+  const runs = (await connection.runAndReadAll(`SELECT * FROM valid_runs WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const points = (await connection.runAndReadAll(`
     SELECT run_id, point, load, requests_sent, completed, failed, isl, osl, duration_s, request_throughput, output_throughput, output_throughput_per_gpu,
       ttft_ms_p50, ttft_ms_p99, tpot_ms_p50, tpot_ms_p95, itl_ms_p99, e2el_ms_p50, e2el_ms_p99, interactivity_tok_s_p50, gpu_peak_memory_mib, gpu_mean_power_w,
       cost_per_1m_output_tokens, price_source, client_saturated
-    FROM priced_points WHERE run_id IN (SELECT run_id FROM linked_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
+    FROM priced_points WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const byRun = new Map<string, Array<Record<string, unknown>>>();
   for (const p of points) byRun.set(String(p.run_id), [...(byRun.get(String(p.run_id)) ?? []), p]);
   for (const run of runs) writeFileSync(join(siteDir, 'runs', `${String(run.run_id)}.json`), `${JSON.stringify({ run, points: byRun.get(String(run.run_id)) ?? [] })}\n`);
+}
+
+/** Rows per table, summed over its monthly files. */
+function rowsByTable(files: readonly ManifestFile[]): Record<string, number> {
+  const rows: Record<string, number> = {};
+  for (const f of files) rows[tableOfFile(f.path)] = (rows[tableOfFile(f.path)] ?? 0) + (f.rows ?? 0);
+  return rows;
 }
 
 /** A digest of what the compile read (valid files and their content) and how it compiled them. */
@@ -273,7 +446,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       const files = (readJsonIfExists<{ files: ManifestFile[] }>(join(snapshotDir, 'MANIFEST.json'))?.files ?? []);
       const deltas = readJsonIfExists<Delta[]>(join(options.outDir, 'site', 'deltas.json')) ?? [];
       lap('unchanged');
-      return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: Object.fromEntries(files.map((f) => [f.path.replace(/\.parquet$/, ''), f.rows ?? 0])), deltas, phases };
+      return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: rowsByTable(files), deltas, phases };
     }
     await deriveTables(connection, options.prices);
     const deltas = await computeDeltas(connection);
@@ -286,19 +459,22 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       // Written next to its final place, then renamed: a snapshot folder is whole or absent.
       const partial = `${snapshotDir}.partial`;
       rmSync(partial, { recursive: true, force: true });
-      const rows = await writeParquet(connection, partial);
-      const files = await manifestOf(partial, TABLES.map((t) => `${t}.parquet`), rows);
-      writeFileSync(join(partial, 'MANIFEST.json'), `${JSON.stringify({ snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION, files }, null, 2)}\n`);
+      const previousId = published?.snapshot;
+      const previousDir = previousId === undefined ? null : join(parquetRoot, 'snapshots', previousId);
+      const previousManifest = previousDir === null ? null : readJsonIfExists<SnapshotManifest>(join(previousDir, 'MANIFEST.json'));
+      const months = await monthDigests(connection, options.prices);
+      const manifest = await writeSnapshot(connection, partial, months, previousDir !== null && previousManifest?.months !== undefined ? { dir: previousDir, manifest: previousManifest } : null, { snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION });
+      writeFileSync(join(partial, 'MANIFEST.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       renameSync(partial, snapshotDir);
     }
     lap('parquet');
-    const snapshotManifest = (id: string) => JSON.parse(readFileSync(join(parquetRoot, 'snapshots', id, 'MANIFEST.json'), 'utf8')) as { files: ManifestFile[] };
+    const snapshotManifest = (id: string) => JSON.parse(readFileSync(join(parquetRoot, 'snapshots', id, 'MANIFEST.json'), 'utf8')) as SnapshotManifest;
     const current = snapshotManifest(snapshot).files;
-    const rows = Object.fromEntries(current.map((f) => [f.path.replace(/\.parquet$/, ''), f.rows ?? 0]));
+    const rows = rowsByTable(current);
     const latestNext = join(parquetRoot, 'latest.next');
     rmSync(latestNext, { recursive: true, force: true });
-    mkdirSync(latestNext, { recursive: true });
-    for (const table of TABLES) copyFileSync(join(snapshotDir, `${table}.parquet`), join(latestNext, `${table}.parquet`));
+    for (const table of MONTHLY) mkdirSync(join(latestNext, table), { recursive: true });
+    for (const file of current) linkOrCopy(join(snapshotDir, file.path), join(latestNext, file.path));
     rmSync(join(parquetRoot, 'latest'), { recursive: true, force: true });
     renameSync(latestNext, join(parquetRoot, 'latest'));
     await writeDictionary(connection, options.outDir);
@@ -311,13 +487,13 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       invalid_files: new Set(report.problems.map((p) => p.file)).size,
       price_tier: options.prices.tier,
     };
-    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta);
+    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, `${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(options.prices)}`);
     lap('site');
     const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
     const files: ManifestFile[] = [
       ...current.map((f) => ({ ...f, path: `parquet/latest/${f.path}` })),
       ...snapshots.flatMap((id) => snapshotManifest(id).files.map((f) => ({ ...f, path: `parquet/snapshots/${id}/${f.path}` }))),
-      ...(await manifestOf(options.outDir, ['dictionary.json', 'DICTIONARY.md', 'site/points.arrow'], {})),
+      ...(await manifestOf(options.outDir, ['dictionary.json', 'DICTIONARY.md'], {})),
     ];
     writeFileAtomic(join(options.outDir, 'MANIFEST.json'), `${JSON.stringify({ ...meta, snapshots, files }, null, 2)}\n`);
     lap('manifest');

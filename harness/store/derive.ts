@@ -10,6 +10,7 @@
  * A configuration is model × precision × hardware × workload (spec hash) × methodology × load
  * point: anything else is not comparable, so series break there.
  */
+import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareReleases, pooledLogVariance, type SampleSummary } from '../metrics/significance.ts';
 import type { PriceTable } from '../schema/prices.ts';
@@ -66,6 +67,35 @@ async function loadPriceTable(connection: DuckDBConnection, prices: PriceTable):
   appender.closeSync();
 }
 
+/**
+ * The releases table lives in the store and is rebuilt only for the engine versions whose runs
+ * changed (ingest marks them): its medians are the one costly aggregate over every point, and a
+ * new result touches one version. Anything else that changes it (the SQL that defines it, the
+ * prices) is part of its key and rebuilds it whole.
+ */
+async function updateReleases(connection: DuckDBConnection, select: string, inputs: string): Promise<void> {
+  const key = createHash('sha256').update(`${select}|${inputs}`).digest('hex');
+  const cached = (await connection.runAndReadAll(`SELECT value FROM meta WHERE key = 'releases_key'`)).getRowsJS()[0]?.[0];
+  const exists = (await connection.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name = 'release_cache' AND NOT temporary`)).getRowsJS()[0]?.[0] === 1n;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    if (cached !== key || !exists) {
+      await connection.run(`CREATE OR REPLACE TABLE release_cache AS ${select} GROUP BY ALL`);
+    } else {
+      const dirty = `(engine, engine_version) IN (SELECT engine, engine_version FROM dirty_versions)`;
+      await connection.run(`DELETE FROM release_cache WHERE ${dirty}`);
+      await connection.run(`INSERT INTO release_cache BY NAME ${select} AND ${dirty} GROUP BY ALL`);
+    }
+    await connection.run('DELETE FROM dirty_versions');
+    await connection.run(`INSERT OR REPLACE INTO meta VALUES ('releases_key', '${key}')`);
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK');
+    throw error;
+  }
+  await connection.run('CREATE OR REPLACE TEMP VIEW releases AS SELECT * FROM release_cache');
+}
+
 /** Builds priced_points, releases, leaderboard and pareto as temp tables on the connection. */
 export async function deriveTables(connection: DuckDBConnection, prices: PriceTable): Promise<void> {
   await loadPriceTable(connection, prices);
@@ -75,7 +105,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
     FROM (SELECT DISTINCT gpu, run_date FROM valid_points WHERE gpu IS NOT NULL) g
     JOIN prices p ON contains(lower(g.gpu), lower(p.gpu)) AND p.effective_from <= g.run_date
     QUALIFY row_number() OVER (PARTITION BY g.gpu, g.run_date ORDER BY length(p.gpu) DESC, p.effective_from DESC) = 1`);
-  await connection.run(`
+  const pricedPointsSql = `
     CREATE OR REPLACE TEMP VIEW priced_points AS
     SELECT p.* EXCLUDE (file),
       gp.usd_per_gpu_hour AS gpu_price_usd_per_hour,
@@ -85,15 +115,15 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j,
       ${idOf(SCENARIO_KEY)} AS scenario_id,
       ${idOf(CONFIG_KEY)} AS config_id
-    FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date)`);
+    FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date)`;
+  await connection.run(pricedPointsSql);
   const medians = HEADLINE_METRICS.map((m) => `median(${columnOf(m.column)}) AS ${columnOf(m.column)}`).join(',\n      ');
   const logStats = COMPARED_METRICS.map((m) => {
     const c = columnOf(m.column);
     const positive = `FILTER (WHERE ${c} > 0)`;
     return `avg(ln(${c})) ${positive} AS ${columnOf(`${m.column}__meanlog`)}, var_samp(ln(${c})) ${positive} AS ${columnOf(`${m.column}__varlog`)}, (count(${c}) ${positive})::INTEGER AS ${columnOf(`${m.column}__n`)}`;
   }).join(',\n      ');
-  await connection.run(`
-    CREATE OR REPLACE TEMP TABLE releases AS
+  await updateReleases(connection, `
     SELECT config_id, scenario_id, ${keyList(CONFIG_KEY)}, engine, engine_version, engine_version_order,
       count(*)::INTEGER AS runs,
       min(run_date) AS first_run_date,
@@ -105,8 +135,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       ${medians},
       ${logStats}
     FROM priced_points
-    WHERE status = 'completed' AND engine_version IS NOT NULL
-    GROUP BY ALL`);
+    WHERE status = 'completed' AND engine_version IS NOT NULL`, `${pricedPointsSql}|${JSON.stringify(prices)}`);
   const ranks = HEADLINE_METRICS.map((m) => `(rank() OVER (PARTITION BY config_id ORDER BY ${columnOf(m.column)} ${m.better === 'higher' ? 'DESC' : 'ASC'} NULLS LAST))::INTEGER AS ${columnOf(`rank_${m.column}`)}`).join(',\n      ');
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE leaderboard AS
@@ -147,7 +176,9 @@ function summary(row: Record<string, unknown>, metric: string): SampleSummary | 
  * The noise of a metric is pooled over all its repeated releases (any engine, any configuration).
  */
 export async function computeDeltas(connection: DuckDBConnection): Promise<Delta[]> {
-  const all = (await connection.runAndReadAll('SELECT * FROM releases')).getRowObjectsJS() as Array<Record<string, unknown>>;
+  // Ordered: a float sum depends on its order, and a delta must not depend on how the table was built.
+  const noiseColumns = COMPARED_METRICS.flatMap((m) => ['__n', '__varlog', '__meanlog'].map((suffix) => columnOf(`${m.column}${suffix}`)));
+  const all = (await connection.runAndReadAll(`SELECT ${noiseColumns.join(', ')} FROM releases WHERE runs >= 2 ORDER BY config_id, engine, engine_version_order`)).getRowObjectsJS() as Array<Record<string, unknown>>;
   const noise = new Map(COMPARED_METRICS.map((m) => [m.column, pooledLogVariance(all.map((row) => summary(row, m.column)).filter((s): s is SampleSummary => s !== null))]));
   const pairs = (
     await connection.runAndReadAll(`

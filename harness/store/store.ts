@@ -65,6 +65,9 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
   await connection.run(tableSql('runs', RUN_COLUMNS));
   await connection.run(tableSql('points', POINTS_TABLE));
   await connection.run('CREATE TABLE IF NOT EXISTS files (relative_path VARCHAR PRIMARY KEY, size BIGINT, mtime_ms DOUBLE, run_id VARCHAR, problems VARCHAR)');
+  // Engine versions whose runs changed since the derived tables were last brought up to date; kept
+  // in the store (not in memory) so a compile that stops after ingest leaves them for the next.
+  await connection.run('CREATE TABLE IF NOT EXISTS dirty_versions (engine VARCHAR, engine_version VARCHAR)');
   return {
     connection,
     close() {
@@ -112,6 +115,11 @@ async function insertVerdicts(connection: DuckDBConnection, byPath: Map<string, 
   appender.closeSync();
 }
 
+/** Records the engine versions of the runs in these files as needing their derived rows rebuilt. */
+async function markDirty(connection: DuckDBConnection, filesSql: string): Promise<void> {
+  await connection.run(`INSERT INTO dirty_versions SELECT DISTINCT engine, engine_version FROM runs WHERE file IN (${filesSql})`);
+}
+
 /** Brings the store up to date with the results folder. */
 export async function ingest(store: Store, resultsDir: string): Promise<IngestReport> {
   const { connection } = store;
@@ -132,6 +140,7 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
     const appender = await connection.createAppender('gone');
     for (const path of gone) (appender.appendVarchar(path), appender.endRow());
     appender.closeSync();
+    await markDirty(connection, 'SELECT relative_path FROM gone');
     await connection.run('DELETE FROM points WHERE file IN (SELECT relative_path FROM gone)');
     await connection.run('DELETE FROM runs WHERE file IN (SELECT relative_path FROM gone)');
     await connection.run('DELETE FROM files WHERE relative_path IN (SELECT relative_path FROM gone)');
@@ -143,6 +152,11 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
       await connection.run(`INSERT INTO runs ${readCsvSql(runs, RUN_COLUMNS)}`);
       await connection.run(`INSERT INTO points ${readCsvSql(points, POINTS_TABLE)}`);
       await insertVerdicts(connection, byPath, verdicts);
+      await connection.run('CREATE OR REPLACE TEMP TABLE fresh (relative_path VARCHAR)');
+      const appender = await connection.createAppender('fresh');
+      for (const file of fresh) (appender.appendVarchar(file.relativePath), appender.endRow());
+      appender.closeSync();
+      await markDirty(connection, 'SELECT relative_path FROM fresh');
     } finally {
       rmSync(staging, { recursive: true, force: true });
     }

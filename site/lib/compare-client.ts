@@ -18,9 +18,9 @@ export function enhanceComparePage(doc: Document, win: Window): void {
   const run = async () => {
     const [a, b] = [selects.a.value, selects.b.value];
     win.history.replaceState(null, '', `${win.location.pathname}?${new URLSearchParams({ a, b }).toString()}`);
-    status.textContent = 'Loading the points…';
+    status.textContent = 'Loading the releases…';
     try {
-      const conn = await pointsDatabase(form.dataset.pointsUrl!);
+      const conn = await pointsDatabase(form.dataset.releasesUrl!, 'releases');
       const statement = await conn.prepare(compareSql());
       const split = (v: string) => [v.slice(0, v.indexOf('@')), v.slice(v.indexOf('@') + 1)];
       const result = await statement.query(...split(a), ...split(b));

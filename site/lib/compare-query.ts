@@ -1,7 +1,7 @@
 /**
  * Two engine versions side by side on every configuration both measured, as SQL over the
- * compiled points (medians over runs per configuration). Engines and versions are bound
- * parameters; the metrics are a fixed list.
+ * compiled releases (one row per configuration × engine × version, medians over its runs).
+ * Engines and versions are bound parameters; the metrics are a fixed list.
  */
 export const COMPARE_METRICS = [
   { column: 'output_throughput', label: 'Output throughput', unit: 'tok/s' },
@@ -21,13 +21,11 @@ export interface CompareRow {
 
 /** Parameters: engine A, version A, engine B, version B. Columns: a_<metric>, b_<metric>. */
 export function compareSql(): string {
-  const medians = COMPARE_METRICS.map((m) => `median(${m.column}) AS ${m.column}`).join(', ');
+  const columns = COMPARE_METRICS.map((m) => m.column).join(', ');
   const pairs = COMPARE_METRICS.map((m) => `a.${m.column} AS a_${m.column}, b.${m.column} AS b_${m.column}`).join(', ');
   return `
-    WITH a AS (SELECT config_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(workload) AS workload,
-                 any_value(load) AS load, any_value(concurrency) AS concurrency, any_value(rate) AS rate, ${medians}
-               FROM points WHERE engine = ?::VARCHAR AND engine_version = ?::VARCHAR GROUP BY config_id),
-         b AS (SELECT config_id, ${medians} FROM points WHERE engine = ?::VARCHAR AND engine_version = ?::VARCHAR GROUP BY config_id)
+    WITH a AS (SELECT config_id, model, precision, hardware, workload, load, concurrency, rate, ${columns} FROM releases WHERE engine = ?::VARCHAR AND engine_version = ?::VARCHAR),
+         b AS (SELECT config_id, ${columns} FROM releases WHERE engine = ?::VARCHAR AND engine_version = ?::VARCHAR)
     SELECT a.model, a.precision, a.hardware, a.workload, a.load, ${pairs}
     FROM a JOIN b USING (config_id)
     ORDER BY a.model, a.hardware, a.workload, a.concurrency NULLS LAST, a.rate NULLS LAST, a.load`;

@@ -1,5 +1,5 @@
 /**
- * The SLA-throughput frontier as SQL over the compiled points (points.arrow): for each engine's
+ * The SLA-throughput frontier as SQL over the compiled points (the scenario's points/<id>.arrow): for each engine's
  * newest version in a scenario, the highest median output throughput among the measured load
  * points whose medians meet every limit. Measured points only: nothing is interpolated.
  * Limits are bound parameters on an allow-listed set of metrics.
@@ -33,9 +33,13 @@ export function releasesSql(): string {
     FROM points GROUP BY ALL`;
 }
 
-/** SQL over sla_releases with one `?` for the scenario id, then one per metric of SLA_METRICS (the limit; +∞ when unset). */
+/**
+ * SQL over sla_releases with one `?` for the scenario id, then two per metric of SLA_METRICS: the
+ * limit, and whether it is unset. An unset limit passes every point, even one that did not
+ * measure the metric; a set limit fails a point that did not measure it.
+ */
 export function slaSql(): string {
-  const meets = SLA_METRICS.map((m) => `${m.column} <= ?::DOUBLE`).join(' AND ');
+  const meets = SLA_METRICS.map((m) => `(${m.column} <= ?::DOUBLE OR ?::BOOLEAN)`).join(' AND ');
   return `
     WITH newest AS (SELECT * FROM sla_releases WHERE scenario_id = ?::VARCHAR QUALIFY dense_rank() OVER (PARTITION BY engine ORDER BY engine_version_order DESC) = 1),
     meeting AS (SELECT * FROM newest WHERE ${meets})
@@ -45,6 +49,6 @@ export function slaSql(): string {
 }
 
 /** The parameters for slaSql, in order. */
-export function slaParameters(scenarioId: string, limits: Partial<Record<SlaColumn, number>>): Array<string | number> {
-  return [scenarioId, ...SLA_METRICS.map((m) => limits[m.column] ?? Number.MAX_VALUE)];
+export function slaParameters(scenarioId: string, limits: Partial<Record<SlaColumn, number>>): Array<string | number | boolean> {
+  return [scenarioId, ...SLA_METRICS.flatMap((m) => [limits[m.column] ?? 0, limits[m.column] === undefined])];
 }

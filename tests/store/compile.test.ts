@@ -2,7 +2,7 @@
  * The compile step on a SYNTHETIC fixture (tests/store/fixture-results.ts): every derived value
  * is recomputed here from the result files themselves (the ground truth), not from the compiler.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -48,6 +48,21 @@ beforeAll(async () => {
   report = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-01T00:00:00Z') });
 }, 60_000);
 
+/** Deep equality with numbers equal to 1e-9 relative. */
+function expectClose(actual: unknown, expected: unknown, where: string): void {
+  if (typeof actual === 'number' && typeof expected === 'number') {
+    expect(Math.abs(actual - expected), `${where}: ${actual} vs ${expected}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
+  } else if (Array.isArray(actual) && Array.isArray(expected)) {
+    expect(actual.length, where).toBe(expected.length);
+    actual.forEach((item, i) => expectClose(item, expected[i], `${where}[${i}]`));
+  } else if (actual !== null && expected !== null && typeof actual === 'object' && typeof expected === 'object') {
+    expect(Object.keys(actual).sort(), where).toEqual(Object.keys(expected).sort());
+    for (const key of Object.keys(expected)) expectClose((actual as Record<string, unknown>)[key], (expected as Record<string, unknown>)[key], `${where}.${key}`);
+  } else {
+    expect(actual, where).toEqual(expected);
+  }
+}
+
 describe('compile', () => {
   it('reads every file and writes runs, points and the long metrics table', () => {
     expect(report.problems).toEqual([]);
@@ -75,7 +90,7 @@ describe('compile', () => {
   });
 
   it('prices each run at the price in effect on its date (longest GPU match), never re-pricing history', async () => {
-    const rows = await query(`SELECT run_id, run_date::VARCHAR AS day, output_throughput, gpu_price_usd_per_hour, cost_per_1m_output_tokens, tokens_per_gpu_hour, energy_per_output_token_j, gpu_energy_j, output_tokens FROM read_parquet('${outDir}/parquet/latest/points.parquet')`);
+    const rows = await query(`SELECT run_id, run_date::VARCHAR AS day, output_throughput, gpu_price_usd_per_hour, cost_per_1m_output_tokens, tokens_per_gpu_hour, energy_per_output_token_j, gpu_energy_j, output_tokens FROM read_parquet('${outDir}/parquet/latest/points/*.parquet')`);
     for (const row of rows) {
       const price = String(row.day) < '2026-02-01' ? 2 : 3;
       expect(row.gpu_price_usd_per_hour).toBe(price);
@@ -118,28 +133,33 @@ describe('compile', () => {
   });
 
   it('writes Parquet that reads back equal to the source files (DuckDB), and the Arrow file the site reads (apache-arrow)', async () => {
-    const rows = await query(`SELECT run_id, point, ttft_ms_p99, output_throughput, engine_version FROM read_parquet('${outDir}/parquet/latest/points.parquet')`);
-    const table = tableFromIPC(readFileSync(join(outDir, 'site', 'points.arrow')));
-    expect(table.numRows).toBe(16);
-    const arrowRows = table.toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    const rows = await query(`SELECT run_id, point, ttft_ms_p99, output_throughput, engine_version FROM read_parquet('${outDir}/parquet/latest/points/*.parquet')`);
     for (const result of results) {
       result.points.forEach((point, i) => {
         const row = rows.find((r) => r.run_id === result.run_id && r.point === i)!;
         expect(row.ttft_ms_p99).toBe(point.metrics.ttft_ms!.p99);
         expect(row.output_throughput).toBe(point.metrics.output_throughput);
         expect(row.engine_version).toBe(result.run!.engine.version);
-        const arrow = arrowRows.find((r) => r.run_id === result.run_id && r.point === i)!;
-        expect(arrow.ttft_ms_p99).toBe(point.metrics.ttft_ms!.p99);
-        expect(arrow.engine).toBe(result.run!.engine.name);
       });
     }
-    // The scenario's own file: the same rows, without run ids.
-    const [scenarioFile] = readdirSync(join(outDir, 'site', 'points'));
-    const scenarioTable = tableFromIPC(readFileSync(join(outDir, 'site', 'points', scenarioFile!)));
-    expect(scenarioTable.numRows).toBe(16);
-    expect(scenarioTable.schema.fields.map((f) => f.name)).not.toContain('run_id');
-    expect(scenarioTable.getChild('ttft_ms_p99')!.toArray().slice().sort()).toEqual(table.getChild('ttft_ms_p99')!.toArray().slice().sort());
-    const runs = await query(`SELECT file, engine, harness_git_commit FROM read_parquet('${outDir}/parquet/latest/runs.parquet') ORDER BY file`);
+    // Each scenario's Arrow file (the fixture has one): every completed point, without run ids.
+    const scenarioFiles = readdirSync(join(outDir, 'site', 'points'));
+    expect(scenarioFiles).toHaveLength(1);
+    const table = tableFromIPC(readFileSync(join(outDir, 'site', 'points', scenarioFiles[0]!)));
+    expect(table.schema.fields.map((f) => f.name)).not.toContain('run_id');
+    const tuple = (engine: unknown, version: unknown, ttft: unknown, throughput: unknown) => JSON.stringify([engine, version, ttft, throughput]);
+    const arrowTuples = table.toArray().map((r) => { const o = r.toJSON() as Record<string, unknown>; return tuple(o.engine, o.engine_version, o.ttft_ms_p99, o.output_throughput); });
+    const sourceTuples = results.flatMap((r) => r.points.map((p) => tuple(r.run!.engine.name, r.run!.engine.version, p.metrics.ttft_ms!.p99, p.metrics.output_throughput)));
+    expect(arrowTuples.sort()).toEqual(sourceTuples.sort());
+    // The compare page's per-release medians equal the history table's.
+    const releases = tableFromIPC(readFileSync(join(outDir, 'site', 'releases.arrow'))).toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    const history = await query(`SELECT config_id, engine, engine_version, output_throughput, ttft_ms_p99 FROM read_parquet('${outDir}/parquet/latest/history.parquet')`);
+    expect(releases).toHaveLength(history.length);
+    for (const h of history) {
+      const r = releases.find((x) => x.config_id === h.config_id && x.engine === h.engine && x.engine_version === h.engine_version)!;
+      expect([r.output_throughput, r.ttft_ms_p99]).toEqual([h.output_throughput, h.ttft_ms_p99]);
+    }
+    const runs = await query(`SELECT file, engine, harness_git_commit FROM read_parquet('${outDir}/parquet/latest/runs/*.parquet') ORDER BY file`);
     expect(runs.map((r) => r.file)).toEqual([...paths].sort());
   });
 
@@ -149,9 +169,11 @@ describe('compile', () => {
     for (const file of manifest.files) {
       expect(createHash('sha256').update(readFileSync(join(outDir, file.path))).digest('hex'), file.path).toBe(file.sha256);
     }
-    const points = manifest.files.find((f) => f.path === 'parquet/latest/points.parquet')!;
-    expect(points.rows).toBe(16);
-    expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs.parquet`)).toBe(true);
+    // One file per month of runs for the per-run tables.
+    const points = manifest.files.filter((f) => f.path.startsWith('parquet/latest/points/'));
+    expect(points.map((f) => f.path).sort()).toEqual(['parquet/latest/points/2026-01.parquet', 'parquet/latest/points/2026-02.parquet']);
+    expect(points.reduce((sum, f) => sum + f.rows!, 0)).toBe(16);
+    expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs/2026-02.parquet`)).toBe(true);
     const dictionary = JSON.parse(readFileSync(join(outDir, 'dictionary.json'), 'utf8')) as { tables: Record<string, Array<{ name: string; description: string }>> };
     expect(Object.keys(dictionary.tables).sort()).toEqual(['deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
     for (const columns of Object.values(dictionary.tables)) for (const c of columns) expect(c.description.length, c.name).toBeGreaterThan(5);
@@ -178,7 +200,20 @@ describe('compile', () => {
     const next = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect([next.ingest.parsed, next.tables.runs, next.snapshotWritten]).toEqual([1, 9, true]);
     expect(next.snapshot).not.toBe(report.snapshot);
-    expect(existsSync(join(outDir, 'parquet', 'snapshots', report.snapshot, 'runs.parquet'))).toBe(true);
+    expect(existsSync(join(outDir, 'parquet', 'snapshots', report.snapshot, 'runs', '2026-02.parquet'))).toBe(true);
+    // The month without new runs is linked from the previous snapshot, the month with one is rewritten.
+    const inode = (snapshot: string, file: string) => statSync(join(outDir, 'parquet', 'snapshots', snapshot, file)).ino;
+    expect(inode(next.snapshot, 'points/2026-01.parquet')).toBe(inode(report.snapshot, 'points/2026-01.parquet'));
+    expect(inode(next.snapshot, 'points/2026-02.parquet')).not.toBe(inode(report.snapshot, 'points/2026-02.parquet'));
+    // An incremental compile publishes what a compile from scratch of the same files does.
+    const cold = await compile({ resultsDir, outDir: join(root, 'out-cold'), prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
+    expect(cold.snapshot).toBe(next.snapshot);
+    // Equal up to float summation order: DuckDB sums in parallel, so the last bits of a mean may differ.
+    expectClose(next.deltas, cold.deltas, 'deltas');
+    for (const table of ['leaderboard', 'history', 'pareto', 'points/*', 'metrics/*']) {
+      const sql = (dir: string) => `SELECT * FROM read_parquet('${dir}/parquet/latest/${table}.parquet') ORDER BY ALL`;
+      expectClose(await query(sql(outDir)), await query(sql(join(root, 'out-cold'))), table);
+    }
     rmSync(join(resultsDir, added));
     const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect([dropped.ingest.parsed, dropped.ingest.removed, dropped.tables.runs]).toEqual([0, 1, 8]);
