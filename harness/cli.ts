@@ -21,6 +21,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   validate: async () => (await import('./store/validate-command.ts')).validateCommand,
   compile: async () => (await import('./store/compile-command.ts')).compileCommand,
   regress: async () => (await import('./store/regress-command.ts')).regressCommand,
+  detect: async () => (await import('./continuous/detect-command.ts')).detectCommand,
+  plan: async () => (await import('./continuous/plan-command.ts')).planCommand,
+  alert: async () => (await import('./continuous/alert-command.ts')).alertCommand,
 };
 
 function mainHelp(): string {
@@ -39,6 +42,9 @@ function mainHelp(): string {
     '  validate   Check result files: schema, consistency, provenance, path, duplicates, immutability',
     '  compile    Compile results/ with DuckDB into Parquet snapshots and the site data',
     '  regress    Find regressions of each engine\'s newest release vs its previous one',
+    '  detect     Poll engine releases and image tags; report new versions once (state in fleet/detect-state.json)',
+    '  plan       Expand the fleet file into one job per run: a GitHub matrix, Kubernetes Jobs or SLURM scripts',
+    '  alert      Open or update one GitHub issue per regression (idempotent), optionally post to a webhook',
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',

@@ -13,6 +13,15 @@ export function formatNumber(value: unknown): string {
   return value.toPrecision(2);
 }
 
+/** The arrow next to a metric's name: which way is better (↓ marks lower-is-better metrics). */
+export function directionArrow(better: 'higher' | 'lower'): '↑' | '↓' {
+  return better === 'higher' ? '↑' : '↓';
+}
+
+export function directionWords(better: 'higher' | 'lower'): string {
+  return `${better} is better`;
+}
+
 export interface DeltaView {
   /** Arrow and signed percentage, e.g. "▼ −15.3%". */
   readonly text: string;

@@ -1,8 +1,11 @@
-/** The site's pure helpers: number and delta formatting, URL state round trips, CSV. */
+/** The site's pure helpers: number and delta formatting, URL state round trips, CSV, the Pareto chart's SLA marks. */
 import { describe, expect, it } from 'vitest';
 import { toCsv } from '../../site/lib/csv.ts';
-import { describeDelta, formatNumber, formatPercent } from '../../site/lib/format.ts';
+import { describeDelta, directionArrow, directionWords, formatNumber, formatPercent } from '../../site/lib/format.ts';
+import { describeFailures, failures, project, tpotBound, type PointMedians } from '../../site/lib/pareto-sla.ts';
+import { setAttributeSafely } from '../../site/lib/static-plot.ts';
 import type { Delta } from '../../site/lib/types.ts';
+import { parseHTML } from 'linkedom';
 import { parseViewState, serializeViewState } from '../../site/lib/url-state.ts';
 
 const delta = (over: Partial<Delta>): Delta => ({
@@ -27,21 +30,63 @@ describe('formatting', () => {
     expect(describeDelta(delta({ method: 'unknown-noise', p_value: null, verdict: 'unclear' }), 'ms').title).toContain('noise unknown');
     expect(describeDelta(delta({ change_pct: 20, verdict: 'better' }), 'tok/s').className).toBe('delta-better');
   });
+
+  it('says which way a metric is better with an arrow and in words', () => {
+    expect([directionArrow('higher'), directionArrow('lower')]).toEqual(['↑', '↓']);
+    expect([directionWords('higher'), directionWords('lower')]).toEqual(['higher is better', 'lower is better']);
+  });
 });
 
 describe('URL state', () => {
-  const allowed = { loads: ['c=1', 'c=8'], columns: ['rank', 'ttft_ms_p50'], slaMetrics: ['ttft_ms_p99', 'tpot_ms_p95'] };
+  const allowed = { loads: ['c=1', 'c=8'], columns: ['rank', 'ttft_ms_p50'], slaMetrics: ['ttft_ms_p99', 'tpot_ms_p95'], metrics: ['output_throughput', 'ttft_ms_p99'] };
 
   it('round-trips every field', () => {
-    const state = { load: 'c=8', sort: 'ttft_ms_p50', dir: 'asc' as const, sla: { tpot_ms_p95: 50, ttft_ms_p99: 2000 } };
+    const state = { load: 'c=8', sort: 'ttft_ms_p50', dir: 'asc' as const, sla: { tpot_ms_p95: 50, ttft_ms_p99: 2000 }, metric: 'ttft_ms_p99' };
     const search = serializeViewState(state);
-    expect(search).toBe('?load=c%3D8&sort=ttft_ms_p50&dir=asc&sla.tpot_ms_p95=50&sla.ttft_ms_p99=2000');
+    expect(search).toBe('?load=c%3D8&sort=ttft_ms_p50&dir=asc&metric=ttft_ms_p99&sla.tpot_ms_p95=50&sla.ttft_ms_p99=2000');
     expect(parseViewState(search, allowed)).toEqual(state);
-    expect(serializeViewState({ load: null, sort: null, dir: 'desc', sla: {} })).toBe('');
+    expect(serializeViewState({ load: null, sort: null, dir: 'desc', sla: {}, metric: null })).toBe('');
   });
 
   it('reads back only allowed keys and sane values', () => {
-    expect(parseViewState('?load=c%3D99&sort=drop%20table&dir=sideways&sla.ttft_ms_p99=-5&sla.evil=1&sla.tpot_ms_p95=abc', allowed)).toEqual({ load: null, sort: null, dir: 'desc', sla: {} });
+    expect(parseViewState('?load=c%3D99&sort=drop%20table&dir=sideways&sla.ttft_ms_p99=-5&sla.evil=1&sla.tpot_ms_p95=abc&metric=%3Cscript%3E', allowed)).toEqual({ load: null, sort: null, dir: 'desc', sla: {}, metric: null });
+  });
+});
+
+describe('SLA limits on the Pareto chart', () => {
+  const point = (over: Partial<PointMedians>): PointMedians => ({ engine: 'vllm', engine_version: '1.1.0', load: 'c=8', ttft_ms_p99: 250, ttft_ms_p50: 80, tpot_ms_p95: 17, itl_ms_p99: 30, e2el_ms_p50: 1500, ...over });
+
+  it('fails a point on each limit it exceeds, and on a limited metric that was not measured; unset limits do not count', () => {
+    expect(failures(point({}), {})).toEqual([]);
+    expect(failures(point({ itl_ms_p99: null }), { ttft_ms_p99: 250 })).toEqual([]);
+    const failed = failures(point({ itl_ms_p99: null }), { ttft_ms_p99: 200, tpot_ms_p95: 20, itl_ms_p99: 50 });
+    expect(failed).toEqual([
+      { label: 'TTFT p99', unit: 'ms', value: 250, limit: 200 },
+      { label: 'ITL p99', unit: 'ms', value: null, limit: 50 },
+    ]);
+    expect(describeFailures(failed)).toBe('TTFT p99 250 ms > 200 ms; ITL p99 not measured');
+  });
+
+  it('draws a TPOT p95 limit as the interactivity bound 1000 ÷ limit, placed through the chart\'s linear scale', () => {
+    expect(tpotBound({})).toBeNull();
+    expect(tpotBound({ ttft_ms_p99: 100 })).toBeNull();
+    expect(tpotBound({ tpot_ms_p95: 12.5 })).toBe(80);
+    expect(project(80, [60, 120], [60, 660])).toBe(260);
+    expect(project(5, [5, 5], [60, 660])).toBe(60);
+  });
+});
+
+describe('static charts', () => {
+  it('attributes set at build time read back as the same string, whatever it holds', () => {
+    const { document } = parseHTML('<!doctype html><html><body></body></html>');
+    const hostile = 'x&quot;"><img src=x onerror=alert(1)>&amp;<script>';
+    const g = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+    setAttributeSafely(g, 'data-engine', hostile);
+    const markup = g.outerHTML;
+    expect(markup).not.toContain('"><img');
+    const back = parseHTML(`<!doctype html><html><body><svg>${markup}</svg></body></html>`).document.querySelector('g')!;
+    expect(back.getAttribute('data-engine')).toBe(hostile);
+    expect(back.children.length).toBe(0);
   });
 });
 

@@ -16,7 +16,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/schema/result.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
-import { formatPercent } from '../../site/lib/format.ts';
+import { formatNumber, formatPercent } from '../../site/lib/format.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -103,6 +103,36 @@ function expectedSla(limits: { ttft_ms_p99?: number; tpot_ms_p95?: number }): Ar
   return rows.map(([engine, , load]) => [engine, load]);
 }
 
+/** Each engine version at each load point, with the medians over its runs, from the result files (as the Pareto chart plots them). */
+function releasePoints(): Array<{ engine: string; version: string; load: string; interactivity: number; ttftP99: number; tpotP95: number }> {
+  const keys = new Map<string, RunResult[]>();
+  for (const r of results) keys.set(`${r.run!.engine.name}@${r.run!.engine.version!}`, [...(keys.get(`${r.run!.engine.name}@${r.run!.engine.version!}`) ?? []), r]);
+  return [...keys.values()].flatMap((runs) =>
+    [1, 8].map((concurrency) => {
+      const metrics = runs.map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics);
+      return {
+        engine: runs[0]!.run!.engine.name,
+        version: runs[0]!.run!.engine.version!,
+        load: `c=${concurrency}`,
+        interactivity: median(metrics.map((m) => m.interactivity_tok_s!.p50)),
+        ttftP99: median(metrics.map((m) => m.ttft_ms!.p99)),
+        tpotP95: median(metrics.map((m) => m.tpot_ms!.p95)),
+      };
+    }),
+  );
+}
+
+/** How the Pareto chart and its table mark each point: "engine version load" → pass or fail. */
+async function paretoMarks(page: Page): Promise<{ chart: Record<string, string | null>; table: Record<string, string> }> {
+  return page.evaluate(() => {
+    const chart: Record<string, string | null> = {};
+    for (const g of document.querySelectorAll<SVGGElement>('figure[data-chart="pareto"] g[data-point]')) chart[`${g.dataset.engine} ${g.dataset.version} ${g.dataset.load}`] = g.getAttribute('data-sla');
+    const table: Record<string, string> = {};
+    for (const tr of document.querySelectorAll<HTMLTableRowElement>('table[data-pareto-table] tbody tr')) table[`${tr.dataset.engine} ${tr.dataset.version} ${tr.dataset.load}`] = tr.querySelector('td[data-sla-cell]')!.textContent!;
+    return { chart, table };
+  });
+}
+
 const engineColumn = (page: Page, load: string) => page.locator(`section[data-load="${load}"] table tbody tr td:nth-child(2)`).allInnerTexts();
 
 describe('the site in Chromium', () => {
@@ -126,11 +156,26 @@ describe('the site in Chromium', () => {
     const engines = (await engineColumn(page, 'c=8')).map((cell) => cell.split(/\s+/)[0]);
     expect(engines).toEqual(expectedOrderAtC8());
     expect(await page.locator('section[data-load="c=8"] tbody td:first-child').allInnerTexts()).toEqual(['1', '2']);
-    // The Pareto chart is static SVG from Observable Plot: one dot per newest-version point (2 engines × 2 loads).
+    // The Pareto chart is static SVG from Observable Plot: one point per engine version and load (4 versions × 2 loads),
+    // the newest versions emphasised, no SLA marks before limits are applied.
     await expect(page.locator('figure.chart svg').first().isVisible()).resolves.toBe(true);
-    await expect(page.locator('figure[data-chart="pareto"] svg circle').count()).resolves.toBeGreaterThanOrEqual(4);
-    // History: one dot per release at the highest load (vllm 1.0.0, 1.1.0; sglang 2.0.0, 2.1.0).
-    await expect(page.locator('figure[data-chart="history"] svg circle').count()).resolves.toBe(4);
+    const points = releasePoints();
+    const marks = await paretoMarks(page);
+    expect(Object.keys(marks.chart).sort()).toEqual(points.map((p) => `${p.engine} ${p.version} ${p.load}`).sort());
+    expect(Object.values(marks.chart).every((v) => v === null)).toBe(true);
+    const newestVersions = new Map<string, string>();
+    for (const p of points) if ((newestVersions.get(p.engine) ?? '') < p.version) newestVersions.set(p.engine, p.version);
+    expect(await page.locator('figure[data-chart="pareto"] g[data-point].newest').evaluateAll((gs) => gs.map((g) => `${(g as SVGElement).dataset.engine} ${(g as SVGElement).dataset.version}`))).toEqual(
+      expect.arrayContaining([...newestVersions].map(([engine, version]) => `${engine} ${version}`)),
+    );
+    await expect(page.locator('figure[data-chart="pareto"] g[data-point].newest').count()).resolves.toBe(newestVersions.size * 2);
+    await expect(page.locator('figure[data-chart="pareto"] g[data-sla-bound]').getAttribute('display')).resolves.toBe('none');
+    // History: one figure per headline metric, only output throughput shown by default, with one dot per release at the
+    // highest load (vllm 1.0.0, 1.1.0; sglang 2.0.0, 2.1.0).
+    await expect(page.locator('figure[data-chart="history"]:visible').count()).resolves.toBe(1);
+    await expect(page.locator('figure[data-chart="history"]:visible').getAttribute('data-metric')).resolves.toBe('output_throughput');
+    await expect(page.locator('figure[data-chart="history"]:visible svg circle').count()).resolves.toBe(4);
+    await expect(page.locator('figure[data-chart="history"]').count()).resolves.toBeGreaterThan(5);
     const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td').last();
     await expect(vllmDelta.innerText()).resolves.toMatch(/^▼ −1\d\.\d% worse$/);
     await expect(vllmDelta.locator('span').getAttribute('class')).resolves.toBe('delta-worse');
@@ -178,6 +223,52 @@ describe('the site in Chromium', () => {
     await page.locator('form[data-sla-form] button[type="submit"]').click();
     expect(await slaRows()).toEqual(expectedSla({ ttft_ms_p99: limit }));
     expect(new URL(page.url()).searchParams.get('sla.ttft_ms_p99')).toBe(String(limit));
+    // The Pareto chart marks every engine version's points against the same limits, and its table says it in words.
+    const points = releasePoints();
+    const verdicts = (tpotLimit: number) => Object.fromEntries(points.map((p) => [`${p.engine} ${p.version} ${p.load}`, p.ttftP99 <= limit && p.tpotP95 <= tpotLimit ? 'pass' : 'fail']));
+    const expectMarks = async (tpotLimit: number) => {
+      const expected = verdicts(tpotLimit);
+      const marks = await paretoMarks(page);
+      expect(marks.chart).toEqual(expected);
+      expect(Object.fromEntries(Object.entries(marks.table).map(([k, v]) => [k, v === 'yes' ? 'pass' : v.startsWith('no: ') ? 'fail' : v]))).toEqual(expected);
+      return expected;
+    };
+    const ttftOnly = await expectMarks(Infinity);
+    expect(new Set(Object.values(ttftOnly))).toEqual(new Set(['pass', 'fail']));
+    await expect(page.locator('figure[data-chart="pareto"] g[data-sla-bound]').getAttribute('display')).resolves.toBe('none');
+    await expect(page.locator('[data-pareto-sla-note]').innerText()).resolves.toBe(`${Object.values(ttftOnly).filter((v) => v === 'pass').length} of ${points.length} points meet the SLA limits; the other ${Object.values(ttftOnly).filter((v) => v === 'fail').length} are drawn hollow with a cross.`);
+    // A TPOT p95 limit whose bound (1000 ÷ limit, in interactivity) falls mid-range: the dashed line is drawn there,
+    // every point left of it fails, and the marks follow the files.
+    const xs = points.map((p) => p.interactivity);
+    const tpotLimit = Number((1000 / ((Math.min(...xs) + Math.max(...xs)) / 2)).toFixed(3));
+    const bound = 1000 / tpotLimit;
+    await page.locator('input[name="tpot_ms_p95"]').fill(String(tpotLimit));
+    await page.locator('form[data-sla-form] button[type="submit"]').click();
+    await page.locator('figure[data-chart="pareto"] g[data-sla-bound]:not([display])').waitFor({ state: 'attached', timeout: 60_000 });
+    const both = await expectMarks(tpotLimit);
+    const geometry = await page.evaluate(() => {
+      const figure = document.querySelector('figure[data-chart="pareto"]')!;
+      const x = Number(figure.querySelector('g[data-sla-bound] line')!.getAttribute('x1'));
+      const px = (g: Element) => Number(g.getAttribute('transform')!.match(/translate\(([-\d.]+),/)![1]);
+      return { x, label: figure.querySelector('g[data-sla-bound] text')!.textContent, points: [...figure.querySelectorAll<SVGGElement>('g[data-point]')].map((g) => ({ key: `${g.dataset.engine} ${g.dataset.version} ${g.dataset.load}`, x: px(g) })) };
+    });
+    expect(geometry.label).toContain(`TPOT p95 ≤ ${formatNumber(tpotLimit)} ms`);
+    const pixel = new Map(geometry.points.map((p) => [p.key, p.x]));
+    for (const p of points) {
+      const key = `${p.engine} ${p.version} ${p.load}`;
+      expect(pixel.get(key)! < geometry.x, key).toBe(p.interactivity < bound);
+      if (p.interactivity < bound) expect(both[key], key).toBe('fail');
+    }
+    await expect(page.locator('figure[data-chart="pareto"] [data-sla-key="bound"]').isVisible()).resolves.toBe(true);
+    await page.locator('figure[data-chart="pareto"]').screenshot({ path: join(ARTIFACTS, 'pareto-sla.png') });
+    const dark = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+    await dark.goto(`${site.url}${href}${new URL(page.url()).search}`);
+    await dark.locator('figure[data-chart="pareto"] g[data-sla-bound]:not([display])').waitFor({ state: 'attached', timeout: 60_000 });
+    await dark.locator('figure[data-chart="pareto"]').screenshot({ path: join(ARTIFACTS, 'pareto-sla-dark.png') });
+    await dark.close();
+    await page.locator('input[name="tpot_ms_p95"]').fill('');
+    await page.locator('form[data-sla-form] button[type="submit"]').click();
+    await page.locator('figure[data-chart="pareto"] g[data-sla-bound][display="none"]').waitFor({ state: 'attached', timeout: 60_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'sla-after.png'), fullPage: true });
     const reloaded = await open(`${href}${new URL(page.url()).search}`, 'sla-permalink');
     await reloaded.locator('table[data-sla-table]').waitFor({ state: 'visible', timeout: 60_000 });
@@ -189,6 +280,43 @@ describe('the site in Chromium', () => {
     await page.locator('[data-sla-status]', { hasText: '0 of 2 engines' }).waitFor();
     await page.close();
   }, 120_000);
+
+  it('history: a metric selector swaps the prerendered chart, lower-is-better metrics say so, the metric is in the URL', async () => {
+    const overview = await open('/', 'overview-history');
+    const href = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const page = await open(href, 'history-before');
+    const select = page.locator('select[data-history-metric]');
+    await expect(select.inputValue()).resolves.toBe('output_throughput');
+    await expect(select.locator('option[value="ttft_ms_p99"]').innerText()).resolves.toBe('TTFT p99 (ms) ↓');
+    await expect(select.locator('option[value="output_throughput"]').innerText()).resolves.toBe('Output throughput (tok/s) ↑');
+    await select.selectOption('ttft_ms_p99');
+    expect(new URL(page.url()).searchParams.get('metric')).toBe('ttft_ms_p99');
+    const shown = page.locator('figure[data-chart="history"]:visible');
+    await expect(shown.count()).resolves.toBe(1);
+    await expect(shown.getAttribute('data-metric')).resolves.toBe('ttft_ms_p99');
+    await expect(shown.locator('figcaption').innerText()).resolves.toMatch(/^TTFT p99 \(ms\), lower is better ↓, by release at c=8: .*methodology s1\.m1\.exact/);
+    await expect(shown.locator('svg[aria-label]').evaluate((svg) => svg.textContent)).resolves.toContain('lower is better');
+    // Releases from top to bottom of the chart in the order of their median TTFT p99 at c=8, from the files.
+    const versions = releasePoints().filter((p) => p.load === 'c=8').sort((a, b) => b.ttftP99 - a.ttftP99).map((p) => p.version);
+    const labels = await shown.locator('svg text').evaluateAll((texts) =>
+      texts.filter((t) => /^\d+\.\d+\.\d+$/.test(t.textContent!)).map((t) => [t.textContent!, t.getBoundingClientRect().top] as const),
+    );
+    expect([...labels].sort((a, b) => a[1] - b[1]).map(([v]) => v)).toEqual(versions);
+    await page.screenshot({ path: join(ARTIFACTS, 'history-ttft.png'), fullPage: true });
+    // The permalink opens on the same chart; keyboard works on the selector.
+    const permalink = await open(`${href}?metric=ttft_ms_p99`, 'history-permalink');
+    await expect(permalink.locator('figure[data-chart="history"]:visible').getAttribute('data-metric')).resolves.toBe('ttft_ms_p99');
+    await expect(permalink.locator('select[data-history-metric]').inputValue()).resolves.toBe('ttft_ms_p99');
+    await permalink.locator('select[data-history-metric]').focus();
+    await permalink.keyboard.press('ArrowUp');
+    const after = await permalink.locator('select[data-history-metric]').inputValue();
+    expect(after).not.toBe('ttft_ms_p99');
+    expect(new URL(permalink.url()).searchParams.get('metric')).toBe(after);
+    await expect(permalink.locator('figure[data-chart="history"]:visible').getAttribute('data-metric')).resolves.toBe(after);
+    await permalink.close();
+    await page.close();
+  });
 
   it('regressions list the planted drop and link both runs; a run page shows provenance, the command and the raw file', async () => {
     const page = await open('/regressions/', 'regressions');
@@ -212,9 +340,9 @@ describe('the site in Chromium', () => {
   it('downloads are published next to the pages with their checksums; methodology and submit render', async () => {
     const page = await open('/downloads/', 'downloads');
     const links = await page.locator('table a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
-    expect(links.some((l) => l.endsWith('/data/parquet/latest/points.parquet'))).toBe(true);
+    expect(links.some((l) => /\/data\/parquet\/latest\/points\/\d{4}-\d{2}\.parquet$/.test(l))).toBe(true);
     for (const link of links) expect((await fetch(link)).status, link).toBe(200);
-    expect((await fetch(`${site.url}/data/site/points.arrow`)).status).toBe(200);
+    expect((await fetch(`${site.url}/data/site/releases.arrow`)).status).toBe(200);
     expect((await fetch(`${site.url}/data/result.schema.json`)).status).toBe(200);
     await page.close();
     const methodology = await open('/methodology/', 'methodology');

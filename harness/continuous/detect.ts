@@ -1,0 +1,200 @@
+/**
+ * One poll of every engine's upstream: which (engine, version, image) are new since the last
+ * poll. Pure orchestration over injected clients and state; the command does the I/O.
+ *
+ * Rules:
+ * - An engine without `source.repository` is skipped (nothing to poll).
+ * - Releases (drafts never, prereleases only when asked); a repository with no releases at all
+ *   is read by its tags instead.
+ * - A version is new once its image tag exists (or when the engine has no image). Until then it
+ *   is pending: reported as such, kept in the state and re-checked on every poll, then reported
+ *   new on the poll that finds the image.
+ * - First sighting of an engine (no state entry): only its newest release is reported; the
+ *   others listed are recorded as seen, so the fleet benchmarks the current release rather than
+ *   years of history.
+ * - An engine that fails (GitHub unreachable, 5xx after retries, no such repository) is an error
+ *   and keeps its previous state; the others go on. A GitHub rate limit too long to wait for stops
+ *   the GitHub polling of the engines after it (each would fail the same way).
+ */
+import type { Engine } from '../schema/engine.ts';
+import type { DetectState, EngineState } from './detect-state.ts';
+import type { GithubClient } from './github-http.ts';
+import { compareVersions, listReleases, listTags, newestRelease, releasesPath, tagsPath, type UpstreamRelease } from './github-releases.ts';
+import { RateLimitError } from './http-conditional.ts';
+import { imageRef, renderImageTag, type RegistryClient } from './registry-tags.ts';
+
+export interface DetectedVersion {
+  readonly engine: string;
+  readonly version: string;
+  /** The git tag. */
+  readonly tag: string;
+  readonly release_url: string;
+  readonly published_at: string | null;
+  /** "vllm/vllm-openai:v0.11.0", or null for an engine without an official image. */
+  readonly image: string | null;
+}
+
+export interface PendingVersion extends DetectedVersion {
+  readonly reason: string;
+}
+
+export interface DetectReport {
+  readonly checked_at: string;
+  readonly new: DetectedVersion[];
+  readonly pending: PendingVersion[];
+  readonly errors: Array<{ engine: string; message: string }>;
+}
+
+export interface DetectOptions {
+  readonly engines: readonly Engine[];
+  readonly state: DetectState;
+  readonly github: GithubClient;
+  readonly registries: RegistryClient;
+  readonly includePrereleases: boolean;
+  readonly now?: () => Date;
+  /** Pages of 100 read at most per listing (first sightings read one). */
+  readonly maxPages?: number;
+}
+
+export interface DetectOutcome {
+  readonly report: DetectReport;
+  /** The state to save: the input's, with each polled engine's entry replaced. */
+  readonly state: DetectState;
+  /** Engines without a repository to poll. */
+  readonly skipped: string[];
+}
+
+const MAX_PAGES = 10;
+
+export async function detect(options: DetectOptions): Promise<DetectOutcome> {
+  const checkedAt = (options.now ?? (() => new Date()))().toISOString();
+  const report: DetectReport = { checked_at: checkedAt, new: [], pending: [], errors: [] };
+  const engines: Record<string, EngineState> = { ...options.state.engines };
+  const skipped: string[] = [];
+  let rateLimited: RateLimitError | null = null;
+  for (const engine of options.engines) {
+    const repository = engine.source.repository;
+    if (repository === null) {
+      skipped.push(engine.name);
+      continue;
+    }
+    if (rateLimited) {
+      report.errors.push({ engine: engine.name, message: `not polled: ${rateLimited.message}` });
+      continue;
+    }
+    try {
+      const result = await detectEngine(engine, repository, options.state.engines[engine.name], options, checkedAt.slice(0, 10));
+      engines[engine.name] = result.state;
+      report.new.push(...result.found);
+      report.pending.push(...result.pending);
+      report.errors.push(...result.errors.map((message) => ({ engine: engine.name, message })));
+    } catch (error) {
+      if (error instanceof RateLimitError && error.url.startsWith(options.github.apiUrl)) rateLimited = error;
+      report.errors.push({ engine: engine.name, message: (error as Error).message });
+    }
+  }
+  return { report, state: { schema_version: 1, engines }, skipped };
+}
+
+interface EngineResult {
+  readonly state: EngineState;
+  readonly found: DetectedVersion[];
+  readonly pending: PendingVersion[];
+  /** Image checks that could not answer; the versions stay pending. */
+  readonly errors: string[];
+}
+
+async function detectEngine(engine: Engine, repository: string, previous: EngineState | undefined, options: DetectOptions, day: string): Promise<EngineResult> {
+  const state: EngineState = previous
+    ? { source: previous.source, etags: { ...previous.etags }, seen: { ...previous.seen }, pending: { ...previous.pending } }
+    : { source: 'releases', etags: {}, seen: {}, pending: {} };
+  const firstSighting = previous === undefined;
+  // A listing unchanged since a poll that skipped prereleases still holds prereleases this one wants:
+  // the ETags of the two kinds of poll are kept apart.
+  const etagKey = (path: string) => (options.includePrereleases ? `${path} (with prereleases)` : path);
+  const listOptions = (path: string) => ({
+    etag: state.etags[etagKey(path)] ?? null,
+    isKnown: (version: string) => version in state.seen || version in state.pending,
+    maxPages: firstSighting ? 1 : (options.maxPages ?? MAX_PAGES),
+  });
+  const remember = (path: string, etag: string | null) => {
+    if (etag) state.etags[etagKey(path)] = etag;
+    else delete state.etags[etagKey(path)];
+  };
+
+  let listed: UpstreamRelease[] = [];
+  const releases = await listReleases(options.github, repository, listOptions(releasesPath(repository)));
+  if (releases.changed) {
+    remember(releasesPath(repository), releases.etag);
+    listed = releases.releases;
+  }
+  // Unchanged releases of a repository read by its tags last time: its tags may still have moved.
+  if (releases.changed ? releases.empty : state.source === 'tags') {
+    const tags = await listTags(options.github, repository, listOptions(tagsPath(repository)));
+    if (tags.changed) {
+      remember(tagsPath(repository), tags.etag);
+      listed = tags.releases;
+    }
+    state.source = 'tags';
+  } else if (releases.changed) {
+    state.source = 'releases';
+    delete state.etags[etagKey(tagsPath(repository))];
+  }
+
+  const wanted = (release: UpstreamRelease) => options.includePrereleases || !release.prerelease;
+  const unseen = uniqueByVersion(listed.filter((release) => !release.draft && !(release.version in state.seen)));
+  let candidates: UpstreamRelease[];
+  if (firstSighting) {
+    const newest = newestRelease(unseen.filter(wanted));
+    for (const release of unseen) if (release !== newest) state.seen[release.version] = day;
+    candidates = newest ? [newest] : [];
+  } else {
+    candidates = unseen.filter((release) => wanted(release) && !(release.version in state.pending));
+  }
+  // Versions waiting for their image are re-checked whether or not the listing changed.
+  for (const [version, waiting] of Object.entries(state.pending)) {
+    candidates.push({ tag: waiting.tag, version, release_url: waiting.release_url, published_at: waiting.published_at, draft: false, prerelease: false });
+  }
+  candidates.sort((a, b) => (a.published_at ?? '').localeCompare(b.published_at ?? '') || compareVersions(a.version, b.version));
+
+  const found: DetectedVersion[] = [];
+  const pending: PendingVersion[] = [];
+  const errors: string[] = [];
+  for (const release of candidates) {
+    const since = state.pending[release.version]?.since ?? day;
+    const wait = () => {
+      state.pending[release.version] = { tag: release.tag, release_url: release.release_url, published_at: release.published_at, since };
+    };
+    const base = { engine: engine.name, version: release.version, tag: release.tag, release_url: release.release_url, published_at: release.published_at };
+    if (engine.image === null) {
+      found.push({ ...base, image: null });
+    } else {
+      let image: string;
+      let exists: boolean;
+      try {
+        const ref = imageRef(engine.image.repository, renderImageTag(engine.image.tag, release.version));
+        image = ref.display;
+        exists = await options.registries.imageExists(ref);
+      } catch (error) {
+        wait();
+        errors.push(`${release.version}: image check failed: ${(error as Error).message}`);
+        continue;
+      }
+      if (!exists) {
+        wait();
+        pending.push({ ...base, image, reason: `image ${image} is not published yet (waiting since ${since})` });
+        continue;
+      }
+      found.push({ ...base, image });
+    }
+    delete state.pending[release.version];
+    state.seen[release.version] = day;
+  }
+  return { state, found, pending, errors };
+}
+
+function uniqueByVersion(releases: readonly UpstreamRelease[]): UpstreamRelease[] {
+  const byVersion = new Map<string, UpstreamRelease>();
+  for (const release of releases) if (!byVersion.has(release.version)) byVersion.set(release.version, release);
+  return [...byVersion.values()];
+}

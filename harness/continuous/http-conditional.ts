@@ -1,0 +1,195 @@
+/**
+ * HTTP for polling third-party APIs (GitHub, container registries) politely: conditional GETs
+ * (If-None-Match, so an unchanged listing costs a 304 and no body), rate limits honoured the way
+ * GitHub documents them (retry-after, else x-ratelimit-remaining 0 until x-ratelimit-reset, else a
+ * minute for a bare 429), and a few retries with backoff on 5xx and connection errors. Waits and
+ * clock are injected so tests run in milliseconds.
+ * https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api
+ * https://docs.github.com/en/rest/using-the-rest-api/troubleshooting-the-rest-api#rate-limit-errors
+ */
+import { request } from 'undici';
+
+export interface HttpPolicy {
+  /** The longest rate-limit wait (seconds) worth sitting out; a longer one fails at once. */
+  readonly maxWaitS: number;
+  /** Retries after a 5xx or a connection error, each after twice the previous backoff. */
+  readonly retries: number;
+  readonly backoffMs: number;
+  readonly timeoutMs: number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+}
+
+export const defaultPolicy: HttpPolicy = {
+  maxWaitS: 60,
+  retries: 3,
+  backoffMs: 1000,
+  timeoutMs: 30_000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  now: () => Date.now(),
+};
+
+export interface HttpResponse {
+  readonly url: string;
+  readonly status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface HttpRequest {
+  readonly method?: 'GET' | 'HEAD';
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Appended to the rate-limit error, e.g. how to get a higher limit. */
+  readonly rateLimitHint?: string;
+}
+
+/** A request that failed for good: unreachable, or still 5xx after the retries. */
+export class HttpError extends Error {
+  readonly url: string;
+  readonly status: number | null;
+  constructor(message: string, url: string, status: number | null) {
+    super(message);
+    this.name = 'HttpError';
+    this.url = url;
+    this.status = status;
+  }
+}
+
+/** Rate-limited for longer than the caller is willing to wait; every later request would be too. */
+export class RateLimitError extends Error {
+  readonly url: string;
+  readonly resetAt: Date;
+  constructor(message: string, url: string, resetAt: Date) {
+    super(message);
+    this.name = 'RateLimitError';
+    this.url = url;
+    this.resetAt = resetAt;
+  }
+}
+
+/** A hard bound on rate-limit waits in one request, so a server that keeps saying "wait 1 s" cannot hold us forever. */
+const MAX_RATE_LIMIT_WAITS = 3;
+
+export async function send(req: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
+  let failures = 0;
+  let waits = 0;
+  for (;;) {
+    let response: HttpResponse;
+    try {
+      response = await once(req, policy);
+    } catch (error) {
+      if (failures >= policy.retries) throw new HttpError(`${req.method ?? 'GET'} ${req.url}: ${(error as Error).message}`, req.url, null);
+      await policy.sleep(policy.backoffMs * 2 ** failures++);
+      continue;
+    }
+    const waitS = rateLimitWaitS(response, policy.now());
+    if (waitS !== null) {
+      const resetAt = new Date(policy.now() + waitS * 1000);
+      if (waitS > policy.maxWaitS || waits >= MAX_RATE_LIMIT_WAITS) {
+        const remaining = response.headers['x-ratelimit-remaining'];
+        const limit = response.headers['x-ratelimit-limit'];
+        const quota = remaining !== undefined && limit !== undefined ? ` (${remaining} of ${limit} requests left)` : '';
+        throw new RateLimitError(
+          `${hostOf(req.url)} rate limit exceeded${quota}: it resets at ${resetAt.toISOString()} (in ${formatWait(waitS)}), longer than --max-wait ${policy.maxWaitS} s${req.rateLimitHint ? `; ${req.rateLimitHint}` : ''}`,
+          req.url,
+          resetAt,
+        );
+      }
+      waits += 1;
+      // One second past the reset: x-ratelimit-reset has whole-second resolution.
+      await policy.sleep(Math.ceil(waitS) * 1000 + 1000);
+      continue;
+    }
+    if (response.status >= 500 && failures < policy.retries) {
+      await policy.sleep(policy.backoffMs * 2 ** failures++);
+      continue;
+    }
+    if (response.status >= 500) {
+      throw new HttpError(`${req.method ?? 'GET'} ${req.url} answered ${response.status} ${summarizeBody(response.body)}after ${failures + 1} attempts`, req.url, response.status);
+    }
+    return response;
+  }
+}
+
+export interface ConditionalResult {
+  /** 304: nothing changed since the response the ETag came from. */
+  readonly notModified: boolean;
+  readonly response: HttpResponse;
+  /** The validator to send next time (the old one on a 304 without its own). */
+  readonly etag: string | null;
+}
+
+export async function conditionalGet(req: HttpRequest, etag: string | null, policy: HttpPolicy): Promise<ConditionalResult> {
+  const headers = etag ? { ...req.headers, 'if-none-match': etag } : { ...req.headers };
+  const response = await send({ ...req, method: 'GET', headers }, policy);
+  const fresh = response.headers['etag'] ?? null;
+  return response.status === 304 ? { notModified: true, response, etag: fresh ?? etag } : { notModified: false, response, etag: fresh };
+}
+
+/**
+ * Seconds to wait before retrying, or null when the response is not a rate-limit answer. GitHub
+ * answers 403 or 429: retry-after (seconds or an HTTP date) wins; else remaining 0 means until
+ * x-ratelimit-reset (epoch seconds); a 429 with neither still means back off (a minute, as GitHub
+ * advises for secondary limits).
+ */
+export function rateLimitWaitS(response: HttpResponse, nowMs: number): number | null {
+  if (response.status !== 403 && response.status !== 429) return null;
+  const retryAfter = response.headers['retry-after'];
+  if (retryAfter !== undefined) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds);
+    const date = Date.parse(retryAfter);
+    if (Number.isFinite(date)) return Math.max(0, (date - nowMs) / 1000);
+  }
+  if (response.headers['x-ratelimit-remaining'] === '0') {
+    const reset = Number(response.headers['x-ratelimit-reset']);
+    return Number.isFinite(reset) ? Math.max(0, reset - nowMs / 1000) : 60;
+  }
+  return response.status === 429 ? 60 : null;
+}
+
+async function once(req: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
+  const method = req.method ?? 'GET';
+  const response = await request(req.url, {
+    method,
+    headers: { ...req.headers },
+    headersTimeout: policy.timeoutMs,
+    bodyTimeout: policy.timeoutMs,
+  });
+  const body = method === 'HEAD' ? (await response.body.dump(), '') : await response.body.text();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { url: req.url, status: response.statusCode, headers, body };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function formatWait(seconds: number): string {
+  if (seconds < 120) return `${Math.ceil(seconds)} s`;
+  return `${Math.ceil(seconds / 60)} min`;
+}
+
+/** The server's own words, short: JSON APIs say what went wrong in "message". */
+export function summarizeBody(body: string): string {
+  const text = body.trim();
+  if (text === '') return '';
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown; errors?: Array<{ message?: unknown }> };
+    const message = typeof parsed.message === 'string' ? parsed.message : typeof parsed.errors?.[0]?.message === 'string' ? parsed.errors[0].message : null;
+    if (message) return `(${message.slice(0, 200)}) `;
+  } catch {
+    // not JSON: an HTML error page from a proxy, say
+  }
+  return `(${text.replace(/\s+/g, ' ').slice(0, 120)}) `;
+}
