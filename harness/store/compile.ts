@@ -21,6 +21,7 @@ import { columnOf, CONFIG_COLUMNS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, 
 import { computeDeltas, deriveTables, type Delta } from './derive.ts';
 import { describeColumn } from './dictionary.ts';
 import { HEADLINE_METRICS } from './headline-metrics.ts';
+import { ID_COLUMNS } from './ids.ts';
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
 
 export interface CompileOptions {
@@ -238,8 +239,7 @@ async function writeDictionary(connection: DuckDBConnection, outDir: string): Pr
 
 // Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
 const ARROW_POINT_COLUMNS: readonly Column[] = [
-  { name: 'scenario_id', type: 'VARCHAR', unit: null, description: 'Scenario id' },
-  { name: 'config_id', type: 'VARCHAR', unit: null, description: 'Configuration id' },
+  ...ID_COLUMNS,
   ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at', 'run_id'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
@@ -264,36 +264,43 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
 /**
  * The site's files that are many and costly to write (a page per linked run, the points of each
  * scenario) are rewritten only when what they were made from changed: each is published with a
- * digest of its inputs, kept in the store, and otherwise linked from the previous site folder.
+ * digest of its inputs, kept in the store. Their folders move from the previous site into the new
+ * one (a rename, not thousands of links); what is stale is overwritten, what is gone is deleted.
  */
 class SiteFiles {
-  readonly next = new Map<string, string>();
+  static readonly FOLDERS = ['runs', 'points'] as const;
+  private readonly next = new Map<string, string>();
   private readonly connection: DuckDBConnection;
-  private readonly previousDir: string;
   private readonly dir: string;
   private previous = new Map<string, string>();
 
-  constructor(connection: DuckDBConnection, previousDir: string, dir: string) {
+  constructor(connection: DuckDBConnection, dir: string) {
     this.connection = connection;
-    this.previousDir = previousDir;
     this.dir = dir;
   }
 
-  async load(): Promise<void> {
+  /** Takes the previous site's folders over into `dir`. */
+  async adopt(previousDir: string): Promise<void> {
     await this.connection.run('CREATE TABLE IF NOT EXISTS published (path VARCHAR PRIMARY KEY, digest VARCHAR)');
     const rows = (await this.connection.runAndReadAll('SELECT path, digest FROM published')).getRowsJS() as Array<[string, string]>;
     this.previous = new Map(rows);
+    for (const folder of SiteFiles.FOLDERS) {
+      if (existsSync(join(previousDir, folder))) renameSync(join(previousDir, folder), join(this.dir, folder));
+      else mkdirSync(join(this.dir, folder), { recursive: true });
+    }
   }
 
-  /** Links the file from the previous site when its digest is unchanged; false when it must be written. */
+  /** True when the file is there with an unchanged digest; false when it must be written. */
   reuse(path: string, digest: string): boolean {
     this.next.set(path, digest);
-    if (this.previous.get(path) !== digest || !existsSync(join(this.previousDir, path))) return false;
-    linkOrCopy(join(this.previousDir, path), join(this.dir, path));
-    return true;
+    return this.previous.get(path) === digest && existsSync(join(this.dir, path));
   }
 
+  /** Deletes what no longer belongs, and records the digests of what does. */
   async save(): Promise<void> {
+    for (const folder of SiteFiles.FOLDERS) {
+      for (const name of readdirSync(join(this.dir, folder))) if (!this.next.has(`${folder}/${name}`)) rmSync(join(this.dir, folder, name), { force: true });
+    }
     await this.connection.run('BEGIN TRANSACTION');
     await this.connection.run('DELETE FROM published');
     const appender = await this.connection.createAppender('published');
@@ -308,9 +315,9 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   // Built next to the published folder and swapped in whole.
   const next = `${siteDir}.next`;
   rmSync(next, { recursive: true, force: true });
-  for (const dir of ['scenarios', 'runs', 'points']) mkdirSync(join(next, dir), { recursive: true });
-  const files = new SiteFiles(connection, siteDir, next);
-  await files.load();
+  mkdirSync(join(next, 'scenarios'), { recursive: true });
+  const files = new SiteFiles(connection, next);
+  await files.adopt(siteDir);
   const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
   const json = (file: string, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(value)}\n`);
   const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
@@ -351,8 +358,8 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   // Each scenario's points on their own, so a scenario page's SQL loads only what it queries;
   // a scenario is re-exported only when its runs changed.
   const scenarioInputs = (await connection.runAndReadAll(`
-    SELECT p.scenario_id, md5(string_agg(DISTINCT r.run_id || ':' || r.file_sha256, ',' ORDER BY r.run_id || ':' || r.file_sha256))
-    FROM (SELECT DISTINCT scenario_id, run_id FROM priced_points WHERE status = 'completed') p JOIN valid_runs r USING (run_id) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
+    SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
+    FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
   const stale = scenarioInputs.filter(([id, inputs]) => !files.reuse(`points/${id}.arrow`, digest(inputs))).map(([id]) => id);
   if (stale.length > 0) {
     await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
@@ -402,11 +409,9 @@ function rowsByTable(files: readonly ManifestFile[]): Record<string, number> {
   return rows;
 }
 
-/** A digest of what the compile read (valid files and their content) and how it compiled them. */
-async function inputsDigest(connection: DuckDBConnection, prices: PriceTable): Promise<string> {
-  // valid_runs is the store's view of the files that compiled (store.ts).
-  const files = (await scalar(connection, `SELECT coalesce(md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)), '') FROM valid_runs`)) as string;
-  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${files}|${JSON.stringify(prices)}`).digest('hex').slice(0, 12);
+/** A digest of what the compile read (valid files and their content) and how: one per month, combined. */
+function inputsDigest(months: ReadonlyMap<string, string>, prices: PriceTable): string {
+  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}|${[...months].map(([m, d]) => `${m}:${d}`).join(',')}`).digest('hex').slice(0, 12);
 }
 
 export function storePath(outDir: string): string {
@@ -436,7 +441,8 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
     lap('ingest');
     const parquetRoot = join(options.outDir, 'parquet');
     mkdirSync(join(parquetRoot, 'snapshots'), { recursive: true });
-    const digest = await inputsDigest(connection, options.prices);
+    const months = await monthDigests(connection, options.prices);
+    const digest = inputsDigest(months, options.prices);
     // Same inputs as an existing snapshot (any day): that snapshot stands, nothing is rewritten.
     const existing = readdirSync(join(parquetRoot, 'snapshots')).find((name) => name.endsWith(`-${digest}`) && existsSync(join(parquetRoot, 'snapshots', name, 'MANIFEST.json')));
     const snapshot = existing ?? `${now.toISOString().slice(0, 10)}-${digest}`;
@@ -462,7 +468,6 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       const previousId = published?.snapshot;
       const previousDir = previousId === undefined ? null : join(parquetRoot, 'snapshots', previousId);
       const previousManifest = previousDir === null ? null : readJsonIfExists<SnapshotManifest>(join(previousDir, 'MANIFEST.json'));
-      const months = await monthDigests(connection, options.prices);
       const manifest = await writeSnapshot(connection, partial, months, previousDir !== null && previousManifest?.months !== undefined ? { dir: previousDir, manifest: previousManifest } : null, { snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION });
       writeFileSync(join(partial, 'MANIFEST.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       renameSync(partial, snapshotDir);

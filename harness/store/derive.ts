@@ -7,8 +7,7 @@
  * - leaderboard: the newest version of each engine per configuration, ranked per metric;
  * - deltas: newest vs previous release per configuration (significance in metrics/significance.ts);
  * - pareto: throughput per GPU vs interactivity per scenario, with frontiers.
- * A configuration is model × precision × hardware × workload (spec hash) × methodology × load
- * point: anything else is not comparable, so series break there.
+ * Scenarios and configurations (what is comparable) are defined in ids.ts.
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -16,9 +15,8 @@ import { compareReleases, pooledLogVariance, type SampleSummary } from '../metri
 import type { PriceTable } from '../schema/prices.ts';
 import { columnOf } from './columns.ts';
 import { COMPARED_METRICS, HEADLINE_METRICS } from './headline-metrics.ts';
+import { CONFIG_KEY, SCENARIO_KEY } from './ids.ts';
 
-const SCENARIO_KEY = ['model', 'precision', 'hardware', 'gpu', 'gpu_count', 'workload', 'workload_sha256', 'methodology'] as const;
-const CONFIG_KEY = [...SCENARIO_KEY, 'load', 'load_mode', 'concurrency', 'rate'] as const;
 
 export interface Delta {
   config_id: string;
@@ -51,7 +49,6 @@ export interface Delta {
 }
 
 const keyList = (key: readonly string[]) => key.map(columnOf).join(', ');
-const idOf = (key: readonly string[]) => `substr(md5(concat_ws('|', ${key.map((k) => `coalesce(CAST(${columnOf(k)} AS VARCHAR), '')`).join(', ')})), 1, 12)`;
 
 async function loadPriceTable(connection: DuckDBConnection, prices: PriceTable): Promise<void> {
   await connection.run('CREATE OR REPLACE TEMP TABLE prices (gpu VARCHAR, usd_per_gpu_hour DOUBLE, provider VARCHAR, source VARCHAR, effective_from DATE)');
@@ -112,9 +109,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       gp.price_source,
       CASE WHEN p.gpu_count > 0 AND p.output_throughput > 0 THEN p.output_throughput * 3600 / p.gpu_count END AS tokens_per_gpu_hour,
       CASE WHEN p.gpu_count > 0 AND p.output_throughput > 0 THEN p.gpu_count * gp.usd_per_gpu_hour / (p.output_throughput * 3600) * 1e6 END AS cost_per_1m_output_tokens,
-      CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j,
-      ${idOf(SCENARIO_KEY)} AS scenario_id,
-      ${idOf(CONFIG_KEY)} AS config_id
+      CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j
     FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date)`;
   await connection.run(pricedPointsSql);
   const medians = HEADLINE_METRICS.map((m) => `median(${columnOf(m.column)}) AS ${columnOf(m.column)}`).join(',\n      ');
@@ -180,9 +175,11 @@ export async function computeDeltas(connection: DuckDBConnection): Promise<Delta
   const noiseColumns = COMPARED_METRICS.flatMap((m) => ['__n', '__varlog', '__meanlog'].map((suffix) => columnOf(`${m.column}${suffix}`)));
   const all = (await connection.runAndReadAll(`SELECT ${noiseColumns.join(', ')} FROM releases WHERE runs >= 2 ORDER BY config_id, engine, engine_version_order`)).getRowObjectsJS() as Array<Record<string, unknown>>;
   const noise = new Map(COMPARED_METRICS.map((m) => [m.column, pooledLogVariance(all.map((row) => summary(row, m.column)).filter((s): s is SampleSummary => s !== null))]));
+  // Only what a delta reads: converting every column of every row to JS objects dominated this step.
+  const pairColumns = ['config_id', 'scenario_id', 'model', 'precision', 'hardware', 'workload', 'methodology', 'load', 'engine', 'engine_version', 'latest_run_id', ...COMPARED_METRICS.map((m) => m.column)].map(columnOf).concat(noiseColumns);
   const pairs = (
     await connection.runAndReadAll(`
-      SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) AS k FROM releases)
+      SELECT ${pairColumns.join(', ')}, k FROM (SELECT *, row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) AS k FROM releases)
       WHERE k <= 2 ORDER BY config_id, engine, k`)
   ).getRowObjectsJS() as Array<Record<string, unknown>>;
   const deltas: Delta[] = [];

@@ -4,13 +4,12 @@
  */
 import { DELTA_COLUMN_DESCRIPTIONS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS } from './columns.ts';
 import { HEADLINE_METRICS } from './headline-metrics.ts';
+import { ID_COLUMNS } from './ids.ts';
 
-const KNOWN = new Map([...RUN_COLUMNS, ...POINT_COLUMNS, ...PRICED_COLUMNS, ...METRIC_COLUMNS].map((c) => [c.name, { unit: c.unit, description: c.description }]));
+const KNOWN = new Map([...RUN_COLUMNS, ...POINT_COLUMNS, ...PRICED_COLUMNS, ...METRIC_COLUMNS, ...ID_COLUMNS].map((c) => [c.name, { unit: c.unit, description: c.description }]));
 const HEADLINE = new Map(HEADLINE_METRICS.map((m) => [m.column, m]));
 
 const DERIVED: Record<string, { unit: string | null; description: string }> = {
-  scenario_id: { unit: null, description: 'Id of the scenario: model × precision × hardware × workload × methodology' },
-  config_id: { unit: null, description: 'Id of the configuration: the scenario × load point' },
   runs: { unit: 'runs', description: 'Completed runs of this release on this configuration' },
   first_run_date: { unit: 'UTC', description: 'First run of this release on this configuration' },
   last_run_date: { unit: 'UTC', description: 'Latest run of this release on this configuration' },

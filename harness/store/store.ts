@@ -12,11 +12,12 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { SCHEMA_VERSION } from '../schema/result.ts';
 import type { ResultProblem } from './check-result.ts';
 import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
+import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';
 import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type FileVerdict } from './parse-batch.ts';
 import { listResultFiles, type ResultFile } from './result-files.ts';
 
 /** Bump when the tables' shape or the flattening changes: old caches are rebuilt. */
-const CACHE_VERSION = `5.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
+const CACHE_VERSION = `7.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
 /** Below this many files, parsing in-thread beats starting workers. */
 const WORKER_THRESHOLD = 200;
 
@@ -63,8 +64,8 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
   }
   await connection.run(`INSERT OR REPLACE INTO meta VALUES ('cache_version', '${CACHE_VERSION}')`);
   await connection.run(tableSql('runs', RUN_COLUMNS));
-  await connection.run(tableSql('points', POINTS_TABLE));
-  await connection.run('CREATE TABLE IF NOT EXISTS files (relative_path VARCHAR PRIMARY KEY, size BIGINT, mtime_ms DOUBLE, run_id VARCHAR, problems VARCHAR)');
+  await connection.run(tableSql('points', [...POINTS_TABLE, ...ID_COLUMNS]));
+  await connection.run('CREATE TABLE IF NOT EXISTS files (relative_path VARCHAR PRIMARY KEY, stat_key VARCHAR, run_id VARCHAR, problems VARCHAR)');
   // Engine versions whose runs changed since the derived tables were last brought up to date; kept
   // in the store (not in memory) so a compile that stops after ingest leaves them for the next.
   await connection.run('CREATE TABLE IF NOT EXISTS dirty_versions (engine VARCHAR, engine_version VARCHAR)');
@@ -100,13 +101,17 @@ export async function parseFiles(files: readonly BatchFile[], dir: string | null
   return { verdicts: results.flat(), runs: jobs.map((j) => j.runsPath!), points: jobs.map((j) => j.pointsPath!) };
 }
 
+/** What a file is recognised by between compiles (results are immutable; an edit changes these). */
+function statKey(file: ResultFile): string {
+  return `${file.size}:${file.mtimeMs}`;
+}
+
 async function insertVerdicts(connection: DuckDBConnection, byPath: Map<string, ResultFile>, verdicts: readonly FileVerdict[]): Promise<void> {
   const appender = await connection.createAppender('files');
   for (const verdict of verdicts) {
     const file = byPath.get(verdict.relativePath)!;
     appender.appendVarchar(verdict.relativePath);
-    appender.appendBigInt(BigInt(file.size));
-    appender.appendDouble(file.mtimeMs);
+    appender.appendVarchar(statKey(file));
     if (verdict.runId === null) appender.appendNull();
     else appender.appendVarchar(verdict.runId);
     appender.appendVarchar(JSON.stringify(verdict.problems));
@@ -125,14 +130,12 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
   const { connection } = store;
   const listing = listResultFiles(resultsDir);
   const byPath = new Map(listing.files.map((file) => [file.relativePath, file]));
-  const cached = new Map<string, { size: number; mtime: number }>();
-  for (const [path, size, mtime] of (await connection.runAndReadAll('SELECT relative_path, size, mtime_ms FROM files')).getRowsJS()) {
-    cached.set(path as string, { size: Number(size), mtime: mtime as number });
-  }
-  const fresh = listing.files.filter((file) => {
-    const seen = cached.get(file.relativePath);
-    return !seen || seen.size !== file.size || seen.mtime !== file.mtimeMs;
-  });
+  // One string, split here: converting 100,000 rows to JS values one by one took longer.
+  const cached = new Map<string, string>();
+  const known = (await connection.runAndReadAll(`SELECT coalesce(string_agg(relative_path || chr(0) || stat_key, chr(0)), '') FROM files`)).getRowsJS()[0]![0] as string;
+  const fields = known === '' ? [] : known.split('\0');
+  for (let i = 0; i + 1 < fields.length; i += 2) cached.set(fields[i]!, fields[i + 1]!);
+  const fresh = listing.files.filter((file) => cached.get(file.relativePath) !== statKey(file));
   const freshPaths = new Set(fresh.map((file) => file.relativePath));
   const gone = [...cached.keys()].filter((path) => !byPath.has(path) || freshPaths.has(path));
   if (gone.length > 0) {
@@ -150,7 +153,8 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
     try {
       const { verdicts, runs, points } = await parseFiles(fresh, staging);
       await connection.run(`INSERT INTO runs ${readCsvSql(runs, RUN_COLUMNS)}`);
-      await connection.run(`INSERT INTO points ${readCsvSql(points, POINTS_TABLE)}`);
+      // The ids are computed here, once per point, so no later query recomputes them per row.
+      await connection.run(`INSERT INTO points SELECT *, ${idSql(SCENARIO_KEY)}, ${idSql(CONFIG_KEY)} FROM (${readCsvSql(points, POINTS_TABLE)})`);
       await insertVerdicts(connection, byPath, verdicts);
       await connection.run('CREATE OR REPLACE TEMP TABLE fresh (relative_path VARCHAR)');
       const appender = await connection.createAppender('fresh');
@@ -165,14 +169,21 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
   for (const [text] of (await connection.runAndReadAll(`SELECT problems FROM files WHERE problems <> '[]' ORDER BY relative_path`)).getRowsJS()) {
     problems.push(...(JSON.parse(text as string) as ResultProblem[]));
   }
-  for (const [runId, paths] of (await connection.runAndReadAll('SELECT run_id, list(file ORDER BY file) FROM runs GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id')).getRowsJS()) {
+  const duplicates = (await connection.runAndReadAll('SELECT run_id, list(file ORDER BY file) FROM runs GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id')).getRowsJS();
+  for (const [runId, paths] of duplicates) {
     for (const path of (paths as string[]).slice(1)) {
       problems.push({ file: path, path: 'run_id', message: `run_id ${String(runId)} is also in ${(paths as string[])[0]}`, fix: 'a run is submitted once; remove the copy' });
     }
   }
-  // The first file of a run_id (in path order) stands; later copies are reported above.
-  await connection.run('CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT * FROM runs QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY file) = 1');
-  await connection.run('CREATE OR REPLACE TEMP VIEW valid_points AS SELECT * FROM points WHERE file IN (SELECT file FROM valid_runs)');
+  // The first file of a run_id (in path order) stands; later copies are reported above. Without
+  // copies (the usual case) the views are the tables, so filters reach the scans unhindered.
+  if (duplicates.length === 0) {
+    await connection.run('CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT * FROM runs');
+    await connection.run('CREATE OR REPLACE TEMP VIEW valid_points AS SELECT * FROM points');
+  } else {
+    await connection.run('CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT * FROM runs QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY file) = 1');
+    await connection.run('CREATE OR REPLACE TEMP VIEW valid_points AS SELECT * FROM points WHERE file IN (SELECT file FROM valid_runs)');
+  }
   const valid = Number((await connection.runAndReadAll('SELECT count(*) FROM valid_runs')).getRowsJS()[0]![0]);
   return { files: listing.files.length, parsed: fresh.length, removed: gone.length, valid, problems };
 }

@@ -214,6 +214,16 @@ describe('compile', () => {
       const sql = (dir: string) => `SELECT * FROM read_parquet('${dir}/parquet/latest/${table}.parquet') ORDER BY ALL`;
       expectClose(await query(sql(outDir)), await query(sql(join(root, 'out-cold'))), table);
     }
+    // The site files reused from the previous compile are the ones a compile from scratch writes.
+    for (const folder of ['runs', 'points']) {
+      const names = readdirSync(join(outDir, 'site', folder)).sort();
+      expect(names, folder).toEqual(readdirSync(join(root, 'out-cold', 'site', folder)).sort());
+      for (const name of names) {
+        const [a, b] = [join(outDir, 'site', folder, name), join(root, 'out-cold', 'site', folder, name)];
+        if (name.endsWith('.arrow')) expect(tableFromIPC(readFileSync(a)).toArray().map((r) => r.toJSON()), name).toEqual(tableFromIPC(readFileSync(b)).toArray().map((r) => r.toJSON()));
+        else expect(readFileSync(a, 'utf8'), name).toBe(readFileSync(b, 'utf8'));
+      }
+    }
     rmSync(join(resultsDir, added));
     const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect([dropped.ingest.parsed, dropped.ingest.removed, dropped.tables.runs]).toEqual([0, 1, 8]);
