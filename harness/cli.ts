@@ -11,7 +11,7 @@ export interface Command {
   run(argv: readonly string[]): Promise<number>;
 }
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
+export const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run/command.ts')).runCommand,
   load: async () => (await import('./load/command.ts')).loadCommand,
   sim: async () => (await import('./sim/command.ts')).simCommand,

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { README_PATH, withCliReference } from '../../scripts/cli-reference.ts';
 
 describe('README', () => {
-  it('CLI reference matches the option tables (run `npm run docs:cli`)', () => {
+  it('CLI reference matches the option tables (run `npm run docs:cli`)', async () => {
     const readme = readFileSync(README_PATH, 'utf8');
-    expect(withCliReference(readme)).toBe(readme);
+    expect(await withCliReference(readme)).toBe(readme);
   });
 
   it('names the quick-start and test commands that CI and users run', () => {
