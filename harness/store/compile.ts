@@ -51,20 +51,21 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 10;
+const COMPILER_VERSION = 11;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 type Table = (typeof TABLES)[number];
 /**
- * The per-run tables grow with every night, so they are published as one file per month of runs
- * (`points/2026-11.parquet`): a new result rewrites its month, and every other month is linked
+ * The per-run tables grow with every night, so they are published as one file per ISO week of runs
+ * (`points/2026-W48.parquet`; a fleet's night of runs is small, a week of them a few thousand): a
+ * new result rewrites its week's files, and every other week is linked
  * from the previous snapshot. The derived tables are small and written whole.
  */
-const MONTHLY: readonly Table[] = ['runs', 'points', 'metrics'];
+const WEEKLY: readonly Table[] = ['runs', 'points', 'metrics'];
 
-/** The Parquet files of a table in a snapshot: `<table>.parquet`, or `<table>/<month>.parquet`. */
-function tableFile(table: Table, month?: string): string {
-  return month === undefined ? `${table}.parquet` : `${table}/${month}.parquet`;
+/** The Parquet files of a table in a snapshot: `<table>.parquet`, or `<table>/<week>.parquet`. */
+function tableFile(table: Table, week?: string): string {
+  return week === undefined ? `${table}.parquet` : `${table}/${week}.parquet`;
 }
 
 /** The table a snapshot file belongs to. */
@@ -130,22 +131,22 @@ interface SnapshotManifest {
   readonly snapshot: string;
   readonly generated_at: string;
   readonly schema_version: number;
-  /** Month → digest of what that month's files were compiled from (reused when equal). */
-  readonly months: Record<string, string>;
+  /** Week → digest of what that week's files were compiled from (reused when equal). */
+  readonly weeks: Record<string, string>;
   readonly files: ManifestFile[];
 }
 
-/** Each month of valid runs with a digest of its inputs: its files, the prices, the compiler. */
-async function monthDigests(connection: DuckDBConnection, prices: PriceTable): Promise<Map<string, string>> {
-  const rows = (await connection.runAndReadAll(`SELECT strftime(run_date, '%Y-%m') AS month, md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)) FROM valid_runs GROUP BY month ORDER BY month`)).getRowsJS() as Array<[string, string]>;
+/** Each week of valid runs with a digest of its inputs: its files, the prices, the compiler. */
+async function weekDigests(connection: DuckDBConnection, prices: PriceTable): Promise<Map<string, string>> {
+  const rows = (await connection.runAndReadAll(`SELECT strftime(run_date, '%G-W%V') AS week, md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)) FROM valid_runs GROUP BY week ORDER BY week`)).getRowsJS() as Array<[string, string]>;
   const context = `${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}`;
-  return new Map(rows.map(([month, files]) => [month, createHash('sha256').update(`${context}|${files}`).digest('hex').slice(0, 16)]));
+  return new Map(rows.map(([week, files]) => [week, createHash('sha256').update(`${context}|${files}`).digest('hex').slice(0, 16)]));
 }
 
 const PARQUET_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880';
 
-function monthFilter(month: string): string {
-  return `run_date >= DATE '${month}-01' AND run_date < DATE '${month}-01' + INTERVAL 1 MONTH`;
+function weekFilter(week: string): string {
+  return `strftime(run_date, '%G-W%V') = ${sqlString(week)}`;
 }
 
 /** Hard link (results are immutable, so are snapshot files); a copy where links are not possible. */
@@ -158,11 +159,11 @@ function linkOrCopy(from: string, to: string): void {
 }
 
 /**
- * Writes a snapshot into a fresh folder: every month whose digest matches a month of `previous`
+ * Writes a snapshot into a fresh folder: every week whose digest matches a week of `previous`
  * is linked from there, the others and the derived tables are written. Returns its manifest.
  */
-async function writeSnapshot(connection: DuckDBConnection, dir: string, months: Map<string, string>, previous: { dir: string; manifest: SnapshotManifest } | null, head: Omit<SnapshotManifest, 'months' | 'files'>): Promise<SnapshotManifest> {
-  for (const table of MONTHLY) mkdirSync(join(dir, table), { recursive: true });
+async function writeSnapshot(connection: DuckDBConnection, dir: string, weeks: Map<string, string>, previous: { dir: string; manifest: SnapshotManifest } | null, head: Omit<SnapshotManifest, 'weeks' | 'files'>): Promise<SnapshotManifest> {
+  for (const table of WEEKLY) mkdirSync(join(dir, table), { recursive: true });
   const files: ManifestFile[] = [];
   const record = async (file: string) => {
     const path = join(dir, file);
@@ -175,38 +176,38 @@ async function writeSnapshot(connection: DuckDBConnection, dir: string, months: 
   };
   const reused = new Map((previous?.manifest.files ?? []).map((f) => [f.path, f]));
   const stale: string[] = [];
-  for (const [month, digest] of months) {
-    const old = MONTHLY.map((table) => reused.get(tableFile(table, month)));
-    if (previous !== null && previous.manifest.months[month] === digest && old.every((f) => f !== undefined && existsSync(join(previous.dir, f.path)))) {
+  for (const [week, digest] of weeks) {
+    const old = WEEKLY.map((table) => reused.get(tableFile(table, week)));
+    if (previous !== null && previous.manifest.weeks[week] === digest && old.every((f) => f !== undefined && existsSync(join(previous.dir, f.path)))) {
       for (const f of old) (linkOrCopy(join(previous.dir, f!.path), join(dir, f!.path)), files.push(f!));
     } else {
-      stale.push(month);
+      stale.push(week);
     }
   }
   if (stale.length > 0) {
-    // One partitioned COPY per table writes every stale month in a single pass over the points.
-    const where = stale.length === months.size ? 'true' : `strftime(run_date, '%Y-%m') IN (${stale.map(sqlString).join(', ')})`;
+    // One partitioned COPY per table writes every stale week in a single pass over the points.
+    const where = stale.length === weeks.size ? 'true' : `strftime(run_date, '%G-W%V') IN (${stale.map(sqlString).join(', ')})`;
     const queries = tableQueries(where);
-    for (const table of MONTHLY) {
+    for (const table of WEEKLY) {
       const scratch = join(dir, `${table}.partitions`);
-      await connection.run(`COPY (SELECT *, strftime(run_date, '%Y-%m') AS run_month FROM (${queries[table]})) TO ${sqlString(scratch)} (${PARQUET_OPTIONS}, PARTITION_BY (run_month), FILENAME_PATTERN 'part_{i}')`);
-      for (const month of stale) {
-        const parts = existsSync(join(scratch, `run_month=${month}`)) ? readdirSync(join(scratch, `run_month=${month}`)) : [];
-        const file = tableFile(table, month);
+      await connection.run(`COPY (SELECT *, strftime(run_date, '%G-W%V') AS run_week FROM (${queries[table]})) TO ${sqlString(scratch)} (${PARQUET_OPTIONS}, PARTITION_BY (run_week), FILENAME_PATTERN 'part_{i}')`);
+      for (const week of stale) {
+        const parts = existsSync(join(scratch, `run_week=${week}`)) ? readdirSync(join(scratch, `run_week=${week}`)) : [];
+        const file = tableFile(table, week);
         if (parts.length === 1) {
-          renameSync(join(scratch, `run_month=${month}`, parts[0]!), join(dir, file));
+          renameSync(join(scratch, `run_week=${week}`, parts[0]!), join(dir, file));
           await record(file);
         } else {
-          // A month with no rows in this table (only failed runs have no metrics), or split by the writer: written on its own.
-          await write(file, tableQueries(monthFilter(month))[table]);
+          // A week with no rows in this table (only failed runs have no metrics), or split by the writer: written on its own.
+          await write(file, tableQueries(weekFilter(week))[table]);
         }
       }
       rmSync(scratch, { recursive: true, force: true });
     }
   }
   const queries = tableQueries();
-  for (const table of TABLES.filter((t) => !MONTHLY.includes(t))) await write(tableFile(table), queries[table]);
-  return { ...head, months: Object.fromEntries(months), files };
+  for (const table of TABLES.filter((t) => !WEEKLY.includes(t))) await write(tableFile(table), queries[table]);
+  return { ...head, weeks: Object.fromEntries(weeks), files };
 }
 
 async function manifestOf(root: string, files: readonly string[], rows: Record<string, number>): Promise<ManifestFile[]> {
@@ -402,16 +403,16 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
   for (const run of runs) writeFileSync(join(siteDir, 'runs', `${String(run.run_id)}.json`), `${JSON.stringify({ run, points: byRun.get(String(run.run_id)) ?? [] })}\n`);
 }
 
-/** Rows per table, summed over its monthly files. */
+/** Rows per table, summed over its weekly files. */
 function rowsByTable(files: readonly ManifestFile[]): Record<string, number> {
   const rows: Record<string, number> = {};
   for (const f of files) rows[tableOfFile(f.path)] = (rows[tableOfFile(f.path)] ?? 0) + (f.rows ?? 0);
   return rows;
 }
 
-/** A digest of what the compile read (valid files and their content) and how: one per month, combined. */
-function inputsDigest(months: ReadonlyMap<string, string>, prices: PriceTable): string {
-  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}|${[...months].map(([m, d]) => `${m}:${d}`).join(',')}`).digest('hex').slice(0, 12);
+/** A digest of what the compile read (valid files and their content) and how: one per week, combined. */
+function inputsDigest(weeks: ReadonlyMap<string, string>, prices: PriceTable): string {
+  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}|${[...weeks].map(([m, d]) => `${m}:${d}`).join(',')}`).digest('hex').slice(0, 12);
 }
 
 export function storePath(outDir: string): string {
@@ -441,8 +442,8 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
     lap('ingest');
     const parquetRoot = join(options.outDir, 'parquet');
     mkdirSync(join(parquetRoot, 'snapshots'), { recursive: true });
-    const months = await monthDigests(connection, options.prices);
-    const digest = inputsDigest(months, options.prices);
+    const weeks = await weekDigests(connection, options.prices);
+    const digest = inputsDigest(weeks, options.prices);
     // Same inputs as an existing snapshot (any day): that snapshot stands, nothing is rewritten.
     const existing = readdirSync(join(parquetRoot, 'snapshots')).find((name) => name.endsWith(`-${digest}`) && existsSync(join(parquetRoot, 'snapshots', name, 'MANIFEST.json')));
     const snapshot = existing ?? `${now.toISOString().slice(0, 10)}-${digest}`;
@@ -468,7 +469,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       const previousId = published?.snapshot;
       const previousDir = previousId === undefined ? null : join(parquetRoot, 'snapshots', previousId);
       const previousManifest = previousDir === null ? null : readJsonIfExists<SnapshotManifest>(join(previousDir, 'MANIFEST.json'));
-      const manifest = await writeSnapshot(connection, partial, months, previousDir !== null && previousManifest?.months !== undefined ? { dir: previousDir, manifest: previousManifest } : null, { snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION });
+      const manifest = await writeSnapshot(connection, partial, weeks, previousDir !== null && previousManifest?.weeks !== undefined ? { dir: previousDir, manifest: previousManifest } : null, { snapshot, generated_at: now.toISOString(), schema_version: SCHEMA_VERSION });
       writeFileSync(join(partial, 'MANIFEST.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       renameSync(partial, snapshotDir);
     }
@@ -478,7 +479,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
     const rows = rowsByTable(current);
     const latestNext = join(parquetRoot, 'latest.next');
     rmSync(latestNext, { recursive: true, force: true });
-    for (const table of MONTHLY) mkdirSync(join(latestNext, table), { recursive: true });
+    for (const table of WEEKLY) mkdirSync(join(latestNext, table), { recursive: true });
     for (const file of current) linkOrCopy(join(snapshotDir, file.path), join(latestNext, file.path));
     rmSync(join(parquetRoot, 'latest'), { recursive: true, force: true });
     renameSync(latestNext, join(parquetRoot, 'latest'));

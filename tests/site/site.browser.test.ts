@@ -340,7 +340,7 @@ describe('the site in Chromium', () => {
   it('downloads are published next to the pages with their checksums; methodology and submit render', async () => {
     const page = await open('/downloads/', 'downloads');
     const links = await page.locator('table a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
-    expect(links.some((l) => /\/data\/parquet\/latest\/points\/\d{4}-\d{2}\.parquet$/.test(l))).toBe(true);
+    expect(links.some((l) => /\/data\/parquet\/latest\/points\/\d{4}-W\d{2}\.parquet$/.test(l))).toBe(true);
     for (const link of links) expect((await fetch(link)).status, link).toBe(200);
     expect((await fetch(`${site.url}/data/site/releases.arrow`)).status).toBe(200);
     expect((await fetch(`${site.url}/data/result.schema.json`)).status).toBe(200);

@@ -169,11 +169,11 @@ describe('compile', () => {
     for (const file of manifest.files) {
       expect(createHash('sha256').update(readFileSync(join(outDir, file.path))).digest('hex'), file.path).toBe(file.sha256);
     }
-    // One file per month of runs for the per-run tables.
+    // One file per ISO week of runs for the per-run tables (runs on Jan 10-11, Jan 12-15 and Feb 10-15).
     const points = manifest.files.filter((f) => f.path.startsWith('parquet/latest/points/'));
-    expect(points.map((f) => f.path).sort()).toEqual(['parquet/latest/points/2026-01.parquet', 'parquet/latest/points/2026-02.parquet']);
+    expect(points.map((f) => f.path).sort()).toEqual(['parquet/latest/points/2026-W02.parquet', 'parquet/latest/points/2026-W03.parquet', 'parquet/latest/points/2026-W07.parquet']);
     expect(points.reduce((sum, f) => sum + f.rows!, 0)).toBe(16);
-    expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs/2026-02.parquet`)).toBe(true);
+    expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs/2026-W07.parquet`)).toBe(true);
     const dictionary = JSON.parse(readFileSync(join(outDir, 'dictionary.json'), 'utf8')) as { tables: Record<string, Array<{ name: string; description: string }>> };
     expect(Object.keys(dictionary.tables).sort()).toEqual(['deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
     for (const columns of Object.values(dictionary.tables)) for (const c of columns) expect(c.description.length, c.name).toBeGreaterThan(5);
@@ -200,11 +200,12 @@ describe('compile', () => {
     const next = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect([next.ingest.parsed, next.tables.runs, next.snapshotWritten]).toEqual([1, 9, true]);
     expect(next.snapshot).not.toBe(report.snapshot);
-    expect(existsSync(join(outDir, 'parquet', 'snapshots', report.snapshot, 'runs', '2026-02.parquet'))).toBe(true);
-    // The month without new runs is linked from the previous snapshot, the month with one is rewritten.
+    expect(existsSync(join(outDir, 'parquet', 'snapshots', report.snapshot, 'runs', '2026-W07.parquet'))).toBe(true);
+    // Weeks without new runs are linked from the previous snapshot; the new run's week (Feb 20) is written.
     const inode = (snapshot: string, file: string) => statSync(join(outDir, 'parquet', 'snapshots', snapshot, file)).ino;
-    expect(inode(next.snapshot, 'points/2026-01.parquet')).toBe(inode(report.snapshot, 'points/2026-01.parquet'));
-    expect(inode(next.snapshot, 'points/2026-02.parquet')).not.toBe(inode(report.snapshot, 'points/2026-02.parquet'));
+    for (const week of ['2026-W02', '2026-W03', '2026-W07']) expect(inode(next.snapshot, `points/${week}.parquet`)).toBe(inode(report.snapshot, `points/${week}.parquet`));
+    expect(existsSync(join(outDir, 'parquet', 'snapshots', report.snapshot, 'points', '2026-W08.parquet'))).toBe(false);
+    expect(existsSync(join(outDir, 'parquet', 'snapshots', next.snapshot, 'points', '2026-W08.parquet'))).toBe(true);
     // An incremental compile publishes what a compile from scratch of the same files does.
     const cold = await compile({ resultsDir, outDir: join(root, 'out-cold'), prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect(cold.snapshot).toBe(next.snapshot);
