@@ -51,7 +51,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 11;
+const COMPILER_VERSION = 12;
 
 const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto'] as const;
 type Table = (typeof TABLES)[number];
@@ -263,13 +263,13 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
 ];
 
 /**
- * The site's files that are many and costly to write (a page per linked run, the points of each
- * scenario) are rewritten only when what they were made from changed: each is published with a
+ * The site's files that are many and costly to write (a page per linked run, the history and the
+ * points of each scenario) are rewritten only when what they were made from changed: each is published with a
  * digest of its inputs, kept in the store. Their folders move from the previous site into the new
  * one (a rename, not thousands of links); what is stale is overwritten, what is gone is deleted.
  */
 class SiteFiles {
-  static readonly FOLDERS = ['runs', 'points'] as const;
+  static readonly FOLDERS = ['runs', 'points', 'scenarios'] as const;
   private readonly next = new Map<string, string>();
   private readonly connection: DuckDBConnection;
   private readonly dir: string;
@@ -316,7 +316,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   // Built next to the published folder and swapped in whole.
   const next = `${siteDir}.next`;
   rmSync(next, { recursive: true, force: true });
-  mkdirSync(join(next, 'scenarios'), { recursive: true });
+  mkdirSync(next, { recursive: true });
   const files = new SiteFiles(connection, next);
   await files.adopt(siteDir);
   const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
@@ -340,6 +340,16 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
       count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
     FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
   json('scenarios.json', scenarios);
+  // A scenario's page data and points depend on its runs only: rewritten when those changed.
+  const scenarioInputs = (await connection.runAndReadAll(`
+    SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
+    FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
+  const stale = scenarioInputs.filter(([id, inputs]) => ![`points/${id}.arrow`, `scenarios/${id}.json`].map((path) => files.reuse(path, digest(inputs))).every(Boolean)).map(([id]) => id);
+  await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
+  const appender = await connection.createAppender('stale_scenarios');
+  for (const id of stale) (appender.appendVarchar(id), appender.endRow());
+  appender.closeSync();
+  const staleOnly = 'scenario_id IN (SELECT scenario_id FROM stale_scenarios)';
   const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
     const groups = new Map<string, T[]>();
     for (const row of rows) {
@@ -349,26 +359,18 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
     }
     return groups;
   };
-  const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
-  const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
+  const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
+  const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
+  const staleSet = new Set(stale);
   for (const scenario of scenarios) {
     const id = String(scenario.scenario_id);
-    json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
+    if (staleSet.has(id)) json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
   }
   writeFileSync(join(next, 'releases.arrow'), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
-  // Each scenario's points on their own, so a scenario page's SQL loads only what it queries;
-  // a scenario is re-exported only when its runs changed.
-  const scenarioInputs = (await connection.runAndReadAll(`
-    SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
-    FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
-  const stale = scenarioInputs.filter(([id, inputs]) => !files.reuse(`points/${id}.arrow`, digest(inputs))).map(([id]) => id);
+  // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
   if (stale.length > 0) {
-    await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
-    const appender = await connection.createAppender('stale_scenarios');
-    for (const id of stale) (appender.appendVarchar(id), appender.endRow());
-    appender.closeSync();
     const points = await queryToArrowIpc(connection, {
-      from: `(SELECT * FROM priced_points WHERE status = 'completed' AND scenario_id IN (SELECT scenario_id FROM stale_scenarios))`,
+      from: `(SELECT * FROM priced_points WHERE status = 'completed' AND ${staleOnly})`,
       orderBy: 'scenario_id, created_at, run_id, point',
       columns: ARROW_POINT_COLUMNS.map(arrowColumn),
     });
