@@ -24,6 +24,8 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   detect: async () => (await import('./continuous/detect-command.ts')).detectCommand,
   plan: async () => (await import('./continuous/plan-command.ts')).planCommand,
   alert: async () => (await import('./continuous/alert-command.ts')).alertCommand,
+  collect: async () => (await import('./continuous/collect-command.ts')).collectCommand,
+  summarize: async () => (await import('./continuous/summarize-command.ts')).summarizeCommand,
 };
 
 function mainHelp(): string {
@@ -45,6 +47,8 @@ function mainHelp(): string {
     '  detect     Poll engine releases and image tags; report new versions once (state in fleet/detect-state.json)',
     '  plan       Expand the fleet file into one job per run: a GitHub matrix, Kubernetes Jobs or SLURM scripts',
     '  alert      Open or update one GitHub issue per regression (idempotent), optionally post to a webhook',
+    '  collect    Gather the nightly jobs\' result files into results/ (validated, never overwriting); list planned jobs without one',
+    '  summarize  Summarize what a pull request adds to results/ and how it compares (Markdown for the PR comment)',
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',
