@@ -9,14 +9,14 @@
  * the derived path, or two different files of one run_id in the artifacts are conflicts, and
  * none of them is written (which copy is the measurement cannot be told from here).
  */
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { usageError } from '../errors.ts';
 import { writeNewFileAtomic } from '../io/atomic-write.ts';
 import { resultRelativePath } from '../run/result-path.ts';
 import { checkResultText, MAX_RESULT_BYTES, type ResultProblem } from '../store/check-result.ts';
-import { listResultFiles } from '../store/result-files.ts';
+import { listResultFiles, peekRunId } from '../store/result-files.ts';
 import type { RunResult } from '../schema/result.ts';
 import { missingJobs, PLAN_FORMAT, type Plan, type PlannedJob } from './plan.ts';
 
@@ -131,20 +131,6 @@ export interface CollectOptions {
 
 /** Files up to this size are handed to the validator (which reports one over MAX_RESULT_BYTES); larger ones are refused unread. */
 const READ_LIMIT_BYTES = 4 * MAX_RESULT_BYTES;
-
-const RUN_ID = /"run_id"\s*:\s*"([^"]{1,64})"/;
-
-/** The run_id near the top of a file (the harness writes it second), without parsing the whole file. */
-function peekRunId(path: string): string | null {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(1024);
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, n).toString('utf8').match(RUN_ID)?.[1] ?? null;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function posix(path: string): string {
   return path.split(sep).join('/');

@@ -3,7 +3,6 @@
  * and (for columns read from result files) where its value comes from. It drives the flattening
  * of result files, the DuckDB table types and the data dictionary shipped with the snapshots.
  */
-import { createHash } from 'node:crypto';
 import { methodologyOf } from '../metrics/methodology.ts';
 import { hardwareLabel } from '../run/result-path.ts';
 import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../schema/result.ts';
@@ -29,7 +28,8 @@ export interface RunContext {
   readonly result: RunResult;
   readonly run: RunBlock;
   readonly relativePath: string;
-  readonly text: string;
+  /** sha256 of the file's text, hex (computed once, by the check). */
+  readonly sha256: string;
 }
 
 export interface PointContext extends RunContext {
@@ -77,7 +77,7 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
 
 export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('file', 'VARCHAR', null, 'Path of the result file under results/', (c) => c.relativePath),
-  from('file_sha256', 'VARCHAR', null, 'sha256 of the result file', (c) => createHash('sha256').update(c.text).digest('hex')),
+  from('file_sha256', 'VARCHAR', null, 'sha256 of the result file', (c) => c.sha256),
   from('kind', 'VARCHAR', null, 'run (servebench launched or attached to the engine) or load', (c) => c.result.kind),
   from('finished_at', 'TIMESTAMP', 'UTC', 'When the run ended', (c) => c.result.finished_at),
   from('launcher', 'VARCHAR', null, 'docker, process or external', (c) => c.run.engine.launcher),

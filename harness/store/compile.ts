@@ -136,17 +136,27 @@ interface SnapshotManifest {
   readonly files: ManifestFile[];
 }
 
-/** Each week of valid runs with a digest of its inputs: its files, the prices, the compiler. */
-async function weekDigests(connection: DuckDBConnection, prices: PriceTable): Promise<Map<string, string>> {
-  const rows = (await connection.runAndReadAll(`SELECT strftime(run_date, '%G-W%V') AS week, md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file)) FROM valid_runs GROUP BY week ORDER BY week`)).getRowsJS() as Array<[string, string]>;
+interface Week {
+  /** The first day (a Monday): the week's rows are the runs of that day and the six after it. */
+  readonly monday: string;
+  /** What the week's files were compiled from: its result files, the prices, the compiler. */
+  readonly digest: string;
+}
+
+/** Each ISO week of valid runs (e.g. "2026-W48") with its first day and the digest of its inputs. */
+async function weekDigests(connection: DuckDBConnection, prices: PriceTable): Promise<Map<string, Week>> {
+  const rows = (await connection.runAndReadAll(`
+    SELECT strftime(run_date, '%G-W%V') AS week, min(date_trunc('week', run_date))::DATE::VARCHAR, md5(string_agg(file || ':' || file_sha256, ',' ORDER BY file))
+    FROM valid_runs GROUP BY week ORDER BY week`)).getRowsJS() as Array<[string, string, string]>;
   const context = `${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}`;
-  return new Map(rows.map(([week, files]) => [week, createHash('sha256').update(`${context}|${files}`).digest('hex').slice(0, 16)]));
+  return new Map(rows.map(([week, monday, files]) => [week, { monday, digest: createHash('sha256').update(`${context}|${files}`).digest('hex').slice(0, 16) }]));
 }
 
 const PARQUET_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880';
 
-function weekFilter(week: string): string {
-  return `strftime(run_date, '%G-W%V') = ${sqlString(week)}`;
+/** A range on run_date, so each week's query reads only the row groups of its days. */
+function weekFilter(week: Week): string {
+  return `run_date >= DATE '${week.monday}' AND run_date < DATE '${week.monday}' + INTERVAL 7 DAY`;
 }
 
 /** Hard link (results are immutable, so are snapshot files); a copy where links are not possible. */
@@ -162,7 +172,7 @@ function linkOrCopy(from: string, to: string): void {
  * Writes a snapshot into a fresh folder: every week whose digest matches a week of `previous`
  * is linked from there, the others and the derived tables are written. Returns its manifest.
  */
-async function writeSnapshot(connection: DuckDBConnection, dir: string, weeks: Map<string, string>, previous: { dir: string; manifest: SnapshotManifest } | null, head: Omit<SnapshotManifest, 'weeks' | 'files'>): Promise<SnapshotManifest> {
+async function writeSnapshot(connection: DuckDBConnection, dir: string, weeks: ReadonlyMap<string, Week>, previous: { dir: string; manifest: SnapshotManifest } | null, head: Omit<SnapshotManifest, 'weeks' | 'files'>): Promise<SnapshotManifest> {
   for (const table of WEEKLY) mkdirSync(join(dir, table), { recursive: true });
   const files: ManifestFile[] = [];
   const record = async (file: string) => {
@@ -175,39 +185,19 @@ async function writeSnapshot(connection: DuckDBConnection, dir: string, weeks: M
     await record(file);
   };
   const reused = new Map((previous?.manifest.files ?? []).map((f) => [f.path, f]));
-  const stale: string[] = [];
-  for (const [week, digest] of weeks) {
-    const old = WEEKLY.map((table) => reused.get(tableFile(table, week)));
-    if (previous !== null && previous.manifest.weeks[week] === digest && old.every((f) => f !== undefined && existsSync(join(previous.dir, f.path)))) {
+  for (const [id, week] of weeks) {
+    const old = WEEKLY.map((table) => reused.get(tableFile(table, id)));
+    if (previous !== null && previous.manifest.weeks[id] === week.digest && old.every((f) => f !== undefined && existsSync(join(previous.dir, f.path)))) {
       for (const f of old) (linkOrCopy(join(previous.dir, f!.path), join(dir, f!.path)), files.push(f!));
     } else {
-      stale.push(week);
-    }
-  }
-  if (stale.length > 0) {
-    // One partitioned COPY per table writes every stale week in a single pass over the points.
-    const where = stale.length === weeks.size ? 'true' : `strftime(run_date, '%G-W%V') IN (${stale.map(sqlString).join(', ')})`;
-    const queries = tableQueries(where);
-    for (const table of WEEKLY) {
-      const scratch = join(dir, `${table}.partitions`);
-      await connection.run(`COPY (SELECT *, strftime(run_date, '%G-W%V') AS run_week FROM (${queries[table]})) TO ${sqlString(scratch)} (${PARQUET_OPTIONS}, PARTITION_BY (run_week), FILENAME_PATTERN 'part_{i}')`);
-      for (const week of stale) {
-        const parts = existsSync(join(scratch, `run_week=${week}`)) ? readdirSync(join(scratch, `run_week=${week}`)) : [];
-        const file = tableFile(table, week);
-        if (parts.length === 1) {
-          renameSync(join(scratch, `run_week=${week}`, parts[0]!), join(dir, file));
-          await record(file);
-        } else {
-          // A week with no rows in this table (only failed runs have no metrics), or split by the writer: written on its own.
-          await write(file, tableQueries(weekFilter(week))[table]);
-        }
-      }
-      rmSync(scratch, { recursive: true, force: true });
+      // One query per week and table (measured: faster than one COPY … PARTITION_BY over all weeks).
+      const queries = tableQueries(weekFilter(week));
+      for (const table of WEEKLY) await write(tableFile(table, id), queries[table]);
     }
   }
   const queries = tableQueries();
   for (const table of TABLES.filter((t) => !WEEKLY.includes(t))) await write(tableFile(table), queries[table]);
-  return { ...head, weeks: Object.fromEntries(weeks), files };
+  return { ...head, weeks: Object.fromEntries([...weeks].map(([id, week]) => [id, week.digest])), files };
 }
 
 async function manifestOf(root: string, files: readonly string[], rows: Record<string, number>): Promise<ManifestFile[]> {
@@ -413,8 +403,8 @@ function rowsByTable(files: readonly ManifestFile[]): Record<string, number> {
 }
 
 /** A digest of what the compile read (valid files and their content) and how: one per week, combined. */
-function inputsDigest(weeks: ReadonlyMap<string, string>, prices: PriceTable): string {
-  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}|${[...weeks].map(([m, d]) => `${m}:${d}`).join(',')}`).digest('hex').slice(0, 12);
+function inputsDigest(weeks: ReadonlyMap<string, Week>, prices: PriceTable): string {
+  return createHash('sha256').update(`${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}|${[...weeks].map(([id, week]) => `${id}:${week.digest}`).join(',')}`).digest('hex').slice(0, 12);
 }
 
 export function storePath(outDir: string): string {

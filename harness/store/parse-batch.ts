@@ -82,7 +82,7 @@ export function parseBatch(job: BatchJob): FileVerdict[] {
       }
       if (runsFd !== null) {
         // Columns in table order: config, then the run's own (runs) or the point's own + file (points).
-        const context: RunContext = { result: checked.result, run: checked.result.run!, relativePath: file.relativePath, text };
+        const context: RunContext = { result: checked.result, run: checked.result.run!, relativePath: file.relativePath, sha256: checked.sha256 };
         const config = csvFields(CONFIG_COLUMNS, context);
         runs += `${config},${csvFields(RUN_ONLY_COLUMNS, context)}\n`;
         const fileField = csvValue(file.relativePath);

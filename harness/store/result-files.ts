@@ -2,7 +2,7 @@
  * The files of a results folder: every regular *.json below it, with the size and mtime that
  * the incremental compile keys on. Links and other oddities are reported, never followed.
  */
-import { lstatSync, readdirSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { ResultProblem } from './check-result.ts';
 
@@ -46,4 +46,18 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
   }
   files.sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
   return { files, problems };
+}
+
+const RUN_ID = /"run_id"\s*:\s*"([^"]{1,64})"/;
+
+/** The run_id near the top of a result file (the harness writes it second), without parsing the whole file. */
+export function peekRunId(path: string): string | null {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1024);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, n).toString('utf8').match(RUN_ID)?.[1] ?? null;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -3,7 +3,7 @@
  * result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
  * exit 1 when there is any.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { Command } from '../cli.ts';
 import { booleanOption, parseCommandLine, stringOption, type CommandSpec } from '../cli/options.ts';
@@ -12,7 +12,7 @@ import type { ResultProblem } from './check-result.ts';
 import { diffAgainstBase } from './immutability.ts';
 import type { BatchFile } from './parse-batch.ts';
 import { formatProblemLine, githubAnnotation } from './problem-output.ts';
-import { listResultFiles } from './result-files.ts';
+import { listResultFiles, peekRunId } from './result-files.ts';
 import { parseFiles } from './store.ts';
 import { RESULTS_OPTION } from './store-options.ts';
 
@@ -27,20 +27,6 @@ const spec: CommandSpec = {
   ],
   epilog: 'Without FILES and --base, checks every file in --results. Inside GitHub Actions, problems are also printed as ::error annotations.\nExit status: 0 all valid, 1 problems found (one line each), 2 bad usage.',
 };
-
-const RUN_ID = /"run_id"\s*:\s*"([^"]{1,64})"/;
-
-/** The run_id near the top of a file, without parsing the whole file (duplicates across the folder). */
-function peekRunId(path: string): string | null {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(1024);
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, n).toString('utf8').match(RUN_ID)?.[1] ?? null;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function toBatchFile(resultsDir: string, given: string): BatchFile {
   const absolutePath = resolve(given);
