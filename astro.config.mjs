@@ -2,6 +2,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import react from '@astrojs/react';
 import { defineConfig } from 'astro/config';
 
 const dataDir = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
@@ -33,5 +34,6 @@ export default defineConfig({
   publicDir: './site/public',
   outDir: process.env.SERVEBENCH_SITE_OUT ?? './dist/site',
   output: 'static',
-  integrations: [publishData()],
+  // React renders the islands that need client-side state (the compare page); the rest is static.
+  integrations: [react(), publishData()],
 });
