@@ -41,6 +41,11 @@ function initialJs(site: string, html: string): { bytes: number; files: string[]
   let bytes = [...text.matchAll(/<script[^>]*type="module"[^>]*>([^<]+)<\/script>/g)].reduce((sum, m) => sum + gzipSync(m[1]!).length, 0);
   // Inline module scripts import their chunks: follow those too.
   for (const m of text.matchAll(/import[^"']*["']([^"']+\.js)["']/g)) queue.push(join(site, m[1]!));
+  // A client:load island's component and renderer load with the page (Astro imports them from the
+  // <astro-island> element), so they count as initial JavaScript too.
+  for (const island of text.matchAll(/<astro-island[^>]*>/g)) {
+    for (const m of island[0].matchAll(/\s(?:component|renderer)-url="([^"]+)"/g)) queue.push(join(site, m[1]!));
+  }
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file) || !existsSync(file)) continue;

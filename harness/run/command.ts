@@ -9,7 +9,7 @@ import type { Command } from '../cli.ts';
 import { booleanOption, parseCommandArgs, parseNumber, stringOption, numberOption, type CommandSpec, type RawOptions } from '../cli/options.ts';
 import { existsSync } from 'node:fs';
 import { huggingFaceCacheDir } from '../tokenizer/locate.ts';
-import { dockerRunArgs } from './docker-launcher.ts';
+import { dockerRunArgs, hostGpuVendor } from './docker-launcher.ts';
 import { EXIT, usageError } from '../errors.ts';
 import { renderServeCommand, shellQuote } from '../engines/render.ts';
 import { loadEngine } from '../engines/spec-file.ts';
@@ -120,7 +120,7 @@ export const runCommand: Command = {
         (engine.image && version ? `${engine.image.repository}:${engine.image.tag.replace('{version}', version)}` : undefined);
       if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
       const defaultCache = huggingFaceCacheDir();
-      docker = { image, gpus, port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
+      docker = { image, gpus, gpuVendor: hostGpuVendor(), port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
     }
     // servebench chooses these two; an engine that cannot take them keeps its own.
     if ('served_name' in engine.serve.unsupported) delete params.served_name;
@@ -149,7 +149,7 @@ export const runCommand: Command = {
         launcher === 'process'
           ? `command:  ${shellQuote(renderServeCommand(engine, params))}`
           : launcher === 'docker'
-            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache }))}`
+            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache }))}`
             : `endpoint: ${endpoint}`,
         `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
         `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,

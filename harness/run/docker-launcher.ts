@@ -1,9 +1,10 @@
 /**
  * The `docker` launcher: execa around the docker CLI. Pull by tag (retried with backoff), record
- * the image digest, run detached on the given GPUs only, publish the port on 127.0.0.1 only, mount
- * the Hugging Face cache, stream the container log to a file, and always remove the container.
+ * the image digest, run detached on the given GPUs only (NVIDIA or AMD), publish the port on
+ * 127.0.0.1 only, mount the Hugging Face cache and pass its token by name, stream the container
+ * log to a file, and always remove the container.
  */
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { LaunchedServer } from './launched-server.ts';
@@ -16,12 +17,35 @@ export interface DockerLaunch {
   readonly port: number;
   /** GPU indices this run owns; empty for none. */
   readonly gpus: readonly number[];
+  /** Whose GPUs: NVIDIA's are handed over with --gpus, AMD's as the ROCm devices (default: nvidia). */
+  readonly gpuVendor?: GpuVendor;
   readonly name: string;
   readonly logFile: string;
   /** Host folder mounted as the container's Hugging Face cache, if any. */
   readonly hfCache: string | null;
   readonly pullAttempts?: number;
   readonly backoffMs?: number;
+}
+
+export type GpuVendor = 'nvidia' | 'amd';
+
+/** Environment variables handed to the container by name only: docker reads their values, so a secret never appears in an argument list or a result's recorded command. */
+const PASSED_ENV = ['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN'] as const;
+
+/** The host's GPUs: ROCm's kernel driver (/dev/kfd) without NVIDIA's means AMD. */
+export function hostGpuVendor(): GpuVendor {
+  return existsSync('/dev/kfd') && !existsSync('/dev/nvidiactl') ? 'amd' : 'nvidia';
+}
+
+/**
+ * NVIDIA: the container toolkit's --gpus device=… exposes only the run's GPUs. AMD (ROCm's own
+ * docker instructions): the compute and render devices, the video group and no seccomp filter;
+ * all GPUs are visible, so HIP_VISIBLE_DEVICES keeps the run on its own.
+ */
+function gpuArgs(launch: DockerLaunch): string[] {
+  if (launch.gpus.length === 0) return [];
+  if ((launch.gpuVendor ?? 'nvidia') === 'nvidia') return ['--gpus', `"device=${launch.gpus.join(',')}"`];
+  return ['--device', '/dev/kfd', '--device', '/dev/dri', '--group-add', 'video', '--security-opt', 'seccomp=unconfined', '--env', `HIP_VISIBLE_DEVICES=${launch.gpus.join(',')}`];
 }
 
 async function docker(args: readonly string[]): Promise<string> {
@@ -48,12 +72,13 @@ export function dockerRunArgs(launch: DockerLaunch): string[] {
     '--detach',
     '--name',
     launch.name,
-    ...(launch.gpus.length > 0 ? ['--gpus', `"device=${launch.gpus.join(',')}"`] : []),
+    ...gpuArgs(launch),
     '--publish',
     `127.0.0.1:${launch.port}:${launch.port}`,
     '--ipc',
     'host',
     ...(launch.hfCache ? ['--volume', `${launch.hfCache}:/root/.cache/huggingface`] : []),
+    ...PASSED_ENV.filter((name) => process.env[name] !== undefined).flatMap((name) => ['--env', name]),
     '--entrypoint',
     entrypoint!,
     launch.image,

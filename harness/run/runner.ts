@@ -18,7 +18,7 @@ import { fatalLine, logTail, waitHealthy } from './health.ts';
 import { harnessGit, hostFacts, modelRevision } from './host.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { launchProcess } from './process-launcher.ts';
-import { launchDocker } from './docker-launcher.ts';
+import { launchDocker, type GpuVendor } from './docker-launcher.ts';
 import { freePort } from './free-port.ts';
 import { parseEndpoint } from '../load/endpoint.ts';
 import { probeServer } from './probe.ts';
@@ -31,6 +31,7 @@ import { startDockerStatsSampler } from '../telemetry/docker-stats.ts';
 export interface DockerPlan {
   readonly image: string;
   readonly gpus: readonly number[];
+  readonly gpuVendor: GpuVendor;
   readonly hfCache: string | null;
   readonly port: number;
 }
@@ -74,7 +75,7 @@ function launch(plan: RunPlan, runId: string, logFile: string): Promise<Launched
   }
   if (plan.launcher === 'docker') {
     const docker = plan.docker!;
-    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache });
+    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, gpuVendor: docker.gpuVendor, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache });
   }
   return Promise.resolve(externalServer(plan.endpoint));
 }

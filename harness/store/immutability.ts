@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { relative, resolve, sep } from 'node:path';
 import { usageError } from '../errors.ts';
 import type { ResultProblem } from './check-result.ts';
+import { NON_RESULT_FILES } from './result-files.ts';
 
 export interface BaseDiff {
   /** Added result files, as paths relative to the results folder. */
@@ -42,5 +43,9 @@ export function diffAgainstBase(resultsDir: string, base: string): BaseDiff {
   }
   // Untracked new files are additions too (a contributor validating before committing).
   for (const path of git(top, ['ls-files', '--others', '--exclude-standard', '-z', '--', scope]).split('\0').filter((p) => p !== '')) added.push(inResults(path));
+  // Only result files may be added; anything else in results/ is reported, not ignored.
+  for (const file of added) {
+    if (!file.endsWith('.json') && !NON_RESULT_FILES.has(file.split('/').pop()!)) problems.push({ file, path: '', message: 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes; put anything else elsewhere' });
+  }
   return { added: added.filter((f) => f.endsWith('.json')).sort(), problems };
 }

@@ -15,7 +15,7 @@ export interface ResultFile {
 }
 
 /** Files a results folder may hold besides results. */
-const IGNORED = new Set(['.gitkeep', 'README.md']);
+export const NON_RESULT_FILES: ReadonlySet<string> = new Set(['.gitkeep', 'README.md']);
 
 export function listResultFiles(root: string): { files: ResultFile[]; problems: ResultProblem[] } {
   const files: ResultFile[] = [];
@@ -30,7 +30,7 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
         walk(absolutePath, `${relativePath}/`);
         continue;
       }
-      if (IGNORED.has(entry.name)) continue;
+      if (NON_RESULT_FILES.has(entry.name)) continue;
       if (!entry.isFile() || !entry.name.endsWith('.json')) {
         problems.push({ file: relativePath, path: '', message: entry.isSymbolicLink() ? 'a symbolic link' : 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
         continue;

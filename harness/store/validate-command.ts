@@ -3,7 +3,7 @@
  * result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
  * exit 1 when there is any.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import type { Command } from '../cli.ts';
 import { booleanOption, parseCommandLine, stringOption, type CommandSpec } from '../cli/options.ts';
@@ -58,6 +58,11 @@ export const validateCommand: Command = {
       problems.push(...diff.problems);
       if (positionals.length === 0) targets = diff.added.map((file) => ({ relativePath: file, absolutePath: resolve(resultsDir, file) }));
     }
+    // A link is never followed: it could point anywhere on the machine, and the problems are
+    // printed in public logs. (Files listed from the folder are lstat-ed by listResultFiles.)
+    const links = targets.filter((t) => lstatSync(t.absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true);
+    for (const link of links) problems.push({ file: link.relativePath, path: '', message: 'a symbolic link', fix: 'results/ holds only the .json files `servebench run` writes, as regular files' });
+    targets = targets.filter((t) => !links.includes(t));
     const { verdicts } = await parseFiles(targets, null);
     for (const verdict of verdicts) problems.push(...verdict.problems);
     // A run is submitted once: the checked files against each other and against the folder.

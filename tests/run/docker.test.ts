@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dockerRunArgs } from '../../harness/run/docker-launcher.ts';
 import { RunResultSchema } from '../../harness/schema/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 
@@ -70,5 +71,23 @@ describe('docker launcher (fake docker CLI)', () => {
     expect(outcome.stderr).toMatch(/--launcher docker needs --image, or --engine-version/);
     const dry = await runCli(['run', '--engine', 'vllm', '--launcher', 'docker', '--engine-version', '0.11.0', '--model', 'm', '--workload', 'smoke', '--gpu', '0,1', '--tp', '2', '--port', '8000', '--dry-run', '--hf-cache', '/models']);
     expect(dry.stdout).toContain(`docker run --detach --name servebench-RUN_ID --gpus '"device=0,1"' --publish 127.0.0.1:8000:8000 --ipc host --volume /models:/root/.cache/huggingface --entrypoint vllm vllm/vllm-openai:v0.11.0 serve m --served-model-name m --host 0.0.0.0 --port 8000 --tensor-parallel-size 2`);
+  });
+
+  it('AMD GPUs go in as the ROCm devices, limited to the run\'s own; a Hugging Face token is passed by name only', () => {
+    const launch = { image: 'vllm/vllm-openai-rocm:v0.11.0', argv: ['vllm', 'serve', 'm'], port: 8000, gpus: [2, 3], name: 'n', logFile: '', hfCache: null };
+    const previous = process.env.HF_TOKEN;
+    process.env.HF_TOKEN = 'hf_secret_value';
+    try {
+      const amd = dockerRunArgs({ ...launch, gpuVendor: 'amd' });
+      expect(amd.join(' ')).toContain('--device /dev/kfd --device /dev/dri --group-add video --security-opt seccomp=unconfined --env HIP_VISIBLE_DEVICES=2,3');
+      expect(amd).not.toContain('--gpus');
+      expect(dockerRunArgs({ ...launch, gpuVendor: 'nvidia' })).toEqual(expect.arrayContaining(['--gpus', '"device=2,3"']));
+      // docker reads the value from its own environment: it is in no argument list, so in no recorded command.
+      expect(amd.join(' ')).toContain('--env HF_TOKEN ');
+      expect(amd.join(' ')).not.toContain('hf_secret_value');
+    } finally {
+      if (previous === undefined) delete process.env.HF_TOKEN;
+      else process.env.HF_TOKEN = previous;
+    }
   });
 });

@@ -3,7 +3,7 @@
  * (planted regressions with and without noise) on SYNTHETIC results.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +80,19 @@ describe('servebench validate', () => {
     expect(tampered.stderr).toContain(`${paths[2]}: deleted`);
     // The renamed copy is an added file, and its path no longer matches its content.
     expect(tampered.stderr).toMatch(/moved\.json: .*not a result path|moved\.json: the path does not match/);
+
+    // An added link is reported and never read (it could point anywhere); so is an added non-result file.
+    const secret = join(root, 'secret.json');
+    writeFileSync(secret, '{"token": "do-not-print"}');
+    symlinkSync(secret, join(dir, 'link.json'));
+    writeFileSync(join(dir, 'notes.txt'), 'hello');
+    const sneaky = await runCli(['validate', '--results', dir, '--base', 'HEAD']);
+    expect(sneaky.code).toBe(1);
+    expect(sneaky.stderr).toContain('link.json: a symbolic link');
+    expect(sneaky.stderr).toContain('notes.txt: not a result file');
+    expect(sneaky.stderr).not.toContain('do-not-print');
+    rmSync(join(dir, 'link.json'));
+    rmSync(join(dir, 'notes.txt'));
 
     const unknown = await runCli(['validate', '--results', dir, '--base', 'no-such-ref']);
     expect(unknown.code).toBe(2);
