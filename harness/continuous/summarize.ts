@@ -215,7 +215,8 @@ export async function summarizeSubmission(options: SummarizeOptions): Promise<Su
   const { report } = await analyze(store, resultsDir, options.prices);
   const { connection } = store;
   const addedFiles = new Set(diff.added);
-  const problems: ResultProblem[] = [...diff.problems, ...ownProblems(report.problems, addedFiles, resultsDir, base)];
+  // The base diff and the folder listing can both name one file (an added non-result file): once each.
+  const problems: ResultProblem[] = [...new Map([...diff.problems, ...ownProblems(report.problems, addedFiles, resultsDir, base)].map((p) => [`${p.file}\0${p.path}\0${p.message}`, p])).values()];
   await stageAddedFiles(connection, diff.added);
 
   const runRows = await rows(
