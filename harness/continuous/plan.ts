@@ -494,8 +494,9 @@ function gpuMatches(job: PlannedJob, gpu: ResultGpu): boolean {
  * The planned jobs no result accounts for: the job never started, or died before `servebench
  * run` could write even a failed result. A result matches a job on engine, version (a "latest"
  * job takes any), model and its serve parameters, workload and effective load, and GPU type (the
- * reported GPU name and count; a CPU job: no GPUs). A run that failed before its server came up
- * names no hardware: it is matched last, to a job the named ones left over. Each result accounts
+ * reported GPU name and count; a CPU job: no GPUs). The runner reads the GPUs before launching,
+ * so a failed launch names them too; a result without hardware (older results, or a machine whose
+ * GPUs could not be read) is matched last, to a job the named ones left over. Each result accounts
  * for one job; repeats of a job are fine.
  */
 export function missingJobs(plan: Pick<Plan, 'jobs'>, results: readonly unknown[], options: MissingOptions = {}): PlannedJob[] {

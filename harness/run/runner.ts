@@ -119,6 +119,9 @@ export async function executeRun(
   };
 
   try {
+    // Before the launch: a run that fails to start still records the hardware it was given (the
+    // collect step matches it to its planned job by GPU type), and the samples cover model loading.
+    gpu = await startGpuSampler(plan.gpus);
     // A launch that fails for a transient reason (the port was taken meanwhile, a pull timed out)
     // is retried with backoff on a fresh port; the last attempt's error is the run's.
     for (let attempt = 1; ; attempt++) {
@@ -146,7 +149,6 @@ export async function executeRun(
     phase = 'probe';
     probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, plan.load.model, plan.load.headers);
     version = await engineVersion(plan.engine, server);
-    gpu = await startGpuSampler(plan.gpus);
     proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
     const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
     let before: Record<string, number> | null = null;

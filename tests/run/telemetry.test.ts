@@ -232,6 +232,23 @@ describe('servebench run with a (fake) GPU', () => {
   });
 });
 
+describe('servebench run that fails to launch, on a (fake) GPU', () => {
+  it('still records the hardware it was given (collect matches it to its planned job by GPU type)', { timeout: 60_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    // vllm is not installed here: the process launch fails at once.
+    const outcome = await runCli(
+      ['run', '--engine', 'vllm', '--model', 'm', '--workload', 'smoke', '--gpu', '1', '--results-dir', results],
+      60_000,
+      { PATH: `${resolve('tests/fixtures/fake-nvidia-smi')}:${process.env['PATH']}` },
+    );
+    expect(outcome.code).toBe(1);
+    const file = (readdirSync(results, { recursive: true }) as string[]).find((f) => f.endsWith('.json'))!;
+    const result = RunResultSchema.parse(JSON.parse(readFileSync(join(results, file), 'utf8')));
+    expect([result.status, result.run!.failure!.phase]).toEqual(['failed', 'launch']);
+    expect(result.run!.hardware!.gpus.map((g) => g.name)).toEqual(['NVIDIA H100 80GB HBM3']);
+  });
+});
+
 describe('servebench run with a (fake) AMD GPU', () => {
   it('records the GPUs and ROCm version from amd-smi, and per point memory, power, utilization and GFX clock', { timeout: 60_000 }, async () => {
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
