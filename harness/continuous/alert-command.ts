@@ -8,7 +8,7 @@ import type { Command } from '../cli.ts';
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec } from '../cli/options.ts';
 import { checkEngineFile, listEngineFiles } from '../engines/spec-file.ts';
 import { EXIT, usageError } from '../errors.ts';
-import { isNew, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
+import { isNew, NOTABLE_CHANGE_POINTS, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
 import { readRegressionReport } from './alert-input.ts';
 import type { DisplayName } from './alert-markdown.ts';
 import { DEFAULT_GITHUB_API, GITHUB_API_ENV, githubClient } from './github-http.ts';
@@ -32,7 +32,7 @@ const spec: CommandSpec = {
     { name: 'json', help: 'Print a machine-readable summary of the actions instead of text.' },
   ],
   epilog: [
-    'Each issue carries a hidden marker with the regression key and the labels regression, servebench and engine:<name>. Before filing, every issue labelled regression (open and closed) is listed; the marker matches it: unchanged → no write; new numbers → the servebench section of the body is replaced (text outside it is kept) and a comment says what changed; closed → left closed unless --reopen. Removing the regression label hides an issue from this lookup.',
+    'Each issue carries a hidden marker with the regression key and the labels regression, servebench and engine:<name>. Before filing, every issue labelled regression (open and closed) is listed; the marker matches it: unchanged → no write; new numbers → the servebench section of the body is replaced (text outside it is kept), with a comment saying what changed when the change moved by 1 percentage point or more; closed → left closed unless --reopen. Removing the regression label hides an issue from this lookup.',
     'The token comes from GITHUB_TOKEN (issues: write); a dry run works without one on a public repository.',
     'Exit status: 0 ok, 1 GitHub or the webhook failed (what was filed before stays filed), 2 bad usage or input.',
   ].join('\n'),
@@ -105,7 +105,7 @@ async function execute(action: AlertAction, client: GitHubIssuesClient): Promise
     case 'reopen': {
       const patch = { ...(action.title !== action.issue.title ? { title: action.title } : {}), ...(action.body !== action.issue.body ? { body: action.body } : {}), ...(action.kind === 'reopen' ? { state: 'open' as const } : {}) };
       await client.updateIssue(action.issue.number, patch);
-      await client.addComment(action.issue.number, action.comment);
+      if (action.comment !== null) await client.addComment(action.issue.number, action.comment);
       return { action, issueNumber: action.issue.number, issueUrl: action.issue.html_url };
     }
     case 'unchanged':
@@ -135,7 +135,7 @@ function dryRunDetail(action: AlertAction): string {
   if (action.kind === 'unchanged' || action.kind === 'skip-closed') return '';
   const lines = [`  title: ${action.title}`];
   if (action.kind === 'create') lines.push(`  labels: ${action.labels.join(', ')}`);
-  else lines.push(`  comment: ${action.comment.replace(/\n/g, '\n           ')}`);
+  else lines.push(action.comment === null ? `  comment: none (the change moved less than ${NOTABLE_CHANGE_POINTS} point; the body is updated silently)` : `  comment: ${action.comment.replace(/\n/g, '\n           ')}`);
   lines.push('  ----- body -----', action.body.trimEnd(), '  ----------------', '');
   return `${lines.join('\n')}\n`;
 }

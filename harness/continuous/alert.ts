@@ -18,7 +18,8 @@ export interface ExistingIssue {
 
 export type AlertAction =
   | { readonly kind: 'create'; readonly regression: AlertRegression; readonly title: string; readonly body: string; readonly labels: readonly string[] }
-  | { readonly kind: 'update'; readonly regression: AlertRegression; readonly issue: ExistingIssue; readonly title: string; readonly body: string; readonly comment: string }
+  /** comment: null when only the run counts or small digits moved (the body is updated silently). */
+  | { readonly kind: 'update'; readonly regression: AlertRegression; readonly issue: ExistingIssue; readonly title: string; readonly body: string; readonly comment: string | null }
   | { readonly kind: 'reopen'; readonly regression: AlertRegression; readonly issue: ExistingIssue; readonly title: string; readonly body: string; readonly comment: string }
   | { readonly kind: 'unchanged'; readonly regression: AlertRegression; readonly issue: ExistingIssue }
   | { readonly kind: 'skip-closed'; readonly regression: AlertRegression; readonly issue: ExistingIssue };
@@ -41,6 +42,13 @@ export function issuesByKey(issues: readonly ExistingIssue[]): Map<string, Exist
   return byKey;
 }
 
+/**
+ * A change worth a comment (a notification to everyone watching): the regression's size moved by
+ * at least this many percentage points. Each night adds a run to the newest release, so its run
+ * count and p-value move every night; those alone update the body without a comment.
+ */
+export const NOTABLE_CHANGE_POINTS = 1;
+
 function sameSection(existing: string, fresh: string): boolean {
   return generatedSection(existing) === generatedSection(fresh);
 }
@@ -62,7 +70,10 @@ export function planAlerts(regressions: readonly AlertRegression[], existing: re
       return { kind: 'reopen', regression, issue, title, body, comment };
     }
     if (!changed) return { kind: 'unchanged', regression, issue };
-    return { kind: 'update', regression, issue, title, body, comment: ['Updated by `servebench alert` with the latest `servebench regress` data:', ...changes.map((c) => `- ${c}`)].join('\n') };
+    const before = dataOfBody(issue.body);
+    const notable = before === null || Math.abs(regression.change_pct - before.change_pct) >= NOTABLE_CHANGE_POINTS;
+    const comment = notable ? ['Updated by `servebench alert` with the latest `servebench regress` data:', ...changes.map((c) => `- ${c}`)].join('\n') : null;
+    return { kind: 'update', regression, issue, title, body, comment };
   });
 }
 

@@ -162,6 +162,17 @@ describe('servebench alert: filing', () => {
     expect(writes(await alert(['--regressions', moved]))).toEqual([]);
   });
 
+  it('updates the body without a comment when only the run count and small digits move (a night\'s new run)', async () => {
+    await alert(['--regressions', report()]);
+    // One more run of the new release: the change moves by 0.3 points, below NOTABLE_CHANGE_POINTS.
+    const nightly = report((rs) => Object.assign(rs[0]!, { change_pct: (rs[0]!.change_pct as number) + 0.3, runs: 4 }));
+    const run = await alert(['--regressions', nightly]);
+    expect(run.code).toBe(0);
+    expect(paths(run)).toEqual(['GET /repos/octo-org/servebench/issues', 'PATCH /repos/octo-org/servebench/issues/1']);
+    expect(github.issues[0]!.body).toContain('servebench-regression-key');
+    expect(github.comments).toHaveLength(0);
+  });
+
   it('leaves an issue a maintainer closed closed, and reopens it with --reopen', async () => {
     const path = report();
     await alert(['--regressions', path, ...hook()]);
