@@ -1,7 +1,8 @@
 /**
  * `servebench collect`: the nightly's collect step. The jobs' artifacts, downloaded into one
  * folder, go into results/ (checked, at their content-derived paths, never over another file);
- * the plan's jobs that left no result are named. Text or JSON on stdout, Markdown for
+ * the plan's jobs that left no result are named, and with --detect-state the new releases they
+ * were planned for go back to pending in detect's state. Text or JSON on stdout, Markdown for
  * $GITHUB_STEP_SUMMARY with --summary.
  */
 import { appendFileSync } from 'node:fs';
@@ -16,10 +17,15 @@ import { collectMarkdown, collectResults, loadPlanFile, type CollectReport } fro
 const spec: CommandSpec = {
   name: 'collect',
   summary: "put the nightly jobs' result files into results/ (checked, never overwriting) and name the planned jobs that left none",
-  usage: 'servebench collect --from DIR [--plan FILE] [--results DIR] [--summary FILE] [--require-all] [--json]',
+  usage: 'servebench collect --from DIR [--plan FILE [--detect-state FILE]] [--results DIR] [--summary FILE] [--require-all] [--json]',
   options: [
     { name: 'from', value: 'DIR', help: "The folder the jobs' artifacts were downloaded into; every *.json below it is taken for a result, other files (server logs) are ignored." },
     { name: 'plan', value: 'FILE', help: 'The plan.json of `servebench plan --out DIR`: its jobs without a result are listed (without it, nothing is compared).' },
+    {
+      name: 'detect-state',
+      value: 'FILE',
+      help: 'The `servebench detect` state (fleet/detect-state.json): each new release a missing job (trigger "new") was planned for is put back to pending there, so the next detect reports it again (needs --plan).',
+    },
     RESULTS_OPTION,
     { name: 'summary', value: 'FILE', help: 'Also append the report as Markdown to FILE (e.g. "$GITHUB_STEP_SUMMARY").' },
     { name: 'require-all', help: 'Exit with status 1 when a planned job left no result.' },
@@ -28,7 +34,8 @@ const spec: CommandSpec = {
   epilog: [
     'Each file is checked as `servebench validate` checks it and written (atomically) at results/<date>/<engine>/<model>/<hardware>/<workload>-<hash>.json, the path its content dictates.',
     'The same file already there is fine (a re-run writes nothing); a different file at that path, a run_id already in results/, or one run_id with two different files is a conflict: nothing is overwritten or written.',
-    'A planned job is accounted for by a result collected (or already present) now that matches it (engine, version, model and parameters, workload and load, GPU type); a failed run counts, a missing one is never filled in.',
+    'A planned job is accounted for by a result collected (or already present) now that matches it (engine, version, model and parameters, workload and load, GPU type): its recorded --engine-version V matches only the jobs pinned to V, none only the "latest" jobs; a result without hardware (GPUs unreadable) matches a CPU job, else, last, a GPU job of its configuration; a failed run counts, a missing one is never filled in.',
+    'With --detect-state FILE, each (engine, version) that a missing job planned for a new release (trigger "new") was to measure is made pending again in FILE (no longer seen; reason "no result from N planned jobs on <day>"), written atomically: detect re-checks pending versions on every poll (a 304 too) and reports them new again. A release whose jobs all left a result stays seen; a "latest" job never changes the state; an engine the state does not hold is left alone (reported).',
     'Exit status: 0 all collected; 1 invalid files or conflicts, or (with --require-all) missing jobs; 2 bad usage (no --from folder, an unreadable plan).',
   ].join('\n'),
 };
@@ -36,6 +43,8 @@ const spec: CommandSpec = {
 export interface CollectIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** The clock (the day put-back reasons name); default the system's. */
+  readonly now?: () => Date;
 }
 
 function textReport(report: CollectReport): string {
@@ -52,6 +61,12 @@ function textReport(report: CollectReport): string {
     lines.push(`plan ${report.plan.plan_id}: ${report.plan.jobs} job${report.plan.jobs === 1 ? '' : 's'}, ${report.missing.length} without a result`);
     lines.push(...report.missing.map((m) => `  missing    ${m.name}  ${m.engine} ${m.version} · ${m.model} tp${m.tp} · ${m.gpu_type} · ${m.workload}`));
   }
+  const state = report.detect_state;
+  if (state !== null) {
+    lines.push(`detect state ${state.file}: ${state.put_back.length} new release${state.put_back.length === 1 ? '' : 's'} put back to pending${state.written ? '' : ' (file unchanged)'}`);
+    lines.push(...state.put_back.map((p) => `  pending    ${p.engine} ${p.version}: ${p.reason}`));
+    lines.push(...state.not_put_back.map((p) => `  not put back  ${p.engine} ${p.version}: ${p.reason}`));
+  }
   // Names come from files anyone could have uploaded: no terminal escape sequences.
   return `${lines.join('\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]+/g, ' ')}\n`;
 }
@@ -63,7 +78,15 @@ export async function runCollect(argv: readonly string[], io: CollectIo): Promis
   const planFile = stringOption(spec, raw, 'plan');
   const plan = planFile === undefined ? null : loadPlanFile(resolve(planFile));
   const requireAll = booleanOption(raw, 'require-all');
-  const report = await collectResults({ from: resolve(from), resultsDir: resolve(stringOption(spec, raw, 'results')!), plan });
+  const detectState = stringOption(spec, raw, 'detect-state');
+  if (detectState !== undefined && plan === null) throw usageError('--detect-state needs --plan: the new releases put back are those of the planned jobs that left no result');
+  const report = await collectResults({
+    from: resolve(from),
+    resultsDir: resolve(stringOption(spec, raw, 'results')!),
+    plan,
+    detectState: detectState === undefined ? null : resolve(detectState),
+    ...(io.now ? { now: io.now } : {}),
+  });
 
   const summary = stringOption(spec, raw, 'summary');
   // Appended: the step summary file collects every step's Markdown.

@@ -8,6 +8,9 @@
  * A run is collected once: a run_id already in results/ under another path, a different file at
  * the derived path, or two different files of one run_id in the artifacts are conflicts, and
  * none of them is written (which copy is the measurement cannot be told from here).
+ *
+ * With a detect state file, a new release some of whose planned jobs left no result is put back
+ * to pending there, so the next `servebench detect` reports it (and the nightly plans it) again.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -18,7 +21,8 @@ import { resultRelativePath } from '../run/result-path.ts';
 import { checkResultText, MAX_RESULT_BYTES, type ResultProblem } from '../store/check-result.ts';
 import { listResultFiles, peekRunId } from '../store/result-files.ts';
 import type { RunResult } from '../schema/result.ts';
-import { missingJobs, PLAN_FORMAT, type Plan, type PlannedJob } from './plan.ts';
+import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from './detect-state.ts';
+import { LATEST, missingJobs, PLAN_FORMAT, type Plan, type PlannedJob, type PlannedRelease } from './plan.ts';
 
 /** What collect reads of a plan.json (`servebench plan --out`): the jobs, as missingJobs matches them. */
 const PlanFileSchema = z
@@ -31,6 +35,7 @@ const PlanFileSchema = z
           id: z.string(),
           name: z.string(),
           title: z.string(),
+          triggers: z.array(z.string()),
           engine: z.string(),
           version: z.string(),
           model: z
@@ -51,12 +56,24 @@ const PlanFileSchema = z
         })
         .loose(),
     ),
+    inputs: z
+      .object({
+        new: z
+          .array(
+            z
+              .object({ engine: z.string(), version: z.string(), tag: z.string().optional(), release_url: z.string().optional(), published_at: z.string().nullable().optional() })
+              .loose(),
+          )
+          .optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 
 export interface LoadedPlan {
   readonly file: string;
-  readonly plan: Pick<Plan, 'plan_id' | 'jobs'>;
+  readonly plan: Pick<Plan, 'plan_id' | 'jobs'> & { readonly inputs?: { readonly new?: readonly PlannedRelease[] } };
 }
 
 export function loadPlanFile(file: string): LoadedPlan {
@@ -73,7 +90,7 @@ export function loadPlanFile(file: string): LoadedPlan {
     throw usageError(`--plan: ${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; give the plan.json \`servebench plan --out DIR\` wrote`);
   }
   // The fields missingJobs reads were checked above; the rest of a job is carried as written.
-  return { file, plan: parsed.data as unknown as Pick<Plan, 'plan_id' | 'jobs'> };
+  return { file, plan: parsed.data as unknown as LoadedPlan['plan'] };
 }
 
 export interface CollectedFile {
@@ -119,6 +136,20 @@ export interface CollectReport {
   readonly conflicts: ResultProblem[];
   /** Planned jobs no collected result accounts for; empty without a plan. */
   readonly missing: MissingJob[];
+  /** With --detect-state: the new releases put back to pending because jobs planned for them left no result. */
+  readonly detect_state: DetectStateUpdate | null;
+}
+
+export interface DetectStateUpdate {
+  readonly file: string;
+  /** The day the reasons name (the collect's, UTC). */
+  readonly night: string;
+  /** Versions now pending again: detect re-checks them on its next poll and reports them new again. */
+  readonly put_back: PutBackOutcome['put_back'];
+  /** Versions with missing jobs that were not put back, and why. */
+  readonly not_put_back: PutBackOutcome['not_put_back'];
+  /** Whether the file was rewritten (only when something was put back). */
+  readonly written: boolean;
 }
 
 export interface CollectOptions {
@@ -127,6 +158,13 @@ export interface CollectOptions {
   /** The results folder (results/). */
   readonly resultsDir: string;
   readonly plan: LoadedPlan | null;
+  /**
+   * A `servebench detect` state file: every (engine, version) a missing job of trigger "new" was
+   * planned for is put back to pending in it. Needs a plan.
+   */
+  readonly detectState?: string | null;
+  /** The clock (the night the reasons name); default the system's. */
+  readonly now?: () => Date;
 }
 
 /** Files up to this size are handed to the validator (which reports one over MAX_RESULT_BYTES); larger ones are refused unread. */
@@ -211,8 +249,51 @@ function missingJob(job: PlannedJob): MissingJob {
   return { job_id: job.id, name: job.name, title: job.title, engine: job.engine, version: job.version, model: job.model.id, tp: job.model.tp, gpu_type: job.gpu_type, workload: job.workload };
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The new releases to re-check: each (engine, version) a missing job with trigger "new" was
+ * planned for (a "latest" job never: it is no release). A release whose jobs all left a result
+ * stays seen.
+ */
+export function releasesToPutBack(plan: LoadedPlan['plan'], missing: readonly PlannedJob[], night: string): PutBack[] {
+  const byRelease = new Map<string, { engine: string; version: string; missing: number }>();
+  for (const job of missing) {
+    if (!job.triggers.includes('new') || job.version === LATEST) continue;
+    const key = `${job.engine}@${job.version}`;
+    const entry = byRelease.get(key) ?? { engine: job.engine, version: job.version, missing: 0 };
+    entry.missing += 1;
+    byRelease.set(key, entry);
+  }
+  const releases = plan.inputs?.new ?? [];
+  return [...byRelease.values()].map(({ engine, version, missing: n }) => {
+    const release = releases.find((r) => r.engine === engine && r.version === version);
+    return {
+      engine,
+      version,
+      tag: release?.tag,
+      release_url: release?.release_url,
+      published_at: release?.published_at,
+      reason: `no result from ${plural(n, 'planned job')} on ${night}`,
+    };
+  });
+}
+
+function updateDetectState(file: string, plan: LoadedPlan['plan'], missing: readonly PlannedJob[], night: string): DetectStateUpdate {
+  const versions = releasesToPutBack(plan, missing, night);
+  if (versions.length === 0) return { file, night, put_back: [], not_put_back: [], written: false };
+  const state = loadDetectState(file, '--detect-state');
+  const outcome = putBackPending(state, versions, night);
+  const written = outcome.put_back.length > 0 && serializeDetectState(outcome.state) !== serializeDetectState(state);
+  if (written) saveDetectState(file, outcome.state);
+  return { file, night, put_back: outcome.put_back, not_put_back: outcome.not_put_back, written };
+}
+
 export async function collectResults(options: CollectOptions): Promise<CollectReport> {
   const { from, resultsDir } = options;
+  if (options.detectState != null && options.plan === null) throw usageError('--detect-state needs --plan: the new releases to put back are those of the planned jobs that left no result');
   if (!existsSync(from) || !lstatSync(from).isDirectory()) throw usageError(`--from: no folder ${from}; give the folder the jobs' artifacts were downloaded into (create it empty when none came)`);
   const { candidates, invalid, found, ignored } = readCandidates(from);
   const collected: CollectedFile[] = [];
@@ -273,6 +354,11 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
   }
 
   const plan = options.plan;
+  // Only what this collect put (or found) in place accounts for a job: an older result of the
+  // same configuration in results/ is not tonight's measurement.
+  const missing = plan === null ? [] : missingJobs(plan.plan, inResults);
+  const night = (options.now ?? (() => new Date()))().toISOString().slice(0, 10);
+  const detectState = options.detectState != null && plan !== null ? updateDetectState(options.detectState, plan.plan, missing, night) : null;
   return {
     from,
     results: resultsDir,
@@ -284,9 +370,8 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
     duplicates,
     invalid,
     conflicts,
-    // Only what this collect put (or found) in place accounts for a job: an older result of the
-    // same configuration in results/ is not tonight's measurement.
-    missing: plan === null ? [] : missingJobs(plan.plan, inResults).map(missingJob),
+    missing: missing.map(missingJob),
+    detect_state: detectState,
   };
 }
 
@@ -327,6 +412,18 @@ export function collectMarkdown(report: CollectReport, requireAll: boolean): str
   if (report.missing.length > 0) {
     lines.push('### Missing jobs', '', 'Planned, but no result came back: the job never started, or died before `servebench run` could write even a failed result. Nothing was filled in.', '');
     lines.push(...table(['job', 'engine', 'version', 'model', 'GPU type', 'workload'], report.missing.map((m) => [m.name, m.engine, m.version, `${m.model} (tp ${m.tp})`, m.gpu_type, m.workload])));
+  }
+  const state = report.detect_state;
+  if (state !== null && (state.put_back.length > 0 || state.not_put_back.length > 0)) {
+    lines.push('### New releases to measure again', '');
+    if (state.put_back.length > 0) {
+      lines.push(`Put back to pending in \`${cell(state.file)}\`: the next \`servebench detect\` reports them as new again, and the next night plans them.`, '');
+      lines.push(...table(['engine', 'version', 'why'], state.put_back.map((p) => [p.engine, p.version, p.reason])));
+    }
+    if (state.not_put_back.length > 0) {
+      lines.push('Not put back (their missing jobs are not planned again by themselves):', '');
+      lines.push(...table(['engine', 'version', 'why not'], state.not_put_back.map((p) => [p.engine, p.version, p.reason])));
+    }
   }
   if (report.invalid.length > 0) {
     lines.push('### Invalid files (not collected)', '');

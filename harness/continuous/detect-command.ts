@@ -90,10 +90,11 @@ export const detectCommand: Command = {
 
 function summary(report: DetectReport, polled: number, skipped: readonly string[], stateLine: string): string {
   const lines = [
-    `detect: ${polled} engine${polled === 1 ? '' : 's'} polled${skipped.length > 0 ? `, skipped (no repository): ${skipped.join(', ')}` : ''}; ${report.new.length} new, ${report.pending.length} pending, ${report.errors.length} error${report.errors.length === 1 ? '' : 's'}`,
+    `detect: ${polled} engine${polled === 1 ? '' : 's'} polled${skipped.length > 0 ? `, skipped (no repository): ${skipped.join(', ')}` : ''}; ${report.new.length} new, ${report.pending.length} pending, ${report.errors.length} error${report.errors.length === 1 ? '' : 's'}${report.notes.length > 0 ? `, ${report.notes.length} note${report.notes.length === 1 ? '' : 's'}` : ''}`,
     ...report.new.map((v) => `  new      ${v.engine} ${v.version}  ${v.image ?? '(no image)'}  ${v.release_url}`),
     ...report.pending.map((v) => `  pending  ${v.engine} ${v.version}  ${v.reason}`),
     ...report.errors.map((e) => `  error    ${e.engine}: ${e.message}`),
+    ...report.notes.map((n) => `  note     ${n.engine}: ${n.message}`),
     stateLine,
   ];
   return `${lines.join('\n')}\n`;

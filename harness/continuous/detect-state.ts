@@ -4,6 +4,8 @@
  * day), the versions waiting for their image (re-checked on every poll, even when GitHub answers
  * 304), and the ETag of each listing's first page (for conditional requests). Written whole, in
  * a stable order (versions ascending), so each poll's git diff is the lines it added.
+ * `servebench collect --detect-state` puts a reported version whose planned jobs left no result
+ * back to pending (putBackPending), so the next poll re-checks it and reports it new again.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -16,8 +18,10 @@ const PendingSchema = z
     tag: z.string(),
     release_url: z.string(),
     published_at: z.string().nullable(),
-    /** The day it was first found without its image. */
+    /** The day it was first found without its image (or put back by collect). */
     since: z.string(),
+    /** Why collect put it back (a night whose jobs for it left no result); absent for one waiting for its image. */
+    reason: z.string().optional(),
   })
   .strict();
 
@@ -51,18 +55,18 @@ export function emptyState(): DetectState {
 }
 
 /** A missing file is a fresh start; a file that does not parse is an error, never silently reset (that would re-report history). */
-export function loadDetectState(file: string): DetectState {
+export function loadDetectState(file: string, flag = '--state'): DetectState {
   if (!existsSync(file)) return emptyState();
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw usageError(`--state: ${file} is not JSON (${(error as Error).message}); fix it or restore it from git`);
+    throw usageError(`${flag}: ${file} is not JSON (${(error as Error).message}); fix it or restore it from git`);
   }
   const parsed = DetectStateSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw usageError(`--state: ${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; fix it or restore it from git`);
+    throw usageError(`${flag}: ${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; fix it or restore it from git`);
   }
   return parsed.data;
 }
@@ -88,4 +92,54 @@ export function serializeDetectState(state: DetectState): string {
 
 export function saveDetectState(file: string, state: DetectState): void {
   writeFileAtomic(file, serializeDetectState(state));
+}
+
+/** A reported version to re-check: detect's facts of it when known (a plan's inputs carry them). */
+export interface PutBack {
+  readonly engine: string;
+  readonly version: string;
+  readonly tag?: string | null | undefined;
+  readonly release_url?: string | null | undefined;
+  readonly published_at?: string | null | undefined;
+  readonly reason: string;
+}
+
+export interface PutBackOutcome {
+  /** The state with the versions put back (the input is not changed). */
+  readonly state: DetectState;
+  readonly put_back: Array<{ readonly engine: string; readonly version: string; readonly reason: string }>;
+  /** Versions that could not be put back, and why. */
+  readonly not_put_back: Array<{ readonly engine: string; readonly version: string; readonly reason: string }>;
+}
+
+/**
+ * Makes each version pending again (and no longer seen): detect re-checks every pending version
+ * on every poll, whether or not the listing changed (a 304 too), and reports it new once its image
+ * exists. An engine the state does not hold is left alone: its next poll is a first sighting,
+ * and an entry made up here would make that poll report the engine's whole history.
+ */
+export function putBackPending(state: DetectState, versions: readonly PutBack[], day: string): PutBackOutcome {
+  const engines: Record<string, EngineState> = { ...state.engines };
+  const putBack: PutBackOutcome['put_back'] = [];
+  const notPutBack: PutBackOutcome['not_put_back'] = [];
+  for (const v of versions) {
+    const previous = engines[v.engine];
+    if (previous === undefined) {
+      notPutBack.push({ engine: v.engine, version: v.version, reason: `the detect state has no entry for ${v.engine} (its next poll is a first sighting, which reports its newest release)` });
+      continue;
+    }
+    const waiting = previous.pending[v.version];
+    const seen = { ...previous.seen };
+    delete seen[v.version];
+    const entry: PendingEntry = {
+      tag: v.tag ?? waiting?.tag ?? v.version,
+      release_url: v.release_url ?? waiting?.release_url ?? '',
+      published_at: v.published_at !== undefined ? v.published_at : (waiting?.published_at ?? null),
+      since: waiting?.since ?? day,
+      reason: v.reason,
+    };
+    engines[v.engine] = { ...previous, seen, pending: { ...previous.pending, [v.version]: entry } };
+    putBack.push({ engine: v.engine, version: v.version, reason: v.reason });
+  }
+  return { state: { ...state, engines }, put_back: putBack, not_put_back: notPutBack };
 }

@@ -5,12 +5,17 @@
  * Rules:
  * - An engine without `source.repository` is skipped (nothing to poll).
  * - Releases (drafts never, prereleases only when asked); a repository with no releases at all
- *   is read by its tags instead.
+ *   is read by its tags instead: every page of them (GitHub lists tags by name, so a new one can
+ *   sort onto any page), newest by version.
+ * - A tag whose version the fleet could not plan (VersionSchema) is skipped with a note; a
+ *   version whose image tag cannot be written (e.g. "0.11.0+cu126": no "+" in an image tag) is
+ *   recorded as seen, with a note, rather than left pending forever.
  * - A version is new once its image tag exists (or when the engine has no image). Until then it
  *   is pending: reported as such, kept in the state and re-checked on every poll, then reported
  *   new on the poll that finds the image.
  * - First sighting of an engine (no state entry): only its newest release is reported; the
- *   others listed are recorded as seen, so the fleet benchmarks the current release rather than
+ *   others listed (the first page of releases, every page of tags) are recorded as seen, so the
+ *   fleet benchmarks the current release rather than
  *   years of history.
  * - An engine that fails (GitHub unreachable, 5xx after retries, no such repository) is an error
  *   and keeps its previous state; the others go on. A GitHub rate limit too long to wait for stops
@@ -19,9 +24,9 @@
 import type { Engine } from '../schema/engine.ts';
 import type { DetectState, EngineState } from './detect-state.ts';
 import type { GithubClient } from './github-http.ts';
-import { compareVersions, listReleases, listTags, newestRelease, releasesPath, tagsPath, type UpstreamRelease } from './github-releases.ts';
+import { compareVersions, listReleases, listTags, MAX_TAG_PAGES, newestRelease, releasesPath, tagsPath, type UpstreamRelease } from './github-releases.ts';
 import { RateLimitError } from './http-conditional.ts';
-import { imageRef, renderImageTag, type RegistryClient } from './registry-tags.ts';
+import { imageRef, renderImageTag, type ImageRef, type RegistryClient } from './registry-tags.ts';
 
 export interface DetectedVersion {
   readonly engine: string;
@@ -43,6 +48,8 @@ export interface DetectReport {
   readonly new: DetectedVersion[];
   readonly pending: PendingVersion[];
   readonly errors: Array<{ engine: string; message: string }>;
+  /** What was left out on purpose, and why (tags the fleet cannot plan, images that cannot exist); not errors. */
+  readonly notes: Array<{ engine: string; message: string }>;
 }
 
 export interface DetectOptions {
@@ -52,7 +59,7 @@ export interface DetectOptions {
   readonly registries: RegistryClient;
   readonly includePrereleases: boolean;
   readonly now?: () => Date;
-  /** Pages of 100 read at most per listing (first sightings read one). */
+  /** Pages of 100 releases read at most (first sightings read one); tags are read to MAX_TAG_PAGES. */
   readonly maxPages?: number;
 }
 
@@ -68,7 +75,7 @@ const MAX_PAGES = 10;
 
 export async function detect(options: DetectOptions): Promise<DetectOutcome> {
   const checkedAt = (options.now ?? (() => new Date()))().toISOString();
-  const report: DetectReport = { checked_at: checkedAt, new: [], pending: [], errors: [] };
+  const report: DetectReport = { checked_at: checkedAt, new: [], pending: [], errors: [], notes: [] };
   const engines: Record<string, EngineState> = { ...options.state.engines };
   const skipped: string[] = [];
   let rateLimited: RateLimitError | null = null;
@@ -88,6 +95,7 @@ export async function detect(options: DetectOptions): Promise<DetectOutcome> {
       report.new.push(...result.found);
       report.pending.push(...result.pending);
       report.errors.push(...result.errors.map((message) => ({ engine: engine.name, message })));
+      report.notes.push(...result.notes.map((message) => ({ engine: engine.name, message })));
     } catch (error) {
       if (error instanceof RateLimitError && error.url.startsWith(options.github.apiUrl)) rateLimited = error;
       report.errors.push({ engine: engine.name, message: (error as Error).message });
@@ -102,6 +110,8 @@ interface EngineResult {
   readonly pending: PendingVersion[];
   /** Image checks that could not answer; the versions stay pending. */
   readonly errors: string[];
+  /** Versions left out on purpose, one line each. */
+  readonly notes: string[];
 }
 
 async function detectEngine(engine: Engine, repository: string, previous: EngineState | undefined, options: DetectOptions, day: string): Promise<EngineResult> {
@@ -122,23 +132,29 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
     else delete state.etags[etagKey(path)];
   };
 
+  // Every tag page's ETag (and the probe past the last page).
+  const forgetTagPages = () => {
+    for (let page = 1; page <= MAX_TAG_PAGES + 1; page++) delete state.etags[etagKey(tagsPath(repository, page))];
+  };
+  const notes: string[] = [];
   let listed: UpstreamRelease[] = [];
   const releases = await listReleases(options.github, repository, listOptions(releasesPath(repository)));
   if (releases.changed) {
     remember(releasesPath(repository), releases.etag);
     listed = releases.releases;
+    notes.push(...releases.notes);
   }
   // Unchanged releases of a repository read by its tags last time: its tags may still have moved.
   if (releases.changed ? releases.empty : state.source === 'tags') {
-    const tags = await listTags(options.github, repository, listOptions(tagsPath(repository)));
-    if (tags.changed) {
-      remember(tagsPath(repository), tags.etag);
-      listed = tags.releases;
-    }
+    const tags = await listTags(options.github, repository, { etag: (path) => state.etags[etagKey(path)] ?? null });
+    forgetTagPages();
+    for (const [path, etag] of tags.etags) remember(path, etag);
+    if (tags.changed) listed = tags.releases;
+    notes.push(...tags.notes);
     state.source = 'tags';
   } else if (releases.changed) {
     state.source = 'releases';
-    delete state.etags[etagKey(tagsPath(repository))];
+    forgetTagPages();
   }
 
   const wanted = (release: UpstreamRelease) => options.includePrereleases || !release.prerelease;
@@ -169,11 +185,19 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
     if (engine.image === null) {
       found.push({ ...base, image: null });
     } else {
-      let image: string;
+      let ref: ImageRef;
+      try {
+        ref = imageRef(engine.image.repository, renderImageTag(engine.image.tag, release.version));
+      } catch (error) {
+        // No registry can ever hold it: waiting would fail (exit 1) every night. Seen, not reported.
+        delete state.pending[release.version];
+        state.seen[release.version] = day;
+        notes.push(`${release.version} (tag ${release.tag}) recorded as seen, not reported: its image tag cannot exist (${(error as Error).message})`);
+        continue;
+      }
+      const image = ref.display;
       let exists: boolean;
       try {
-        const ref = imageRef(engine.image.repository, renderImageTag(engine.image.tag, release.version));
-        image = ref.display;
         exists = await options.registries.imageExists(ref);
       } catch (error) {
         wait();
@@ -190,7 +214,7 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
     delete state.pending[release.version];
     state.seen[release.version] = day;
   }
-  return { state, found, pending, errors };
+  return { state, found, pending, errors, notes };
 }
 
 function uniqueByVersion(releases: readonly UpstreamRelease[]): UpstreamRelease[] {

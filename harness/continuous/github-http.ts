@@ -1,8 +1,10 @@
 /**
  * The GitHub REST API as every servebench command should call it: the documented headers
  * (Accept, X-GitHub-Api-Version, a User-Agent, which GitHub requires), the token only when
- * GITHUB_TOKEN is set and only to the API's own origin, conditional GETs, rate limits and retries
- * (http-conditional.ts), and Link-header pagination.
+ * GITHUB_TOKEN is set and only to the API's own origin, conditional GETs, rate limits, retries
+ * and redirects (http-conditional.ts's send(), the one place that waits out rate limits and that
+ * follows a renamed repository's 301, dropping the token on a hop to another origin), and
+ * Link-header pagination.
  * https://docs.github.com/en/rest/using-the-rest-api/getting-started-with-the-rest-api
  * https://docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api
  */
@@ -32,7 +34,7 @@ export function githubHeaders(client: GithubClient, url: string): Record<string,
     'x-github-api-version': '2022-11-28',
     'user-agent': `servebench/${SERVEBENCH_VERSION}`,
   };
-  // A Link header or a redirect could name another host: the token goes to the API origin only.
+  // A Link header could name another host: the token goes to the API origin only (send() drops it on a redirect that leaves the origin).
   if (client.token && new URL(url).origin === new URL(client.apiUrl).origin) headers['authorization'] = `Bearer ${client.token}`;
   return headers;
 }

@@ -2,8 +2,12 @@
  * HTTP for polling third-party APIs (GitHub, container registries) politely: conditional GETs
  * (If-None-Match, so an unchanged listing costs a 304 and no body), rate limits honoured the way
  * GitHub documents them (retry-after, else x-ratelimit-remaining 0 until x-ratelimit-reset, else a
- * minute for a bare 429), and a few retries with backoff on 5xx and connection errors. Waits and
- * clock are injected so tests run in milliseconds.
+ * minute for a bare 429 or a secondary-limit 403 without either, doubling), and a few retries with
+ * backoff on 5xx and connection errors. send() is the one place that waits out rate limits: at
+ * most MAX_RATE_LIMIT_WAITS per request, whoever calls it. Redirects (a renamed or transferred
+ * GitHub repository answers 301) are followed, at most MAX_REDIRECTS, for GET and HEAD only;
+ * Authorization is dropped on a hop to another origin. Waits and clock are injected so tests run
+ * in milliseconds.
  * https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api
  * https://docs.github.com/en/rest/using-the-rest-api/troubleshooting-the-rest-api#rate-limit-errors
  */
@@ -70,8 +74,16 @@ export class RateLimitError extends Error {
   }
 }
 
-/** A hard bound on rate-limit waits in one request, so a server that keeps saying "wait 1 s" cannot hold us forever. */
-const MAX_RATE_LIMIT_WAITS = 3;
+/**
+ * A hard bound on rate-limit waits in one request, so a server that keeps saying "wait 1 s" cannot
+ * hold us forever. send() owns the waits: callers get either an answer that is no rate limit or a
+ * RateLimitError, so nothing above it has a limit left to wait out (and cannot stack waits on these).
+ */
+export const MAX_RATE_LIMIT_WAITS = 3;
+
+/** Redirects followed in one request (undici's `request` follows none by itself). */
+export const MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export async function send(req: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
   let failures = 0;
@@ -79,13 +91,17 @@ export async function send(req: HttpRequest, policy: HttpPolicy): Promise<HttpRe
   for (;;) {
     let response: HttpResponse;
     try {
-      response = await once(req, policy);
+      response = await follow(req, policy);
     } catch (error) {
+      if (error instanceof HttpError) throw error;
       if (failures >= policy.retries) throw new HttpError(`${req.method ?? 'GET'} ${req.url}: ${(error as Error).message}`, req.url, null);
       await policy.sleep(policy.backoffMs * 2 ** failures++);
       continue;
     }
-    const waitS = rateLimitWaitS(response, policy.now());
+    const headerWaitS = rateLimitWaitS(response, policy.now());
+    // Told how long (retry-after, x-ratelimit-reset): that, plus a second; told nothing (a bare 429, a secondary-limit 403): a minute, doubling.
+    const told = headerWaitS !== null && (response.headers['retry-after'] !== undefined || response.headers['x-ratelimit-remaining'] === '0');
+    const waitS = told ? headerWaitS : headerWaitS !== null || isSecondaryLimit(response) ? 60 * 2 ** waits : null;
     if (waitS !== null) {
       const resetAt = new Date(policy.now() + waitS * 1000);
       if (waitS > policy.maxWaitS || waits >= MAX_RATE_LIMIT_WAITS) {
@@ -93,14 +109,14 @@ export async function send(req: HttpRequest, policy: HttpPolicy): Promise<HttpRe
         const limit = response.headers['x-ratelimit-limit'];
         const quota = remaining !== undefined && limit !== undefined ? ` (${remaining} of ${limit} requests left)` : '';
         throw new RateLimitError(
-          `${hostOf(req.url)} rate limit exceeded${quota}: it resets at ${resetAt.toISOString()} (in ${formatWait(waitS)}), longer than --max-wait ${policy.maxWaitS} s${req.rateLimitHint ? `; ${req.rateLimitHint}` : ''}`,
+          `${hostOf(req.url)} rate limit exceeded${quota}: it resets at ${resetAt.toISOString()} (in ${formatWait(waitS)}), ${waitS > policy.maxWaitS ? `longer than --max-wait ${policy.maxWaitS} s` : `still limited after ${waits} waits`}${req.rateLimitHint ? `; ${req.rateLimitHint}` : ''}`,
           req.url,
           resetAt,
         );
       }
       waits += 1;
       // One second past the reset: x-ratelimit-reset has whole-second resolution.
-      await policy.sleep(Math.ceil(waitS) * 1000 + 1000);
+      await policy.sleep(told ? Math.ceil(waitS) * 1000 + 1000 : waitS * 1000);
       continue;
     }
     if (response.status >= 500 && failures < policy.retries) {
@@ -149,6 +165,45 @@ export function rateLimitWaitS(response: HttpResponse, nowMs: number): number | 
     return Number.isFinite(reset) ? Math.max(0, reset - nowMs / 1000) : 60;
   }
   return response.status === 429 ? 60 : null;
+}
+
+/** GitHub's secondary limit may come as a bare 403 whose message says so (no retry-after, quota left). */
+function isSecondaryLimit(response: HttpResponse): boolean {
+  if (response.status !== 403) return false;
+  try {
+    const message = (JSON.parse(response.body) as { message?: unknown }).message;
+    return typeof message === 'string' && /secondary rate limit|abuse/i.test(message);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One request, following redirects (GET and HEAD only; 303 stays GET/HEAD). A hop to another
+ * origin loses Authorization: a token is for the origin it was meant for (the GitHub API's, a
+ * registry's), never for wherever a Location points. The answer's url is the final one, so a
+ * Link header's relative URLs resolve against it.
+ */
+async function follow(req: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
+  const method = req.method ?? 'GET';
+  let url = req.url;
+  let headers: Record<string, string> = { ...req.headers };
+  for (let hops = 0; ; hops++) {
+    const response = await once({ ...req, url, headers }, policy);
+    if (!REDIRECT_STATUSES.has(response.status)) return response;
+    const location = response.headers['location'];
+    if (location === undefined) return response;
+    if (hops >= MAX_REDIRECTS) throw new HttpError(`${method} ${req.url}: more than ${MAX_REDIRECTS} redirects (the last to ${location})`, req.url, response.status);
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new HttpError(`${method} ${url} redirected to "${location}", which is not a URL`, url, response.status);
+    }
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') throw new HttpError(`${method} ${url} redirected to ${next.protocol} URL ${next.href}`, url, response.status);
+    if (next.origin !== new URL(url).origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+    url = next.href;
+  }
 }
 
 async function once(req: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {

@@ -36,6 +36,8 @@ const spec: CommandSpec = {
     'GPU isolation: a GitHub self-hosted runner owns one GPU set (label gpus-<tp>, SERVEBENCH_GPUS=<indices> in its .env) and',
     'the job passes it as --gpu; SLURM allocates the set (--gres) and a docker run is handed $SLURM_JOB_GPUS; on Kubernetes',
     'the device plugin allocates it and the engine runs as a process in its own image. See fleet/fleet.yaml.',
+    'Kubernetes: submit with `servebench plan --nightly --format kubernetes | kubectl create -f -` (not `kubectl apply`): each Job has a',
+    'metadata.generateName, so every night creates new Jobs; the stable job id is the label servebench.dev/job-id.',
     'Exit status: 0 planned (also when nothing was to run), 2 bad input (the fleet file\'s problems, one per line).',
   ].join('\n'),
 };

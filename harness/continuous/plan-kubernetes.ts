@@ -1,5 +1,10 @@
 /**
- * The plan as Kubernetes Jobs (batch/v1), one per run, as multi-document YAML for `kubectl apply`.
+ * The plan as Kubernetes Jobs (batch/v1), one per run, as multi-document YAML for
+ * `kubectl create -f -`. Each Job is named by metadata.generateName (the job's name and a dash;
+ * the API server appends 5 random characters), so every night's create makes new Jobs: a fixed
+ * name would meet the last night's finished Job (kept ttlSecondsAfterFinished) and `kubectl
+ * apply` would find it "unchanged" and run nothing. The stable job id is the label
+ * servebench.dev/job-id (`kubectl get jobs -l servebench.dev/job-id=<id>`).
  * The device plugin isolates the GPUs (limits: <vendor>/gpu: tp) and a pod cannot start
  * containers of its own, so the run's container is the engine's image and `servebench run`
  * launches the engine in it as a process (no --gpu: the pod sees only its GPUs). The harness
@@ -13,6 +18,23 @@ import type { Fleet } from '../schema/fleet.ts';
 import { argvFor, shellCommand, type Plan, type PlannedJob } from './plan.ts';
 
 const HARNESS_DIR = '/servebench';
+/** The API server appends this many random characters to metadata.generateName. */
+const GENERATED_SUFFIX = 5;
+/** An RFC 1123 label, which a Job's name must be (its pods' label job-name takes it too). */
+const MAX_NAME = 63;
+
+/**
+ * The Job's metadata.generateName: "<job name>-", shortened (its engine/GPU-type part, never the
+ * id) so that the name the API server makes, with its random suffix, is a valid RFC 1123 label.
+ */
+export function generateNameFor(job: Pick<PlannedJob, 'name' | 'id'>): string {
+  const room = MAX_NAME - GENERATED_SUFFIX - 1;
+  if (job.name.length <= room) return `${job.name}-`;
+  const base = job.name.endsWith(`-${job.id}`) ? job.name.slice(0, -job.id.length - 1) : job.name;
+  const kept = job.name.endsWith(`-${job.id}`) ? job.id : '';
+  const trimmed = base.slice(0, room - (kept ? kept.length + 1 : 0)).replace(/-+$/, '');
+  return `${kept ? `${trimmed}-${kept}` : trimmed}-`;
+}
 const HF_CACHE_DIR = '/hf-cache';
 
 /** A Kubernetes label value: ≤ 63 of [A-Za-z0-9-_.], alphanumeric at both ends. */
@@ -41,7 +63,7 @@ function jobManifest(job: PlannedJob, fleet: Fleet): Record<string, unknown> {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: job.name,
+      generateName: generateNameFor(job),
       namespace: k8s.namespace,
       labels,
       annotations: {

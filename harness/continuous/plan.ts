@@ -48,6 +48,15 @@ export interface NewRelease {
   readonly published_at?: string | null | undefined;
 }
 
+/** A release in a plan's inputs: engine and version, and detect's tag, release page and date when it gave them. */
+export interface PlannedRelease {
+  readonly engine: string;
+  readonly version: string;
+  readonly tag?: string;
+  readonly release_url?: string;
+  readonly published_at?: string | null;
+}
+
 export interface PlannedModel {
   readonly id: string;
   readonly tp: number;
@@ -91,7 +100,8 @@ export interface Plan {
   readonly fleet: { readonly file: string; readonly sha256: string };
   readonly inputs: {
     readonly nightly: boolean;
-    readonly new: ReadonlyArray<{ readonly engine: string; readonly version: string }>;
+    /** The releases asked for, with what detect said of each (collect --detect-state puts one back to pending with it). */
+    readonly new: ReadonlyArray<PlannedRelease>;
     readonly engines: readonly string[];
     readonly gpu_types: readonly string[];
   };
@@ -357,11 +367,17 @@ export function expandPlan(inputs: PlanInputs): Plan {
     const nightlyEngines = [...new Set(fleet.matrix.filter((m) => m.nightly).flatMap((m) => m.engines))].sort(compareText);
     for (const name of nightlyEngines) add(name, fleet.engines[name]?.version ?? LATEST, 'nightly', null);
   }
-  const seen = new Set<string>();
+  const seen = new Map<string, PlannedRelease>();
   for (const release of inputs.releases) {
     const key = `${release.engine}@${release.version}`;
     if (seen.has(key)) continue;
-    seen.add(key);
+    seen.set(key, {
+      engine: release.engine,
+      version: release.version,
+      ...(release.tag ? { tag: release.tag } : {}),
+      ...(release.release_url ? { release_url: release.release_url } : {}),
+      ...(release.published_at !== undefined ? { published_at: release.published_at } : {}),
+    });
     if (!engines.has(release.engine) && !(inputs.knownEngines ?? []).includes(release.engine)) {
       notes.push(`${release.engine} ${release.version} (new): no engine of that name in engines/; nothing planned`);
       continue;
@@ -379,7 +395,7 @@ export function expandPlan(inputs: PlanInputs): Plan {
     fleet: { file: inputs.fleetFile, sha256: inputs.fleetSha256 },
     inputs: {
       nightly: inputs.nightly,
-      new: [...seen].map((key) => ({ engine: key.slice(0, key.indexOf('@')), version: key.slice(key.indexOf('@') + 1) })),
+      new: [...seen.values()],
       engines: [...engineFilter].sort(compareText),
       gpu_types: [...typeFilter].sort(compareText),
     },
@@ -429,10 +445,11 @@ export interface MissingOptions {
   readonly officialOnly?: boolean;
 }
 
-type ResultGpu = { readonly kind: 'gpu'; readonly name: string; readonly count: number } | { readonly kind: 'cpu' } | { readonly kind: 'unknown' };
-
-/** Hardware is read only after the server is up, so a run that failed before that names none. */
-const EARLY_PHASES = new Set(['plan', 'launch', 'health', 'probe']);
+/**
+ * The hardware a result reports: named GPUs, or unknown: the runner records hardware: null both
+ * for a CPU run and for a GPU run whose GPUs could not be read.
+ */
+type ResultGpu = { readonly kind: 'gpu'; readonly name: string; readonly count: number } | { readonly kind: 'unknown' };
 
 function flagValue(argv: readonly string[], flag: string): string | null {
   for (let i = 0; i < argv.length; i++) {
@@ -457,7 +474,14 @@ function configKey(engine: string, model: PlannedModel | Omit<PlannedModel, 'tok
   });
 }
 
-function resultFacts(result: RunResult): { key: string; version: string | null; gpu: ResultGpu } | null {
+interface ResultFacts {
+  readonly key: string;
+  /** The pinned version the run was planned for (its recorded --engine-version), or null: a "latest" job's run. */
+  readonly pinned: string | null;
+  readonly gpu: ResultGpu;
+}
+
+function resultFacts(result: RunResult): ResultFacts | null {
   const run = result.run;
   if (!run) return null;
   const p = run.parameters;
@@ -473,31 +497,33 @@ function resultFacts(result: RunResult): { key: string; version: string | null; 
     max_num_seqs: num(p['max_num_seqs']),
   };
   const gpus = run.hardware?.gpus ?? [];
-  const gpu: ResultGpu =
-    gpus.length > 0 ? { kind: 'gpu', name: gpus[0]!.name, count: gpus.length } : run.failure && EARLY_PHASES.has(run.failure.phase) ? { kind: 'unknown' } : { kind: 'cpu' };
+  const gpu: ResultGpu = gpus.length > 0 ? { kind: 'gpu', name: gpus[0]!.name, count: gpus.length } : { kind: 'unknown' };
   return {
     key: configKey(run.engine.name, model, result.workload.name, result.workload.spec.load),
-    // The planned --engine-version is in the recorded command even when the server never answered /version.
-    version: flagValue(result.harness.command, '--engine-version') ?? run.engine.version,
+    // The planned job's --engine-version is in the recorded command (a "latest" job passes none),
+    // also when the server never answered /version; the version the server reports is not the
+    // job's (a "latest" image reports its release, which a pinned job of that release also has).
+    pinned: flagValue(result.harness.command, '--engine-version'),
     gpu,
   };
 }
 
-function gpuMatches(job: PlannedJob, gpu: ResultGpu): boolean {
-  if (gpu.kind === 'cpu') return job.gpu.vendor === 'cpu';
-  if (gpu.kind === 'unknown') return true;
+function namedGpuMatches(job: PlannedJob, gpu: { readonly name: string; readonly count: number }): boolean {
   const names = [job.gpu.name, ...job.gpu.aliases].map((n) => n.toLowerCase());
   return job.gpu.vendor !== 'cpu' && names.includes(gpu.name.toLowerCase()) && gpu.count === job.gpu.count;
 }
 
 /**
  * The planned jobs no result accounts for: the job never started, or died before `servebench
- * run` could write even a failed result. A result matches a job on engine, version (a "latest"
- * job takes any), model and its serve parameters, workload and effective load, and GPU type (the
- * reported GPU name and count; a CPU job: no GPUs). The runner reads the GPUs before launching,
- * so a failed launch names them too; a result without hardware (older results, or a machine whose
- * GPUs could not be read) is matched last, to a job the named ones left over. Each result accounts
- * for one job; repeats of a job are fine.
+ * run` could write even a failed result. A result matches a job on engine, version, model and
+ * its serve parameters, workload and effective load, and GPU type (the reported GPU name and
+ * count). The version is the job's, as the run recorded it: a result whose command has
+ * --engine-version V matches only the jobs pinned to V, one without it only the "latest" jobs
+ * (whatever release their image turned out to be). The runner reads the GPUs before launching,
+ * so a failed launch names them too. A result without hardware is a CPU run, or a GPU run whose
+ * GPUs could not be read (or an older result): it matches a CPU job first, then, last, any GPU
+ * job of its configuration that the results naming their GPUs left over.
+ * Each result accounts for one job; repeats of a job are fine.
  */
 export function missingJobs(plan: Pick<Plan, 'jobs'>, results: readonly unknown[], options: MissingOptions = {}): PlannedJob[] {
   const since = options.since === undefined ? null : Date.parse(options.since);
@@ -510,14 +536,26 @@ export function missingJobs(plan: Pick<Plan, 'jobs'>, results: readonly unknown[
     .filter((f) => f !== null);
   const keys = plan.jobs.map((job) => configKey(job.engine, job.model, job.workload, job.load));
   const found = new Set<number>();
-  const account = (fact: NonNullable<ReturnType<typeof resultFacts>>): void => {
-    const candidates = plan.jobs
-      .map((_, i) => i)
-      .filter((i) => keys[i] === fact.key && gpuMatches(plan.jobs[i]!, fact.gpu) && (plan.jobs[i]!.version === LATEST || plan.jobs[i]!.version === fact.version));
-    const open = candidates.find((i) => !found.has(i));
-    if (open !== undefined) found.add(open);
+  const used = new Set<number>();
+  const account = (f: number, fits: (job: PlannedJob) => boolean): void => {
+    const fact = facts[f]!;
+    if (used.has(f)) return;
+    const open = plan.jobs.findIndex(
+      (job, i) => !found.has(i) && keys[i] === fact.key && (fact.pinned === null ? job.version === LATEST : job.version === fact.pinned) && fits(job),
+    );
+    if (open < 0) return;
+    found.add(open);
+    used.add(f);
   };
-  for (const fact of facts) if (fact.gpu.kind !== 'unknown') account(fact);
-  for (const fact of facts) if (fact.gpu.kind === 'unknown') account(fact);
+  facts.forEach((fact, f) => {
+    const gpu = fact.gpu;
+    if (gpu.kind === 'gpu') account(f, (job) => namedGpuMatches(job, gpu));
+  });
+  facts.forEach((fact, f) => {
+    if (fact.gpu.kind === 'unknown') account(f, (job) => job.gpu.vendor === 'cpu');
+  });
+  facts.forEach((fact, f) => {
+    if (fact.gpu.kind === 'unknown') account(f, (job) => job.gpu.vendor !== 'cpu');
+  });
   return plan.jobs.filter((_, i) => !found.has(i));
 }

@@ -11,13 +11,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatHelp } from '../../harness/cli/options.ts';
 import { collectCommand, runCollect } from '../../harness/continuous/collect-command.ts';
 import type { CollectReport } from '../../harness/continuous/collect.ts';
-import { expandPlan, type Plan, type PlannedJob } from '../../harness/continuous/plan.ts';
+import { runDetect } from '../../harness/continuous/detect-command.ts';
+import type { DetectReport } from '../../harness/continuous/detect.ts';
+import { loadDetectState, type DetectState } from '../../harness/continuous/detect-state.ts';
+import { expandPlan, type NewRelease, type Plan, type PlannedJob } from '../../harness/continuous/plan.ts';
 import { loadFleet } from '../../harness/continuous/plan-inputs.ts';
 import { ServebenchError } from '../../harness/errors.ts';
 import { resultRelativePath } from '../../harness/run/result-path.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import type { RunResult } from '../../harness/schema/result.ts';
 import { syntheticResult, type SyntheticRun } from '../../scripts/synthetic-results.ts';
+import { fakeGithub, type FakeGithub } from '../fakes/fake-github-releases.ts';
+import { fakeDockerHub, type FakeDockerHub } from '../fakes/fake-registries.ts';
+import { startFakeServer, type FakeServer } from '../fakes/fake-server.ts';
 
 const FLEET = 'tests/fixtures/fleet/fleet.yaml';
 
@@ -51,6 +57,29 @@ const BASE: SyntheticRun = {
 
 function synthetic(edit: Partial<SyntheticRun> = {}): RunResult {
   return syntheticResult({ ...BASE, ...edit });
+}
+
+/** A SYNTHETIC result as `servebench run` would have written it for this planned job (its argv recorded, as the runner does). */
+function resultForJob(job: PlannedJob, seed: number): RunResult {
+  const load = job.load as { concurrency?: number[] };
+  const result = synthetic({
+    engine: job.engine,
+    // A "latest" image reports whatever release it is.
+    version: job.version === 'latest' ? '0.5.9' : job.version,
+    model: job.model.id,
+    gpu: job.gpu.name,
+    gpuCount: job.model.tp,
+    workload: job.workload,
+    concurrencies: load.concurrency ?? [1],
+    seed,
+  });
+  const params: Record<string, string | number> = { model: job.model.id, tensor_parallel: job.model.tp };
+  if (job.model.max_model_len !== null) params['max_model_len'] = job.model.max_model_len;
+  result.run!.parameters = params;
+  result.run!.model.dtype = job.model.dtype;
+  result.workload.spec = { ...result.workload.spec, load: job.load };
+  result.harness.command = ['servebench', 'run', ...job.argv.slice(1), '--gpu', '0'];
+  return result;
 }
 
 function json(result: RunResult): string {
@@ -228,14 +257,7 @@ describe('servebench collect: the plan', () => {
 
   /** A SYNTHETIC result as `servebench run` would have written it for this job. */
   function resultFor(job: PlannedJob, seed: number): RunResult {
-    const load = job.load as { concurrency?: number[] };
-    const result = synthetic({ version: job.version, model: job.model.id, gpu: job.gpu.name, gpuCount: job.model.tp, workload: job.workload, concurrencies: load.concurrency ?? [1], seed });
-    const params: Record<string, string | number> = { model: job.model.id, tensor_parallel: job.model.tp };
-    if (job.model.max_model_len !== null) params['max_model_len'] = job.model.max_model_len;
-    result.run!.parameters = params;
-    result.run!.model.dtype = job.model.dtype;
-    result.workload.spec = { ...result.workload.spec, load: job.load };
-    return result;
+    return resultForJob(job, seed);
   }
 
   it('lists the planned jobs that left no result, in JSON and in the Markdown summary; --require-all fails on them', async () => {
@@ -295,6 +317,156 @@ describe('servebench collect: the plan', () => {
   });
 });
 
+describe('servebench collect --detect-state: new releases whose jobs left no result go back to pending', () => {
+  const NOW = Date.parse('2026-10-01T06:00:00Z');
+  let server: FakeServer;
+  let github: FakeGithub;
+  let hub: FakeDockerHub;
+  let answers: Array<{ url: string; status: number }>;
+  let stateFile: string;
+
+  beforeEach(async () => {
+    answers = [];
+    github = fakeGithub({ now: () => NOW });
+    hub = fakeDockerHub();
+    server = await startFakeServer([
+      (request, response) => {
+        response.on('finish', () => answers.push({ url: request.url!, status: response.statusCode }));
+        return false;
+      },
+      github.handler,
+      hub.handler,
+    ]);
+    stateFile = join(dir, 'fleet', 'detect-state.json');
+  });
+  afterEach(async () => server.close());
+
+  /** `servebench detect --engine vllm` against the fakes, as detect.test.ts runs it. */
+  async function detectVllm(): Promise<DetectReport> {
+    let stdout = '';
+    const code = await runDetect(['--engine', 'vllm', '--state', stateFile, '--github-api', server.url, '--registry-url', `docker.io=${server.url}`], {
+      env: {},
+      policy: { now: () => NOW, sleep: async () => {}, backoffMs: 1 },
+      now: () => new Date(NOW),
+      stdout: (text) => void (stdout += text),
+      stderr: () => {},
+    });
+    expect(code).toBe(0);
+    return JSON.parse(stdout) as DetectReport;
+  }
+
+  /** The night: the nightly set (vllm pinned 0.11.0, sglang "latest") and the releases detect found, on H100. */
+  function nightPlan(releases: readonly NewRelease[]): { plan: Plan; file: string } {
+    const loaded = loadFleet(FLEET);
+    const plan = expandPlan({
+      fleet: loaded.fleet,
+      fleetFile: FLEET,
+      fleetSha256: loaded.sha256,
+      engines: loaded.engines,
+      workloads: loaded.workloads,
+      nightly: true,
+      releases,
+      engineFilter: ['vllm', 'sglang'],
+      gpuTypeFilter: ['h100-sxm-80gb'],
+    });
+    const file = join(dir, 'plan', 'plan.json');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
+    return { plan, file };
+  }
+
+  async function collectNight(extra: readonly string[]): Promise<Outcome> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCollect(['--from', incoming, '--results', results, '--json', ...extra], {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      now: () => new Date(NOW),
+    });
+    return { code, report: JSON.parse(stdout) as CollectReport, stdout, stderr };
+  }
+
+  async function firstPoll(): Promise<DetectReport> {
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.0', published_at: '2026-09-01T00:00:00Z' });
+    github.publish('vllm-project/vllm', { tag_name: 'v0.12.0', published_at: '2026-09-30T00:00:00Z' });
+    hub.push('vllm/vllm-openai', 'v0.11.0');
+    hub.push('vllm/vllm-openai', 'v0.12.0');
+    const detected = await detectVllm();
+    expect(detected.new.map((v) => v.version)).toEqual(['0.12.0']);
+    return detected;
+  }
+
+  it('a missing job of a new release puts the release back to pending; the next detect reports it new again, even on a 304', async () => {
+    const detected = await firstPoll();
+    const { plan, file } = nightPlan(detected.new);
+    const released = plan.jobs.filter((j) => j.triggers.includes('new'));
+    const lostRelease = released[0]!;
+    const lostNightly = plan.jobs.find((j) => j.engine === 'vllm' && j.version === '0.11.0')!;
+    const lostLatest = plan.jobs.find((j) => j.version === 'latest')!;
+    expect(released.every((j) => j.version === '0.12.0' && !j.triggers.includes('nightly'))).toBe(true);
+    const lost = [lostRelease, lostNightly, lostLatest];
+    plan.jobs.filter((j) => !lost.includes(j)).forEach((job, i) => upload(job.name, resultForJob(job, 500 + i)));
+    const summary = join(dir, 'summary.md');
+
+    const { code, report, stdout } = await collectNight(['--plan', file, '--detect-state', stateFile, '--summary', summary]);
+    expect(code).toBe(0);
+    expect(report.missing.map((m) => m.job_id).sort()).toEqual(lost.map((j) => j.id).sort());
+    // Only the new release is put back: the pinned nightly job and the "latest" job leave the state alone.
+    const reason = 'no result from 1 planned job on 2026-10-01';
+    expect(report.detect_state).toEqual({ file: stateFile, night: '2026-10-01', put_back: [{ engine: 'vllm', version: '0.12.0', reason }], not_put_back: [], written: true });
+    expect(JSON.parse(stdout)).toHaveProperty('detect_state.put_back', [{ engine: 'vllm', version: '0.12.0', reason }]);
+    const markdown = readFileSync(summary, 'utf8');
+    expect(markdown).toContain('### New releases to measure again');
+    expect(markdown).toContain(`| vllm | 0.12.0 | ${reason} |`);
+
+    // The state: 0.12.0 pending with what detect said of it, no longer seen; 0.11.0 still seen.
+    const state = loadDetectState(stateFile);
+    const vllm = state.engines['vllm']!;
+    expect(vllm.seen).toEqual({ '0.11.0': '2026-10-01' });
+    expect(vllm.pending).toEqual({
+      '0.12.0': { tag: 'v0.12.0', release_url: 'https://github.com/vllm-project/vllm/releases/tag/v0.12.0', published_at: '2026-09-30T00:00:00Z', since: '2026-10-01', reason },
+    });
+
+    // The next poll: the listing is unchanged (304), the pending version is re-checked and reported new again.
+    const again = await detectVllm();
+    expect(again.new).toEqual(detected.new);
+    expect(answers.filter((a) => new URL(a.url, 'http://x').pathname === '/repos/vllm-project/vllm/releases').map((a) => a.status)).toEqual([200, 304]);
+    const after = loadDetectState(stateFile).engines['vllm']!;
+    expect([after.pending, Object.keys(after.seen).sort()]).toEqual([{}, ['0.11.0', '0.12.0']]);
+    // And the night after, once reported, it is not reported a third time.
+    expect((await detectVllm()).new).toEqual([]);
+  });
+
+  it('a new release whose jobs all left a result stays seen: the state file is not touched', async () => {
+    const detected = await firstPoll();
+    const { plan, file } = nightPlan(detected.new);
+    const lostNightly = plan.jobs.find((j) => j.engine === 'vllm' && j.version === '0.11.0')!;
+    plan.jobs.filter((j) => j !== lostNightly).forEach((job, i) => upload(job.name, resultForJob(job, 600 + i)));
+    const before = readFileSync(stateFile, 'utf8');
+    const mtime = statSync(stateFile).mtimeMs;
+
+    const { code, report } = await collectNight(['--plan', file, '--detect-state', stateFile]);
+    expect(code).toBe(0);
+    expect(report.missing.map((m) => m.job_id)).toEqual([lostNightly.id]);
+    expect(report.detect_state).toEqual({ file: stateFile, night: '2026-10-01', put_back: [], not_put_back: [], written: false });
+    expect(readFileSync(stateFile, 'utf8')).toBe(before);
+    expect(statSync(stateFile).mtimeMs).toBe(mtime);
+    expect((await detectVllm()).new).toEqual([]);
+  });
+
+  it('an engine the state does not hold is not made up (its next poll is a first sighting); --detect-state needs --plan', async () => {
+    const { file } = nightPlan([{ engine: 'sglang', version: '0.5.4' }]);
+    writeFileSync(join(dir, 'state.json'), `${JSON.stringify({ schema_version: 1, engines: {} })}\n`);
+    const { report, stdout } = await collectNight(['--plan', file, '--detect-state', join(dir, 'state.json')]);
+    expect(report.detect_state!.put_back).toEqual([]);
+    expect(report.detect_state!.not_put_back).toEqual([{ engine: 'sglang', version: '0.5.4', reason: expect.stringContaining('no entry for sglang') }]);
+    expect(report.detect_state!.written).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as DetectState).toEqual({ schema_version: 1, engines: {} });
+    expect(stdout).toContain('not_put_back');
+    await expect(runCollect(['--from', incoming, '--detect-state', stateFile], { stdout: () => {}, stderr: () => {} })).rejects.toThrow(/--detect-state needs --plan/);
+  });
+});
+
 describe('servebench collect: usage', () => {
   it('exit 2 without --from, with a --from that is not a folder, or an unreadable plan', async () => {
     const io = { stdout: () => {}, stderr: () => {} };
@@ -309,7 +481,7 @@ describe('servebench collect: usage', () => {
 
   it('--help names every flag and the exit statuses', () => {
     const help = formatHelp(collectCommand.spec);
-    for (const flag of ['--from DIR', '--plan FILE', '--results DIR', '--summary FILE', '--require-all', '--json']) expect(help).toContain(flag);
+    for (const flag of ['--from DIR', '--plan FILE', '--detect-state FILE', '--results DIR', '--summary FILE', '--require-all', '--json']) expect(help).toContain(flag);
     expect(help).toContain('Exit status: 0 all collected; 1 invalid files or conflicts');
   });
 });

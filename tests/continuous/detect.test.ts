@@ -3,7 +3,7 @@
  * registries with the bearer-token flow of ghcr.io and nvcr.io) on 127.0.0.1, with the real
  * engine specs. Waits and backoff run on a virtual clock, so rate limits cost no real time.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ import { detectCommand, runDetect } from '../../harness/continuous/detect-comman
 import type { DetectReport } from '../../harness/continuous/detect.ts';
 import type { DetectState } from '../../harness/continuous/detect-state.ts';
 import { parseLinkHeader } from '../../harness/continuous/github-http.ts';
-import { compareVersions, looksLikePrerelease, versionFromTag } from '../../harness/continuous/github-releases.ts';
+import { compareVersions, looksLikePrerelease, tagVersion, versionFromTag } from '../../harness/continuous/github-releases.ts';
 import { rateLimitWaitS } from '../../harness/continuous/http-conditional.ts';
 import { imageRef, parseRegistryOverrides, parseWwwAuthenticate } from '../../harness/continuous/registry-tags.ts';
 import { ServebenchError } from '../../harness/errors.ts';
@@ -119,6 +119,7 @@ describe('servebench detect', () => {
       new: [{ engine: 'vllm', version: '0.11.0', tag: 'v0.11.0', release_url: 'https://github.com/vllm-project/vllm/releases/tag/v0.11.0', published_at: '2026-09-30T12:00:00Z', image: 'vllm/vllm-openai:v0.11.0' }],
       pending: [],
       errors: [],
+      notes: [],
     });
     expect(second.state.engines['vllm']!.seen).toEqual({ '0.10.0': '2026-10-01', '0.10.1': '2026-10-01', '0.11.0': '2026-10-01' });
     expect(second.stderr).toMatch(/new {6}vllm 0\.11\.0 {2}vllm\/vllm-openai:v0\.11\.0/);
@@ -309,6 +310,153 @@ describe('servebench detect', () => {
   });
 });
 
+describe('servebench detect: versions the fleet cannot use, tag order, redirects, waits', () => {
+  it('skips a tag whose version the fleet cannot plan (note), and records a version whose image tag cannot exist as seen (note), not pending', async () => {
+    github.publish('vllm-project/vllm', { tag_name: 'v0.10.0', published_at: '2026-08-01T00:00:00Z' });
+    hub.push('vllm/vllm-openai', 'v0.10.0');
+    await detectRun(['--engine', 'vllm']);
+
+    const long = `v0.11.1-${'x'.repeat(60)}`;
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.0+cu126', published_at: '2026-09-01T00:00:00Z' });
+    github.publish('vllm-project/vllm', { tag_name: long, published_at: '2026-09-02T00:00:00Z' });
+    const run = await detectRun(['--engine', 'vllm']);
+    expect([run.code, run.report.new, run.report.pending, run.report.errors]).toEqual([0, [], [], []]);
+    expect(run.report.notes).toEqual([
+      { engine: 'vllm', message: expect.stringMatching(/^tag "v0\.11\.1-x+" skipped: its version is not a release name .*at most 64/) },
+      { engine: 'vllm', message: expect.stringMatching(/^0\.11\.0\+cu126 \(tag v0\.11\.0\+cu126\) recorded as seen, not reported: its image tag cannot exist \("v0\.11\.0\+cu126" is not a valid image tag\)/) },
+    ]);
+    expect(run.state.engines['vllm']!.seen).toEqual({ '0.10.0': '2026-10-01', '0.11.0+cu126': '2026-10-01' });
+    expect(run.state.engines['vllm']!.pending).toEqual({});
+    expect(run.stderr).toContain('0 new, 0 pending, 0 errors, 2 notes');
+    expect(run.stderr).toContain('  note     vllm: 0.11.0+cu126 (tag v0.11.0+cu126) recorded as seen');
+    // No registry was asked for an image that cannot exist.
+    expect(server.requests.filter((r) => r.url.includes('cu126'))).toEqual([]);
+
+    const again = await detectRun(['--engine', 'vllm']);
+    expect([again.code, again.report.new, again.report.pending, again.report.errors, again.report.notes]).toEqual([0, [], [], [], []]);
+  });
+
+  it('a version left pending by an older detect whose image tag cannot exist is settled as seen, not re-checked every night', async () => {
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.0+cu126', published_at: '2026-09-01T00:00:00Z' });
+    mkdirSync(join(dir, 'fleet'), { recursive: true });
+    const pending = { tag: 'v0.11.0+cu126', release_url: 'https://github.com/vllm-project/vllm/releases/tag/v0.11.0+cu126', published_at: '2026-09-01T00:00:00Z', since: '2026-09-01' };
+    writeFileSync(stateFile, JSON.stringify({ schema_version: 1, engines: { vllm: { source: 'releases', etags: {}, seen: {}, pending: { '0.11.0+cu126': pending } } } }));
+    const run = await detectRun(['--engine', 'vllm']);
+    expect([run.code, run.report.pending, run.report.errors]).toEqual([0, [], []]);
+    expect(run.report.notes.map((n) => n.message)).toEqual([expect.stringContaining('0.11.0+cu126 (tag v0.11.0+cu126) recorded as seen')]);
+    expect(run.state.engines['vllm']!.pending).toEqual({});
+    expect(run.state.engines['vllm']!.seen).toEqual({ '0.11.0+cu126': '2026-10-01' });
+  });
+
+  it('reads every page of tags (GitHub lists them by name): a new tag that sorts onto page 2 is found, page 1 costing a 304', async () => {
+    github.repo('withcatai/node-llama-cpp');
+    const names = Array.from({ length: 150 }, (_, i) => `v2.0.${i}`);
+    for (const name of names) github.tag('withcatai/node-llama-cpp', name);
+    const first = await detectRun(['--engine', 'embedded']);
+    // Newest by version, whichever page it is on; every page's tags recorded.
+    expect(first.report.new.map((v) => v.version)).toEqual(['2.0.149']);
+    expect(Object.keys(first.state.engines['embedded']!.seen)).toHaveLength(150);
+
+    // "v10.0.0" sorts after every "v2.…" by name: the last item, on page 2, though it is the newest version.
+    expect([...names, 'v10.0.0'].sort().reverse().indexOf('v10.0.0')).toBeGreaterThanOrEqual(100);
+    github.tag('withcatai/node-llama-cpp', 'v10.0.0');
+    const second = await detectRun(['--engine', 'embedded']);
+    expect([second.code, second.report.new.map((v) => v.version)]).toEqual([0, ['10.0.0']]);
+    const third = await detectRun(['--engine', 'embedded']);
+    expect([third.code, third.report.new]).toEqual([0, []]);
+
+    const tagAnswers = answers.filter((a) => a.url.includes('/tags')).map((a) => `${a.url} ${a.status}`);
+    expect(tagAnswers).toEqual([
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100 200',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100&page=2 200',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100 304',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100&page=2 200',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100 304',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100&page=2 304',
+    ]);
+    expect(Object.keys(third.state.engines['embedded']!.etags).sort()).toEqual([
+      '/repos/withcatai/node-llama-cpp/releases?per_page=100',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100',
+      '/repos/withcatai/node-llama-cpp/tags?per_page=100&page=2',
+    ]);
+  });
+
+  it('a full last page of tags is followed by one probe, so a tag that sorts onto a new page is not missed', async () => {
+    github.repo('withcatai/node-llama-cpp');
+    for (let i = 0; i < 100; i++) github.tag('withcatai/node-llama-cpp', `v3.0.${i}`);
+    await detectRun(['--engine', 'embedded']);
+    github.tag('withcatai/node-llama-cpp', 'v10.0.0');
+    const second = await detectRun(['--engine', 'embedded']);
+    expect(second.report.new.map((v) => v.version)).toEqual(['10.0.0']);
+    expect(answered('/repos/withcatai/node-llama-cpp/tags')).toEqual([200, 200, 304, 200]);
+  });
+
+  it('follows a moved repository\'s 301 (token kept on the same origin), conditionally; drops the token on a redirect to another origin', async () => {
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.0', published_at: '2026-09-30T00:00:00Z' });
+    hub.push('vllm/vllm-openai', 'v0.11.0');
+    github.move('vllm-project/vllm', 'vllm-org/vllm');
+    const token = { GITHUB_TOKEN: 'ghp_test_token' };
+    const first = await detectRun(['--engine', 'vllm'], token);
+    expect([first.code, first.report.errors, first.report.new.map((v) => v.version)]).toEqual([0, [], ['0.11.0']]);
+    const second = await detectRun(['--engine', 'vllm'], token);
+    expect([second.code, second.report.errors, second.report.new]).toEqual([0, [], []]);
+    const listing = answers.filter((a) => a.url.includes('/releases')).map((a) => `${a.url.replace(/\/repositories\/\d+\//, '/repositories/ID/')} ${a.status}`);
+    expect(listing).toEqual([
+      '/repos/vllm-project/vllm/releases?per_page=100 301',
+      '/repositories/ID/releases?per_page=100 200',
+      '/repos/vllm-project/vllm/releases?per_page=100 301',
+      '/repositories/ID/releases?per_page=100 304',
+    ]);
+    const followed = server.requests.filter((r) => r.url.startsWith('/repositories/'));
+    expect(followed.map((r) => [r.headers['authorization'], r.headers['if-none-match'] !== undefined])).toEqual([
+      ['Bearer ghp_test_token', false],
+      ['Bearer ghp_test_token', true],
+    ]);
+
+    // Another origin (a second loopback server with the same fake GitHub): followed, without the token.
+    const other = await startFakeServer([github.handler]);
+    try {
+      github.publish('sgl-project/sglang', { tag_name: 'v0.5.3', published_at: '2026-09-30T00:00:00Z' });
+      hub.push('lmsysorg/sglang', 'v0.5.3-cu129');
+      const location = `${other.url}/repos/sgl-project/sglang/releases?per_page=100`;
+      github.inject({ status: 302, headers: { location }, body: { message: 'Found' } }, 1, '/repos/sgl-project/sglang/releases');
+      const moved = await detectRun(['--engine', 'sglang'], token);
+      expect([moved.code, moved.report.errors, moved.report.new.map((v) => v.version)]).toEqual([0, [], ['0.5.3']]);
+      expect(other.requests.map((r) => [r.url, r.headers['authorization']])).toEqual([['/repos/sgl-project/sglang/releases?per_page=100', undefined]]);
+    } finally {
+      await other.close();
+    }
+
+    // A redirect loop ends after 3 hops, as an error for that engine only.
+    github.publish('mlc-ai/mlc-llm', { tag_name: 'v0.1.0', published_at: '2026-09-30T00:00:00Z' });
+    github.inject({ status: 301, headers: { location: '/repos/mlc-ai/mlc-llm/releases?per_page=100' }, body: { message: 'Moved Permanently' } }, 10, '/repos/mlc-ai/');
+    const loop = await detectRun(['--engine', 'mlc'], token);
+    expect(loop.code).toBe(1);
+    expect(loop.report.errors).toEqual([{ engine: 'mlc', message: expect.stringContaining('more than 3 redirects') }]);
+    expect(answered('/repos/mlc-ai/mlc-llm/releases')).toEqual([301, 301, 301, 301]);
+  });
+
+  it('send() alone waits out a secondary limit GitHub gives no time for: a minute, doubling, at most 3 waits per request', async () => {
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.0', published_at: '2026-09-30T00:00:00Z' });
+    hub.push('vllm/vllm-openai', 'v0.11.0');
+    const secondary = { status: 403, body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' } };
+    github.inject(secondary, 1);
+    const once = await detectRun(['--engine', 'vllm']);
+    expect([once.code, once.report.new.map((v) => v.version)]).toEqual([0, ['0.11.0']]);
+    expect(sleeps).toEqual([60_000]);
+
+    sleeps.length = 0;
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.1', published_at: '2026-10-01T00:00:00Z' });
+    github.inject(secondary, 10);
+    const before = server.requests.length;
+    const stuck = await detectRun(['--engine', 'vllm', '--max-wait', '10000']);
+    expect(stuck.code).toBe(1);
+    expect(sleeps).toEqual([60_000, 120_000, 240_000]);
+    expect(server.requests.length - before).toBe(4);
+    expect(stuck.report.errors[0]!.message).toContain('still limited after 3 waits');
+  });
+});
+
 describe('detectCommand (the CLI entry)', () => {
   it('polls every engine with a repository, --dry-run leaves the state alone, --out gets the report', async () => {
     const releases: Array<[string, string, () => void]> = [
@@ -363,7 +511,6 @@ describe('detectCommand (the CLI entry)', () => {
     expect(await usage(['--registry-url', 'ghcr.io'])).toMatch(/--registry-url: "ghcr.io" is not HOST=URL/);
     expect(await usage(['--max-wait=-1'])).toMatch(/--max-wait: -1 is too small/);
     expect(await usage(['--bogus'])).toMatch(/Unknown option '--bogus'/);
-    const { writeFileSync, mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'fleet'), { recursive: true });
     writeFileSync(stateFile, '{"schema_version": 2}');
     expect(await usage(['--engine', 'vllm'])).toMatch(/--state: .*detect-state\.json: schema_version: .*restore it from git/);
@@ -383,6 +530,12 @@ describe('detect helpers', () => {
     expect(['v0.11.0', 'b6123', '1.0.0rc4', 'v0.5.3.post1', 'gateway-v0.2.0', 'nightly', 'vv1'].map(versionFromTag)).toEqual(['0.11.0', '6123', '1.0.0rc4', '0.5.3.post1', null, null, null]);
     const sorted = ['1.0.0', '0.10.0', '1.0.0rc4', '0.9.2', '1.0.0.post1', '1.0.0rc10', '0.10.0-beta.1'].sort(compareVersions);
     expect(sorted).toEqual(['0.9.2', '0.10.0-beta.1', '0.10.0', '1.0.0rc4', '1.0.0rc10', '1.0.0', '1.0.0.post1']);
+    // Bounded to the fleet's release names (VersionSchema: at most 64 characters).
+    expect(versionFromTag(`v${'1'.repeat(64)}`)).toBe('1'.repeat(64));
+    expect(versionFromTag(`v${'1'.repeat(65)}`)).toBeNull();
+    expect(tagVersion(`v${'1'.repeat(65)}`)).toEqual({ refused: expect.stringContaining('at most 64') });
+    expect(tagVersion('v0.11.0+cu126')).toEqual({ version: '0.11.0+cu126' });
+    expect(tagVersion('nightly')).toBeNull();
     expect(['1.0.0rc4', '0.5.0-beta.1', '1.2.0a1', '0.1.dev0', '6123', '0.5.3.post1'].map(looksLikePrerelease)).toEqual([true, true, true, true, false, false]);
   });
 

@@ -17,7 +17,7 @@ import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts'
 import { argvFor, expandPlan, HARNESS_ARGV, missingJobs, shellCommand, type NewRelease, type Plan, type PlannedJob } from '../../harness/continuous/plan.ts';
 import { planCommand } from '../../harness/continuous/plan-command.ts';
 import { loadFleet, loadNewReleases } from '../../harness/continuous/plan-inputs.ts';
-import { renderKubernetes } from '../../harness/continuous/plan-kubernetes.ts';
+import { generateNameFor, renderKubernetes } from '../../harness/continuous/plan-kubernetes.ts';
 import { renderMatrix } from '../../harness/continuous/plan-matrix.ts';
 import { renderSlurm, submitAllScript } from '../../harness/continuous/plan-slurm.ts';
 import { syntheticResult } from '../../scripts/synthetic-results.ts';
@@ -285,9 +285,14 @@ describe('servebench plan: Kubernetes Jobs', () => {
       const job = p.jobs[i]!;
       expect(doc['apiVersion']).toBe('batch/v1');
       expect(doc['kind']).toBe('Job');
-      expect(doc['metadata'].name).toBe(job.name);
-      expect(doc['metadata'].name.length).toBeLessThanOrEqual(63);
-      expect(doc['metadata'].name).toMatch(RFC1123);
+      // A new Job every night (`kubectl create -f -`): the API server appends 5 random characters to generateName.
+      expect(doc['metadata'].name).toBeUndefined();
+      expect(doc['metadata'].generateName).toBe(`${job.name}-`);
+      const made = `${doc['metadata'].generateName}x7k2q`;
+      expect(made.length).toBeLessThanOrEqual(63);
+      expect(made).toMatch(RFC1123);
+      expect(doc['metadata'].labels['servebench.dev/job-id']).toBe(job.id);
+      expect(doc['spec'].template.metadata.labels['servebench.dev/job-id']).toBe(job.id);
       expect(doc['metadata'].namespace).toBe('sb-test');
       for (const value of Object.values(doc['metadata'].labels as Record<string, string>)) expect(value).toMatch(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/);
       expect(doc['metadata'].labels['servebench.dev/engine']).toBe(job.engine);
@@ -317,6 +322,18 @@ describe('servebench plan: Kubernetes Jobs', () => {
         expect(container.image).toBe('example.invalid/servebench:test');
       }
     });
+  });
+
+  it('a long job name is shortened in generateName, keeping its id, so the generated name stays an RFC 1123 label', () => {
+    const { plan: p } = plan();
+    const id = p.jobs[0]!.id;
+    const longest = `sb-${'a-very-long-engine-name'.repeat(3)}`.slice(0, 63 - id.length - 1).replace(/-+$/, '') + `-${id}`;
+    expect(longest.length).toBeGreaterThan(57);
+    const prefix = generateNameFor({ name: longest, id });
+    expect(prefix.endsWith(`-${id}-`)).toBe(true);
+    expect(prefix.length).toBe(58);
+    expect(`${prefix}zzzzz`).toMatch(RFC1123);
+    for (const job of p.jobs) expect(`${generateNameFor(job)}abcde`.length).toBeLessThanOrEqual(63);
   });
 
   it('a GPU type without a kubernetes block, or a fleet without the scheduler, is a clear error', () => {
@@ -539,6 +556,50 @@ describe('missingJobs: planned jobs that left no result', () => {
     expect(missingJobs(p, results)).toEqual([]);
     const cpu = p.jobs.find((j) => j.gpu_type === 'cpu')!;
     expect(missingJobs(p, results.filter((_, i) => p.jobs[i] !== cpu))).toEqual([cpu]);
+  });
+
+  it('a "latest" job whose image is the release a pinned job runs: each result matches its own job by the recorded --engine-version', () => {
+    // The nightly runs sglang "latest"; the same night plans the new release 0.5.9, and the latest image is 0.5.9 too.
+    const { plan: p } = plan({ engines: ['sglang'], releases: [{ engine: 'sglang', version: '0.5.9' }] });
+    const latest = p.jobs.filter((j) => j.version === 'latest');
+    const pinned = p.jobs.filter((j) => j.version === '0.5.9');
+    expect(latest.length).toBeGreaterThan(0);
+    expect(pinned).toHaveLength(latest.length);
+    // '0.5.9' sorts before 'latest': a match by reported version would give the latest job's result to the pinned job.
+    expect(p.jobs.indexOf(pinned[0]!)).toBeLessThan(p.jobs.indexOf(latest[0]!));
+    const reporting = (job: PlannedJob) => resultFor(job, (r) => (r.run!.engine.version = '0.5.9'));
+    const lostPinned = pinned[0]!;
+    expect(missingJobs(p, p.jobs.filter((j) => j !== lostPinned).map(reporting))).toEqual([lostPinned]);
+    const lostLatest = latest[0]!;
+    expect(missingJobs(p, p.jobs.filter((j) => j !== lostLatest).map(reporting))).toEqual([lostLatest]);
+    // A pinned job's result (with --engine-version) never stands in for a "latest" job, and the other way round.
+    const pinnedTwin = pinned.find((j) => j.model.id === lostLatest.model.id && j.workload === lostLatest.workload && j.gpu_type === lostLatest.gpu_type)!;
+    expect(missingJobs(p, [...p.jobs.filter((j) => j !== lostLatest).map(reporting), reporting(pinnedTwin)])).toEqual([lostLatest]);
+  });
+
+  it('a completed GPU run whose GPUs could not be read (hardware: null) accounts for a GPU job of its configuration, after the named results', () => {
+    const { plan: p } = plan({ engines: ['vllm'] });
+    const h100 = p.jobs.find((j) => j.gpu_type === 'h100-sxm-80gb' && j.model.tp === 1 && j.workload === 'chat')!;
+    const amd = p.jobs.find((j) => j.gpu_type === 'mi300x-192gb')!;
+    // Same configuration on two GPU types.
+    expect(amd.model).toEqual(h100.model);
+    expect(amd.load).toEqual(h100.load);
+    const unread = (job: PlannedJob) =>
+      resultFor(job, (r) => {
+        r.run!.hardware = null;
+        r.run!.engine.launcher = 'process';
+        r.harness.command = ['servebench', 'run', ...argvFor(job, 'kubernetes').slice(1)];
+      });
+    expect(RunResultSchema.parse(unread(h100)).status).toBe('completed');
+    const others = p.jobs.filter((j) => j !== h100 && j !== amd).map((j) => resultFor(j));
+    expect(missingJobs(p, [...others, resultFor(amd), unread(h100)])).toEqual([]);
+    // Listed first, the unnamed result still leaves the MI300X job to the result that names its GPUs.
+    expect(missingJobs(p, [unread(h100), ...others, resultFor(amd)])).toEqual([]);
+    // It accounts for one job: with no named result, one of the two GPU jobs is missing.
+    expect(missingJobs(p, [...others, unread(h100)])).toHaveLength(1);
+    // It is no CPU job's result when its configuration is a GPU job's, and vice versa: another configuration counts for nothing.
+    const other = p.jobs.find((j) => j.gpu_type === 'h100-sxm-80gb' && j.model.tp === 2 && j.workload === 'chat')!;
+    expect(missingJobs(p, [...p.jobs.filter((j) => j !== other).map((j) => resultFor(j)), unread(h100)])).toEqual([other]);
   });
 });
 

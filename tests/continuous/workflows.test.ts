@@ -391,6 +391,23 @@ describe('workflow files', () => {
     expect(script).toContain("'<!-- servebench-submission-summary -->'");
     expect(script).toContain("labels: ['community']");
     expect(script).not.toMatch(/\beval\b|child_process|exec\(/);
+    // The run is submission.yml's, for the pull request's own head repository…
+    expect(script).toContain("run.path !== '.github/workflows/submission.yml'");
+    expect(script).toMatch(/run\.head_repository\?\.full_name !== pr\.head\.repo\.full_name/);
+    // …and the pull request adds files under results/ and nothing else (GitHub's list, not the
+    // artifact's word): a pull request that edits submission.yml runs its own copy of it.
+    expect(script).toContain('github.paginate(github.rest.pulls.listFiles, { ...context.repo, pull_number: number');
+    expect(script).toMatch(/f\.status === 'added' && inResults\(f\.filename\) && \(f\.previous_filename === undefined \|\| inResults\(f\.previous_filename\)\)/);
+    expect(script).toContain("name.startsWith('results/')");
+    expect(script).toContain('**Not verified automatically.**');
+    // In that order: the fixed comment returns before the artifact's summary is read or a label added.
+    const order = ['run.path !==', 'pr.head.sha !== run.head_sha', 'run.head_repository', 'pulls.listFiles', 'if (!resultsOnly)', 'postSticky(NOT_VERIFIED)', "readArtifact('summary.md'", 'addLabels'].map((s) => script.indexOf(s));
+    expect(order.every((i) => i >= 0), JSON.stringify(order)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(script.slice(script.indexOf('if (!resultsOnly)'), script.indexOf('let summary ='))).toMatch(/return;\s*\}\s*$/);
+    // The script parses (as github-script runs it: the body of an async function).
+    const parse = spawnSync(process.execPath, ['--check', '-'], { input: `(async () => {\n${script}\n})();\n`, encoding: 'utf8' });
+    expect(parse.stderr).toBe('');
     expect(Object.values(wf.doc.jobs)[0]!.if).toContain("github.event.workflow_run.event == 'pull_request'");
   });
 
@@ -479,8 +496,18 @@ describe('workflow files', () => {
   it('concurrency: one nightly at a time and never cancelled; a newer push supersedes a pull request\'s checks', () => {
     for (const wf of WORKFLOWS) expect(wf.doc.concurrency?.group, wf.file).toBeTruthy();
     const nightly = workflow('nightly.yml').doc;
-    expect(nightly.concurrency).toEqual({ group: "${{ github.event_name == 'push' && 'nightly-publish' || 'nightly' }}", 'cancel-in-progress': false });
+    expect(nightly.concurrency).toEqual({ group: "${{ github.event_name == 'push' && 'nightly-publish' || github.event_name == 'repository_dispatch' && 'nightly-release' || 'nightly' }}", 'cancel-in-progress': false });
+    // GitHub keeps one pending run per group: an engine-release ping must not replace a waiting
+    // night (nor the reverse), so each event gets its group. The expression, evaluated per event:
+    const groupOf = (event: string) => {
+      const m = nightly.concurrency!.group.match(/^\$\{\{ (.*) \}\}$/)![1]!;
+      const alternatives = m.split(' || ').map((part) => part.match(/^(?:github\.event_name == '(\w+)' && )?'([\w-]+)'$/)!);
+      return alternatives.find((a) => a[1] === undefined || a[1] === event)![2];
+    };
+    expect(['schedule', 'workflow_dispatch', 'repository_dispatch', 'push'].map(groupOf)).toEqual(['nightly', 'nightly', 'nightly-release', 'nightly-publish']);
     expect(nightly.jobs.deploy!.concurrency).toEqual({ group: 'pages', 'cancel-in-progress': false });
+    // Alert lists the open issues, then creates them: one alert run at a time, whichever run it is in.
+    expect(nightly.jobs.alert!.concurrency).toEqual({ group: 'servebench-alert', 'cancel-in-progress': false });
     expect(workflow('ci.yml').doc.concurrency).toEqual({ group: 'ci-${{ github.event.pull_request.number || github.ref }}', 'cancel-in-progress': "${{ github.event_name == 'pull_request' }}" });
     expect(workflow('submission.yml').doc.concurrency).toEqual({ group: 'submission-${{ github.event.pull_request.number }}', 'cancel-in-progress': true });
     expect(Object.keys(nightly.on).sort()).toEqual(['push', 'repository_dispatch', 'schedule', 'workflow_dispatch']);
@@ -492,6 +519,124 @@ describe('workflow files', () => {
   });
 });
 
+describe('nightly: what reaches the default branch, the token, the detect state', () => {
+  const nightly = () => workflow('nightly.yml').doc;
+
+  it('alert runs on a push, a night that committed its results, or a dry run; never on a night that opened a pull request', () => {
+    const alert = nightly().jobs.alert!;
+    expect(alert.if).toBe("${{ !cancelled() && (github.event_name == 'push' || (needs.collect.result == 'success' && needs.collect.outputs.added != '0' && (needs.collect.outputs.committed == 'true' || (github.event_name == 'workflow_dispatch' && inputs.dry_run)))) }}");
+    // committed is true only from the commit step, which runs only when results go straight to the branch.
+    expect(nightly().jobs.collect!.outputs!.committed).toBe("${{ steps.commit.outputs.committed || 'false' }}");
+    expect(step('nightly.yml', 'collect', 'commit').if).toBe("env.DRY_RUN != 'true' && vars.SERVEBENCH_COMMIT_DIRECT == 'true'");
+    expect(step('nightly.yml', 'collect', 'pr').if).toBe("env.DRY_RUN != 'true' && vars.SERVEBENCH_COMMIT_DIRECT != 'true'");
+    expect(alert.if).not.toMatch(/SERVEBENCH_COMMIT_DIRECT != 'true'|steps\.pr|pull_request/);
+    // The dry-run clause is the one DRY_RUN is made of, and alert passes --dry-run on it.
+    expect(workflow('nightly.yml').doc.env!.DRY_RUN).toBe("${{ github.event_name == 'workflow_dispatch' && inputs.dry_run }}");
+    expect(step('nightly.yml', 'alert', 'File issues and notify').run).toContain('args+=(--dry-run)');
+  });
+
+  it('no unused job outputs: detect has none, collect the three the later jobs read', () => {
+    const jobs = nightly().jobs;
+    expect(jobs.detect!.outputs).toBeUndefined();
+    expect(Object.keys(jobs.collect!.outputs!).sort()).toEqual(['added', 'base', 'committed']);
+    const text = workflow('nightly.yml').text;
+    for (const [jobId, job] of Object.entries(jobs)) {
+      for (const key of Object.keys(job.outputs ?? {})) expect(text, `${jobId}.${key}`).toContain(`needs.${jobId}.outputs.${key}`);
+    }
+  });
+
+  it('the token never goes through argv: masked, and handed to git through GIT_CONFIG_* variables', () => {
+    const withToken = allSteps().filter(({ step: s }) => s.run?.includes('extraheader'));
+    expect(withToken.map(({ wf, jobId, step: s }) => `${wf.file}/${jobId}/${s.name ?? s.id}`).sort()).toEqual([
+      'nightly.yml/collect/Commit to the branch',
+      'nightly.yml/collect/Save the detect state on its branch',
+      'nightly.yml/detect/Read the detect state from its branch',
+    ]);
+    for (const { step: s } of withToken) {
+      const run = s.run!;
+      expect(run).not.toMatch(/-c\s+["']?http\.[^\n]*extraheader/);
+      expect(run).not.toMatch(/git\s+config\b/);
+      const mask = run.indexOf('echo "::add-mask::$auth_b64"');
+      expect(mask).toBeGreaterThan(run.indexOf('auth_b64=$(printf'));
+      expect(mask).toBeLessThan(run.indexOf('GIT_CONFIG_VALUE_0'));
+      expect(run).toContain('GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="http.$GITHUB_SERVER_URL/.extraheader" GIT_CONFIG_VALUE_0="AUTHORIZATION: basic $auth_b64"');
+    }
+  });
+
+  it('detect reads its state from the servebench/detect-state branch; collect updates it, then force-pushes it there, never on a dry run', () => {
+    const detectSteps = nightly().jobs.detect!.steps;
+    const read = detectSteps.findIndex((s) => s.name === 'Read the detect state from its branch');
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(detectSteps.findIndex((s) => s.id === 'detect'));
+    expect(detectSteps[read]!.run).toContain('git ls-remote --exit-code origin "refs/heads/$STATE_BRANCH"');
+    expect(detectSteps[read]!.run).toContain('git show "origin/$STATE_BRANCH:fleet/detect-state.json" > fleet/detect-state.json');
+    expect(detectSteps[read]!.env).toMatchObject({ STATE_BRANCH: 'servebench/detect-state' });
+
+    const collectSteps = nightly().jobs.collect!.steps;
+    const save = collectSteps.at(-1)!;
+    expect(save.name).toBe('Save the detect state on its branch');
+    expect(save.if).toBe("env.DRY_RUN != 'true'");
+    expect(save.env).toMatchObject({ STATE_BRANCH: 'servebench/detect-state' });
+    expect(save.run).toContain('git push -q --force origin "$commit:refs/heads/$STATE_BRANCH"');
+    // After the pull request and the commit: a night whose results did not get out saves nothing.
+    expect(collectSteps.findIndex((s) => s.id === 'pr')).toBeLessThan(collectSteps.length - 1);
+    expect(collectSteps.findIndex((s) => s.id === 'commit')).toBeLessThan(collectSteps.length - 1);
+    // collect marks the releases that left no result as pending, in the state it then keeps.
+    const collect = step('nightly.yml', 'collect', 'collect').run!;
+    expect(collect).toContain('--detect-state fleet/detect-state.json');
+    expect(collect).not.toMatch(/git checkout -- fleet\/detect-state\.json/);
+    // The results pull request carries results only.
+    expect(String(step('nightly.yml', 'collect', 'pr').with!['add-paths']).trim()).toBe('results/**');
+  });
+
+  it('the state round trip: saved as a one-file, one-commit branch (overwritten each night), read back before detect; main\'s copy until the branch exists', () => {
+    const remote = tempDir('sb-state-remote-');
+    git(remote, 'init', '-q', '--bare', '-b', 'main');
+    const seed = gitRepo({ 'fleet/detect-state.json': '{"main": 1}\n', 'results/.gitkeep': '' });
+    git(seed, 'remote', 'add', 'origin', remote);
+    git(seed, 'push', '-q', 'origin', 'main');
+
+    const readScript = step('nightly.yml', 'detect', 'Read the detect state from its branch').run!;
+    const readEnv = { GITHUB_TOKEN: 'not-a-token', STATE_BRANCH: 'servebench/detect-state' };
+    const detectClone = tempDir('sb-state-detect-');
+    git(detectClone, 'clone', '-q', '--depth=1', `file://${remote}`, '.');
+    // No branch yet: main's copy stays.
+    const first = runScript(readScript, detectClone, readEnv);
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    expect(readFileSync(join(detectClone, 'fleet', 'detect-state.json'), 'utf8')).toBe('{"main": 1}\n');
+
+    // The collect job: a work tree with results and a pull request's worth of changes; the save leaves them be.
+    const saveStep = step('nightly.yml', 'collect', 'Save the detect state on its branch');
+    const saveEnv: Record<string, string> = { ...(saveStep.env as Record<string, string>), GITHUB_TOKEN: 'not-a-token', RUN_ID: '77' };
+    const work = tempDir('sb-state-collect-');
+    git(work, 'clone', '-q', remote, '.');
+    writeFileSync(join(work, 'fleet', 'detect-state.json'), '{"night": 1}\n');
+    mkdirSync(join(work, 'results', 'x'), { recursive: true });
+    writeFileSync(join(work, 'results', 'x', 'a.json'), '{}');
+    const saved = runScript(saveStep.run!, work, saveEnv);
+    expect([saved.code, saved.stderr]).toEqual([0, '']);
+    expect(saved.stdout).toMatch(/^::add-mask::\S+$/m);
+    expect(git(remote, 'ls-tree', '-r', '--name-only', 'servebench/detect-state').trim()).toBe('fleet/detect-state.json');
+    expect(git(remote, 'show', 'servebench/detect-state:fleet/detect-state.json')).toBe('{"night": 1}\n');
+    expect(git(remote, 'log', '--format=%s|%an', 'servebench/detect-state').trim()).toBe('detect state: nightly run 77|github-actions[bot]');
+    expect(git(work, 'status', '--porcelain').split('\n').filter((l) => l !== '').sort()).toEqual([' M fleet/detect-state.json', '?? results/x/']);
+    expect(git(remote, 'rev-parse', 'main')).toBe(git(seed, 'rev-parse', 'main'));
+
+    // The next night overwrites it: still one commit.
+    writeFileSync(join(work, 'fleet', 'detect-state.json'), '{"night": 2}\n');
+    expect(runScript(saveStep.run!, work, { ...saveEnv, RUN_ID: '78' }).code).toBe(0);
+    expect(git(remote, 'log', '--format=%s', 'servebench/detect-state').trim()).toBe('detect state: nightly run 78');
+
+    // And detect reads it back.
+    const second = runScript(readScript, detectClone, readEnv);
+    expect([second.code, second.stderr]).toEqual([0, '']);
+    expect(readFileSync(join(detectClone, 'fleet', 'detect-state.json'), 'utf8')).toBe('{"night": 2}\n');
+    // A remote that cannot be read fails the job (rather than detect from a stale state).
+    git(detectClone, 'remote', 'set-url', 'origin', join(remote, 'missing'));
+    expect(runScript(readScript, detectClone, readEnv).code).not.toBe(0);
+  });
+});
+
 describe('step scripts, run under bash with a stand-in npm', () => {
   it('detect: passes the engine filter and --dry-run, plans on after a partial poll (1), fails on 2', () => {
     const script = step('nightly.yml', 'detect', 'detect').run!;
@@ -500,10 +645,10 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const partial = runScript(script, cwd, { ENGINES: 'vllm,sglang', DRY_RUN: 'true', FAKE_CODE: '1', FAKE_FILE: detected });
     expect(partial.code).toBe(0);
     expect(partial.calls).toEqual([['detect', '--out', 'detected.json', '--engine', 'vllm', '--engine', 'sglang', '--dry-run']]);
-    expect(partial.outputs).toEqual({ has_new: 'true' });
+    expect(partial.outputs).toEqual({});
     expect(partial.stdout).toContain('::warning title=detect::');
     const quiet = runScript(script, cwd, { ENGINES: '', DRY_RUN: 'false', FAKE_CODE: '0', FAKE_FILE: JSON.stringify({ new: [] }) });
-    expect([quiet.code, quiet.calls, quiet.outputs]).toEqual([0, [['detect', '--out', 'detected.json']], { has_new: 'false' }]);
+    expect([quiet.code, quiet.calls, quiet.outputs]).toEqual([0, [['detect', '--out', 'detected.json']], {}]);
     expect(runScript(script, cwd, { ENGINES: '', DRY_RUN: 'false', FAKE_CODE: '2' }).code).toBe(2);
   });
 
@@ -558,7 +703,7 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect([none.code, readdirSync(join(none.runnerTemp, 'artifact'))]).toEqual([0, ['logs']]);
   });
 
-  it('collect: counts the new files, keeps the detect state only after a clean collect, fails on bad usage; stages the night for the later jobs', () => {
+  it('collect: counts the new files, keeps the state collect updated whatever its exit status, fails on bad usage; stages the night for the later jobs', () => {
     const setup = () => {
       const repo = gitRepo({ 'fleet/detect-state.json': '{"old": true}\n', 'results/.gitkeep': '' });
       writeFileSync(join(repo, 'fleet', 'detect-state.json'), '{"new": true}\n');
@@ -572,7 +717,7 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const ok = runScript(script, clean, { FAKE_CODE: '0', FAKE_STDOUT: '{"collected": []}' });
     expect(ok.code).toBe(0);
     expect(ok.outputs).toEqual({ base: git(clean, 'rev-parse', 'HEAD').trim(), added: '2' });
-    expect(ok.calls[0]!.slice(0, 8)).toEqual(['collect', '--plan', 'plan/plan.json', '--from', 'incoming', '--results', 'results', '--summary']);
+    expect(ok.calls[0]!.slice(0, 10)).toEqual(['collect', '--plan', 'plan/plan.json', '--from', 'incoming', '--results', 'results', '--detect-state', 'fleet/detect-state.json', '--summary']);
     expect(readFileSync(join(clean, 'collect.json'), 'utf8')).toBe('{"collected": []}');
     expect(existsSync(join(clean, 'incoming'))).toBe(true);
     expect(readFileSync(join(clean, 'fleet', 'detect-state.json'), 'utf8')).toBe('{"new": true}\n');
@@ -581,7 +726,8 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const problems = runScript(script, bad, { FAKE_CODE: '1', FAKE_STDOUT: '{}' });
     expect([problems.code, problems.outputs.added]).toEqual([0, '2']);
     expect(problems.stdout).toContain('::error title=collect::');
-    expect(readFileSync(join(bad, 'fleet', 'detect-state.json'), 'utf8')).toBe('{"old": true}\n');
+    // collect marked what left no result as pending again: its state is kept, not reverted.
+    expect(readFileSync(join(bad, 'fleet', 'detect-state.json'), 'utf8')).toBe('{"new": true}\n');
     expect(runScript(script, setup(), { FAKE_CODE: '2' }).code).toBe(2);
 
     // Then the summary for the pull request body, and the staged artifact.
@@ -620,6 +766,7 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect(env.GIT_COMMITTER_NAME).toBe('github-actions[bot]');
     const pushed = runScript(script, work, env);
     expect(pushed.stderr).toBe('');
+    expect(pushed.stdout).toBe(`::add-mask::${Buffer.from('x-access-token:not-a-token').toString('base64')}\n`);
     expect([pushed.code, pushed.outputs.committed]).toEqual([0, 'true']);
     const log = git(remote, 'log', '--format=%s', 'main');
     expect(log.split('\n').slice(0, 3)).toEqual(['results: nightly run 77', 'meanwhile', 'base']);
@@ -679,6 +826,26 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const linked = runScript(tree, repo, { BASE_REF: 'main' });
     expect([linked.code, linked.outputs]).toEqual([0, { links: 'true' }]);
     expect(linked.stdout).toContain('::error title=submission::');
+
+    // What git holds: results/ itself a link (find does not look inside the link it starts from),
+    // or a link committed inside it.
+    const linkedDir = gitRepo({ 'harness/a.ts': 'trusted\n', 'results/r1.json': '{}' });
+    git(linkedDir, 'update-ref', 'refs/remotes/origin/main', 'main');
+    git(linkedDir, 'rm', '-q', '-r', 'results');
+    mkdirSync(join(linkedDir, 'elsewhere'));
+    writeFileSync(join(linkedDir, 'elsewhere', 'r1.json'), '{}');
+    symlinkSync('elsewhere', join(linkedDir, 'results'));
+    git(linkedDir, 'add', '-A');
+    git(linkedDir, 'commit', '-q', '-m', 'results is a link');
+    const dirLink = runScript(tree, linkedDir, { BASE_REF: 'main' });
+    expect([dirLink.code, dirLink.outputs]).toEqual([0, { links: 'true' }]);
+    const linkedFile = gitRepo({ 'results/r1.json': '{}' });
+    git(linkedFile, 'update-ref', 'refs/remotes/origin/main', 'main');
+    symlinkSync('../../etc/passwd', join(linkedFile, 'results', 'r2.json'));
+    git(linkedFile, 'add', '-A');
+    git(linkedFile, 'commit', '-q', '-m', 'a committed link');
+    expect(git(linkedFile, 'ls-files', '-s', '--', 'results')).toMatch(/^120000 /m);
+    expect(runScript(tree, linkedFile, { BASE_REF: 'main' }).outputs).toEqual({ links: 'true' });
 
     const validate = runScript(step('submission.yml', 'check', 'validate').run!, repo, { BASE_REF: 'main', FAKE_CODE: '1' });
     expect([validate.code, validate.outputs, validate.calls]).toEqual([0, { code: '1' }, [['validate', '--base', 'origin/main']]]);

@@ -8,7 +8,11 @@
  *   author, assets. Drafts are listed only to users with push access: here, any request with
  *   an Authorization header.
  * - Tag objects: `GET /repos/cli/cli/tags` as quoted in github/docs#40396 (name, zipball_url,
- *   tarball_url, commit {sha, url}, node_id).
+ *   tarball_url, commit {sha, url}, node_id), listed by name in reverse order, not by date
+ *   (google/go-github#3583: golang/go's list starts weekly.2012-03-27, weekly.2012-03-22, …;
+ *   loopwerk/tag-changelog#12: y6, y3, y2), so a new tag can land on any page.
+ * - A renamed or transferred repository: its old name answers 301 with a Location under
+ *   /repositories/{id}/… (GitHub's "Moved Permanently" body: message, url, documentation_url).
  * - Pagination: per_page (default 30, at most 100) and page; a `Link` header with prev/next/last/
  *   first, whose URLs GitHub writes under /repositories/{numeric id}/… (e.g. `curl -I
  *   https://api.github.com/repos/rails/rails/issues` → `<https://api.github.com/repositories/8514/
@@ -62,6 +66,8 @@ export interface FakeGithub {
   /** Publishes a release at the top of the list (GitHub lists the newest first). */
   publish(fullName: string, release: FakeReleaseInput): void;
   tag(fullName: string, name: string): void;
+  /** Renames `from` (which must exist) to `to`: requests naming `from` answer 301 to the repository's id URL. */
+  move(from: string, to: string): void;
   /** The next `count` requests whose path contains `pathPart` get `answer` instead. */
   inject(answer: InjectedAnswer, count: number, pathPart?: string): void;
   /** The primary rate limit: mutable. */
@@ -78,6 +84,8 @@ export interface FakeGithubOptions {
 export function fakeGithub(options: FakeGithubOptions = {}): FakeGithub {
   const now = options.now ?? (() => Date.now());
   const repos = new Map<string, FakeRepo>();
+  // old full name (lower case) → the repository it became
+  const moved = new Map<string, FakeRepo>();
   const injected: Array<{ answer: InjectedAnswer; left: number; pathPart: string }> = [];
   const limit = options.limit ?? 60;
   const rateLimit = { limit, remaining: limit, reset: Math.floor(now() / 1000) + 3600 };
@@ -170,8 +178,14 @@ export function fakeGithub(options: FakeGithubOptions = {}): FakeGithub {
       );
     }
 
-    const owner = byName ? repos.get(byName[1]!.toLowerCase()) : [...repos.values()].find((r) => String(r.id) === byId![1]);
     const kind = (byName ?? byId)![2] as 'releases' | 'tags';
+    const movedTo = byName && !repos.has(byName[1]!.toLowerCase()) ? moved.get(byName[1]!.toLowerCase()) : undefined;
+    if (movedTo) {
+      rateLimit.remaining -= 1;
+      const location = `${base}/repositories/${movedTo.id}/${kind}${url.search}`;
+      return sendJson(response, 301, { message: 'Moved Permanently', url: location, documentation_url: 'https://docs.github.com/v3/#http-redirects' }, { location, ...rateHeaders() });
+    }
+    const owner = byName ? repos.get(byName[1]!.toLowerCase()) : [...repos.values()].find((r) => String(r.id) === byId![1]);
     if (!owner) {
       rateLimit.remaining -= 1;
       return sendJson(response, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/releases/releases#list-releases', status: '404' }, rateHeaders());
@@ -181,7 +195,7 @@ export function fakeGithub(options: FakeGithubOptions = {}): FakeGithub {
     const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
     const all = kind === 'releases'
       ? owner.releases.filter((r) => authorized || !r.draft).map((r) => releaseJson(base, owner, r))
-      : owner.tags.map((name) => tagJson(base, owner, name));
+      : [...owner.tags].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).map((name) => tagJson(base, owner, name));
     const items = all.slice((page - 1) * perPage, page * perPage);
     const body = JSON.stringify(items);
     const etag = `W/"${createHash('sha256').update(`${authorized}|${body}`).digest('hex').slice(0, 32)}"`;
@@ -220,6 +234,14 @@ export function fakeGithub(options: FakeGithubOptions = {}): FakeGithub {
     },
     tag(fullName, name) {
       repo(fullName).tags.unshift(name);
+    },
+    move(from, to) {
+      const owner = repos.get(from.toLowerCase());
+      if (!owner) throw new Error(`fake GitHub: no repository ${from} to move`);
+      repos.delete(from.toLowerCase());
+      const renamed: FakeRepo = { ...owner, fullName: to };
+      repos.set(to.toLowerCase(), renamed);
+      moved.set(from.toLowerCase(), renamed);
     },
     inject(answer, count, pathPart = '/') {
       injected.push({ answer, left: count, pathPart });
