@@ -11,6 +11,7 @@
 import { regressionsMarkdown } from '../store/regress.ts';
 import { HEADLINE_METRICS } from '../store/headline-metrics.ts';
 import type { AlertRegression } from './alert-input.ts';
+import { significant } from '../io/markdown.ts';
 
 export const KEY_MARKER = 'servebench-regression-key';
 const DATA_MARKER = 'servebench-regression-data';
@@ -210,9 +211,6 @@ export function replaceSection(existing: string, fresh: string): string {
   return keyOfBody(updated) === null ? `${fresh.split('\n')[0]}\n${updated}` : updated;
 }
 
-function fmt(value: number): string {
-  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3);
-}
 
 /** One line per number that moved, for the comment on an updated issue. */
 export function describeChanges(before: RegressionData | null, r: AlertRegression): string[] {
@@ -220,9 +218,9 @@ export function describeChanges(before: RegressionData | null, r: AlertRegressio
   const unit = METRICS.get(r.metric)?.unit ?? '';
   const after = dataOf(r);
   const lines: string[] = [];
-  if (fmt(before.change_pct) !== fmt(after.change_pct) || formatChange(before.change_pct) !== formatChange(after.change_pct)) lines.push(`change ${formatChange(before.change_pct)} → ${formatChange(after.change_pct)}`);
-  if (fmt(before.value) !== fmt(after.value)) lines.push(`new release ${fmt(before.value)} → ${fmt(after.value)} ${unit}`.trimEnd());
-  if (fmt(before.previous_value) !== fmt(after.previous_value)) lines.push(`previous release ${fmt(before.previous_value)} → ${fmt(after.previous_value)} ${unit}`.trimEnd());
+  if (significant(before.change_pct) !== significant(after.change_pct) || formatChange(before.change_pct) !== formatChange(after.change_pct)) lines.push(`change ${formatChange(before.change_pct)} → ${formatChange(after.change_pct)}`);
+  if (significant(before.value) !== significant(after.value)) lines.push(`new release ${significant(before.value)} → ${significant(after.value)} ${unit}`.trimEnd());
+  if (significant(before.previous_value) !== significant(after.previous_value)) lines.push(`previous release ${significant(before.previous_value)} → ${significant(after.previous_value)} ${unit}`.trimEnd());
   if (before.runs !== after.runs || before.previous_runs !== after.previous_runs) lines.push(`runs ${before.previous_runs}/${before.runs} → ${after.previous_runs}/${after.runs}`);
   const p = (v: number | null) => (v === null ? 'n/a' : v < 1e-4 ? '<0.0001' : v.toFixed(4));
   if (p(before.p_value) !== p(after.p_value)) lines.push(`p ${p(before.p_value)} → ${p(after.p_value)}`);

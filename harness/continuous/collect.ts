@@ -23,6 +23,7 @@ import { listResultFiles, peekRunId } from '../store/result-files.ts';
 import type { RunResult } from '../schema/result.ts';
 import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from './detect-state.ts';
 import { LATEST, missingJobs, PLAN_FORMAT, type Plan, type PlannedJob, type PlannedRelease } from './plan.ts';
+import { escapeTableCell } from '../io/markdown.ts';
 
 /** What collect reads of a plan.json (`servebench plan --out`): the jobs, as missingJobs matches them. */
 const PlanFileSchema = z
@@ -375,10 +376,6 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
   };
 }
 
-/** Markdown cell text: no table breaks, no markup from file names or messages. */
-function cell(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`);
-}
 
 /** Rows beyond this are counted, not listed: a step summary has a size limit (1 MiB). */
 const MAX_ROWS = 100;
@@ -388,7 +385,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
   return [
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
-    ...shown.map((row) => `| ${row.map(cell).join(' | ')} |`),
+    ...shown.map((row) => `| ${row.map(escapeTableCell).join(' | ')} |`),
     ...(rows.length > shown.length ? [`| … ${rows.length - shown.length} more |${' |'.repeat(header.length - 1)}`] : []),
     '',
   ];
@@ -407,7 +404,7 @@ export function collectMarkdown(report: CollectReport, requireAll: boolean): str
   ];
   if (report.plan !== null) {
     const accounted = report.plan.jobs - report.missing.length;
-    lines.push(`Plan \`${cell(report.plan.plan_id)}\`: ${accounted} of ${report.plan.jobs} job${report.plan.jobs === 1 ? '' : 's'} left a result; **${report.missing.length} missing**${report.missing.length > 0 && requireAll ? ' (--require-all: this fails the step)' : ''}.`, '');
+    lines.push(`Plan \`${escapeTableCell(report.plan.plan_id)}\`: ${accounted} of ${report.plan.jobs} job${report.plan.jobs === 1 ? '' : 's'} left a result; **${report.missing.length} missing**${report.missing.length > 0 && requireAll ? ' (--require-all: this fails the step)' : ''}.`, '');
   }
   if (report.missing.length > 0) {
     lines.push('### Missing jobs', '', 'Planned, but no result came back: the job never started, or died before `servebench run` could write even a failed result. Nothing was filled in.', '');
@@ -417,7 +414,7 @@ export function collectMarkdown(report: CollectReport, requireAll: boolean): str
   if (state !== null && (state.put_back.length > 0 || state.not_put_back.length > 0)) {
     lines.push('### New releases to measure again', '');
     if (state.put_back.length > 0) {
-      lines.push(`Put back to pending in \`${cell(state.file)}\`: the next \`servebench detect\` reports them as new again, and the next night plans them.`, '');
+      lines.push(`Put back to pending in \`${escapeTableCell(state.file)}\`: the next \`servebench detect\` reports them as new again, and the next night plans them.`, '');
       lines.push(...table(['engine', 'version', 'why'], state.put_back.map((p) => [p.engine, p.version, p.reason])));
     }
     if (state.not_put_back.length > 0) {

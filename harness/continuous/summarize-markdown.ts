@@ -7,6 +7,7 @@
  */
 import type { ResultProblem } from '../store/check-result.ts';
 import type { AddedRun, Baseline, BaselineRole, RunComparison, SubmissionSummary } from './summarize.ts';
+import { significant } from '../io/markdown.ts';
 
 /** GitHub refuses comments over 65,536 characters; this leaves room for the workflow's footer. */
 export const MAX_MARKDOWN_CHARS = 60_000;
@@ -44,8 +45,7 @@ function cell(value: string | number | null): string {
 }
 
 function fmt(value: number | null): string {
-  if (value === null) return '—';
-  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3);
+  return value === null ? '—' : significant(value);
 }
 
 function pct(value: number | null): string {

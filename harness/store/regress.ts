@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Delta } from './derive.ts';
 import { HEADLINE_METRICS } from './headline-metrics.ts';
+import { escapeTableCell, significant } from '../io/markdown.ts';
 
 export interface Regression extends Delta {
   readonly key: string;
@@ -24,14 +25,6 @@ export function findRegressions(deltas: readonly Delta[], thresholdPct: number, 
     .sort((a, b) => a.engine.localeCompare(b.engine) || a.model.localeCompare(b.model) || a.hardware.localeCompare(b.hardware) || a.workload.localeCompare(b.workload) || a.load.localeCompare(b.load) || a.metric.localeCompare(b.metric));
 }
 
-function fmt(value: number): string {
-  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3);
-}
-
-function escapeCell(text: string): string {
-  return text.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`);
-}
-
 /** A GitHub issue body: one table per engine and version pair. */
 export function regressionsMarkdown(regressions: readonly Regression[], link: (file: string | null, runId: string) => string): string {
   if (regressions.length === 0) return 'No regressions.\n';
@@ -40,12 +33,12 @@ export function regressionsMarkdown(regressions: readonly Regression[], link: (f
   for (const r of regressions) groups.set(`${r.engine} ${r.previous_version} → ${r.version}`, [...(groups.get(`${r.engine} ${r.previous_version} → ${r.version}`) ?? []), r]);
   const out: string[] = [];
   for (const [title, rows] of groups) {
-    out.push(`### ${escapeCell(title)}`, '', '| configuration | metric | previous | new | change | 95% CI | p | runs |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+    out.push(`### ${escapeTableCell(title)}`, '', '| configuration | metric | previous | new | change | 95% CI | p | runs |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const r of rows) {
       const config = `${r.model} · ${r.precision} · ${r.hardware} · ${r.workload} · ${r.load}`;
       const ci = r.ci_low_pct === null ? 'n/a' : `${r.ci_low_pct.toFixed(1)}% … ${r.ci_high_pct!.toFixed(1)}%`;
       const p = r.p_value === null ? 'n/a' : r.p_value < 1e-4 ? '<0.0001' : r.p_value.toFixed(4);
-      out.push(`| ${escapeCell(config)} | ${escapeCell(labels.get(r.metric) ?? r.metric)} | ${fmt(r.previous_value)} | ${fmt(r.value)} | ${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)}% | ${ci} | ${p} (${r.method}, n=${r.previous_runs}/${r.runs}) | [previous](${link(r.previous_file, r.previous_run_id)}) · [new](${link(r.file, r.run_id)}) |`);
+      out.push(`| ${escapeTableCell(config)} | ${escapeTableCell(labels.get(r.metric) ?? r.metric)} | ${significant(r.previous_value)} | ${significant(r.value)} | ${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)}% | ${ci} | ${p} (${r.method}, n=${r.previous_runs}/${r.runs}) | [previous](${link(r.previous_file, r.previous_run_id)}) · [new](${link(r.file, r.run_id)}) |`);
     }
     out.push('');
   }
