@@ -2,30 +2,49 @@
 /**
  * An end-to-end DRY RUN of the nightly pipeline on this machine, with the embedded CPU engine
  * standing in for the GPU fleet: detect (against a fake GitHub and Docker Hub) → plan → every
- * planned job → collect → validate → compile → site build → regress → alert (to a fake GitHub
- * and a fake Slack webhook), each step the real CLI as a child process, as the workflow runs it.
+ * planned job → collect → summarize → commit → compile → site build → regress → alert (to a fake
+ * GitHub and a fake Slack webhook), each step the real CLI as a child process, as
+ * .github/workflows/nightly.yml runs it on a scheduled night in direct-commit mode
+ * (SERVEBENCH_COMMIT_DIRECT=true).
+ *
+ * Mirroring production. The temp folder is laid out as the workflow's checkout and is a git
+ * repository: fleet/fleet.yaml (the dry-run fleet), fleet/detect-state.json, fleet/prices.yaml
+ * and results/ are committed first; every servebench command of the workflow runs in it with
+ * exactly the flags nightly.yml passes (relative paths and defaults included, so `detect` polls
+ * every engine in engines/ as a scheduled night does), and each night's results and state are
+ * committed as the workflow's "Commit to the branch" step does, so `summarize --base HEAD` (the
+ * new files untracked) and `regress --base <the commit before the night>` (the new files through
+ * git diff) both run for real. tests/continuous/nightly-dry-run.pipeline.test.ts checks each
+ * command's argv against the `run:` text of nightly.yml. What reaches GitHub, Docker Hub and the
+ * webhook goes through the environment instead (SERVEBENCH_GITHUB_API_URL,
+ * SERVEBENCH_REGISTRY_OVERRIDE, SERVEBENCH_WEBHOOK_URL: the loopback fakes), so no flag differs.
  *
  * This script is a test harness: it imports the loopback fakes from tests/fakes/ (one server on
  * 127.0.0.1 answers for GitHub's releases and issues APIs, Docker Hub and the webhook). Nothing
  * leaves the machine, and everything is written into a temp folder (never the repository's
  * results/ or fleet/), which marks itself as a dry run (DRY-RUN.md, results/README.md).
  *
- * Two nights, so that regress and alert have something real to find:
+ * Three nights and the next night's poll, so that regress, alert and collect's put-back have
+ * something real to find:
  * - night 1: GitHub lists node-llama-cpp 3.21.0 and 3.21.1 (detect's first sighting reports the
  *   newest) and vLLM 0.11.0 with its image (reported; the dry-run fleet does not run vLLM, so
- *   plan notes it and plans nothing for it);
+ *   plan notes it and plans nothing for it); the other engines' repositories have no release;
  * - night 2: node-llama-cpp 3.22.0 appears (reported once), vLLM 0.11.1 without its image yet
- *   (pending, not reported).
+ *   (pending, not reported); alert then runs a second time, which must write nothing;
+ * - night 3: node-llama-cpp 3.23.0 appears, and the runner of its job dies (no result, no
+ *   artifact): collect names the job missing, exits 0 (no --require-all in production) and puts
+ *   3.23.0 back to pending in the detect state, which is committed with the results;
+ * - night 4, detect only: 3.23.0 is reported new again.
  * Each night runs tests/fixtures/fleet/dry-run.yaml's jobs: the embedded engine's nightly set and
  * the new release, on the smoke workload.
  *
  * The planted regression. The planner cannot express a release of the simulated engine: the
  * sim reports one fixed version (`<servebench version>-sim`), has no repository for detect, and
- * `servebench run` records the version the server reports, not --engine-version. So each night
- * also measures a simulated release outside the plan: the real simulated engine (`servebench
+ * `servebench run` records the version the server reports, not --engine-version. So nights 1
+ * and 2 also measure a simulated release outside the plan: the real simulated engine (`servebench
  * sim`, its real cost model) behind a small front that answers GET /version with the release's
  * name and passes everything else through, measured by `servebench run --launcher external`
- * three times (repeats give regress's Welch test its variance):
+ * SIM_REPEATS times (repeats give regress's Welch test its variance):
  *   night 1: sim "1.0.0+dryrun", --decode-base-ms 8 (the default);
  *   night 2: sim "1.1.0+dryrun", --decode-base-ms 12, every engine step 1.5× slower
  *            (TPOT ≈ ×1.48 at concurrency 4, throughput ≈ ×0.68).
@@ -33,8 +52,8 @@
  *
  *   npx tsx scripts/nightly-dry-run.ts [--keep DIR] [--json]
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,6 +62,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { spawnSim } from '../harness/process/spawn-cli.ts';
+import { checkResultText } from '../harness/store/check-result.ts';
+import { listResultFiles } from '../harness/store/result-files.ts';
 import { fakeGithub } from '../tests/fakes/fake-github-releases.ts';
 import { createFakeGitHub, type FakeGitHub } from '../tests/fakes/fake-github-issues.ts';
 import { fakeDockerHub } from '../tests/fakes/fake-registries.ts';
@@ -53,15 +74,30 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO, 'harness', 'cli.ts');
 const TSX_LOADER = import.meta.resolve('tsx');
 export const DRY_RUN_FLEET = join(REPO, 'tests', 'fixtures', 'fleet', 'dry-run.yaml');
+/** The workflow whose steps the dry run mirrors (the test checks every command's flags against it). */
+export const NIGHTLY_WORKFLOW = join(REPO, '.github', 'workflows', 'nightly.yml');
+/** Stand-in for ${{ github.repository }} (alert --repo, and $GITHUB_REPOSITORY for regress's links). */
 export const GITHUB_REPO = 'servebench/servebench';
+/** Stand-in for ${{ github.ref_name }} (regress --ref): the branch the night commits to. */
+export const BRANCH = 'main';
+/** Stand-in for $GITHUB_SERVER_URL (regress's links only; nothing is fetched from it). */
+const GITHUB_SERVER_URL = 'https://github.com';
 const FAKE_TOKEN = 'ghp_dry_run_fake_token_not_a_secret';
 const ENGINE_REPO = 'withcatai/node-llama-cpp';
+/** The identity the workflow's commit step sets (a runner has none), so the temp repository's commits read as the night's. */
+const BOT = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
+/** The night whose new-release job's runner dies (no result, no artifact), and the night that polls after it. */
+export const RUNNER_DIES_NIGHT = 3;
+export const NEXT_POLL_NIGHT = 4;
+/** The new node-llama-cpp release published before each night (night 1 lists two: detect reports the newest). */
+export const EMBEDDED_RELEASES: Readonly<Record<number, string>> = { 1: '3.21.1', 2: '3.22.0', 3: '3.23.0' };
 
 /** The simulated releases measured each night (see the header). */
 export const SIM_RELEASES = [
   { night: 1, version: '1.0.0+dryrun', decodeBaseMs: 8 },
   { night: 2, version: '1.1.0+dryrun', decodeBaseMs: 12 },
 ] as const;
+/** Runs of each simulated release (about 2 s each): enough for regress's Welch test to see the planted change through a busy machine's noise. */
 export const SIM_REPEATS = 3;
 /** regress's default --threshold, which the dry run uses. */
 const REGRESS_THRESHOLD_PCT = 10;
@@ -72,6 +108,8 @@ export interface StepRecord {
   readonly night: number;
   readonly step: string;
   readonly command: readonly string[];
+  /** The folder the command ran in: the temp checkout for the workflow's servebench steps, the repository for the jobs. */
+  readonly cwd: string;
   readonly expected: readonly number[];
   readonly code: number | null;
   readonly wall_s: number;
@@ -92,13 +130,36 @@ export interface NightOutputs {
   detect?: { new: Array<{ engine: string; version: string }>; pending: Array<{ engine: string; version: string }>; errors: unknown[] };
   plan?: { plan_id: string; jobs: Array<{ id: string; name: string; engine: string; version: string; workload: string }>; notes: string[] };
   matrix?: { include: Array<{ job_id: string; name: string; command: string; engine: string; version: string; timeout_minutes: number }> };
-  collect?: { collected: Array<{ path: string; engine: string; version: string | null }>; already_present: unknown[]; invalid: unknown[]; conflicts: unknown[]; missing: Array<{ job_id: string }>; ignored: number };
+  /** Jobs whose runner the dry run let die (no result, no artifact). */
+  died?: string[];
+  /** `git rev-parse HEAD` before collect (the workflow's collect output `base`), and HEAD after the commit step. */
+  base?: string;
+  commit?: string;
+  /** Whether the commit step committed, and the result files collect added (the workflow's `committed` and `added` outputs). */
+  committed?: boolean;
+  added?: number;
+  collect?: {
+    collected: Array<{ path: string; engine: string; version: string | null }>;
+    already_present: unknown[];
+    invalid: unknown[];
+    conflicts: unknown[];
+    missing: Array<{ job_id: string; name: string; engine: string; version: string }>;
+    ignored: number;
+    detect_state: { file: string; put_back: Array<{ engine: string; version: string; reason: string }>; not_put_back: unknown[]; written: boolean } | null;
+  };
+  /** The exit status of collect (the workflow fails the night on anything above 1). */
+  collect_code?: number | null;
+  /** summary.md of `servebench summarize` (the workflow appends it to the step summary). */
+  summary_md?: string;
+  /** Every result file in the store checked as `servebench validate` checks it (in-process: the workflow runs no validate step). */
   validate?: { files: number; problems: unknown[] };
+  /** From compile's report on stderr (the workflow passes no --json). */
   compile?: { snapshot: string; tables: Record<string, number>; ingest: { valid: number } };
   /** The regressions page and which simulated releases it names. */
   site?: { pages: number; leaderboard_pages: string[]; regressions_page: boolean; regressions_page_names: string[] };
   regress?: { compared: number; regressions: Array<{ key: string; engine: string; version: string; previous_version: string; metric: string; change_pct: number; method: string }> };
-  alert?: { actions: Array<{ action: string; key: string; issue: number | null }> };
+  /** From alert's text output (the workflow passes no --json); each issue's key read back from the fake GitHub. */
+  alert?: { actions: Array<{ action: string; key: string | null; issue: number | null }> };
 }
 
 export interface DryRunReport {
@@ -109,7 +170,10 @@ export interface DryRunReport {
   readonly steps: StepRecord[];
   readonly checks: Check[];
   readonly nights: Record<string, NightOutputs>;
+  /** alert run again after night 2 (idempotence), and night 4's detect (the poll after the runner died). */
   readonly final: { detect?: NightOutputs['detect']; alert_rerun?: NightOutputs['alert']; alert_rerun_writes: number };
+  /** The temp repository's commits, oldest first (the initial checkout, then each night that committed). */
+  readonly commits: Array<{ sha: string; subject: string }>;
   readonly github: {
     readonly issues: Array<{ number: number; title: string; labels: string[]; key: string | null }>;
     readonly webhook_posts: number;
@@ -130,6 +194,7 @@ export interface DryRunOptions {
 class StepFailed extends Error {}
 
 interface Context {
+  /** The temp folder: the workflow's checkout (a git repository), where its servebench steps run. */
   readonly dir: string;
   readonly resultsDir: string;
   readonly runnerResults: string;
@@ -138,7 +203,12 @@ interface Context {
   readonly stateFile: string;
   readonly fleetFile: string;
   readonly fakeUrl: string;
+  /** The jobs' environment: this machine's, less anything that would reach a real service or CI. */
   readonly env: NodeJS.ProcessEnv;
+  /** The workflow steps' environment: as the jobs', plus what Actions sets and the fakes' addresses. */
+  readonly workflowEnv: NodeJS.ProcessEnv;
+  /** The fake GitHub's issue with this number: its regression key (alert's text output names the number only). */
+  readonly issueKey: (issue: number) => string | null;
   readonly steps: StepRecord[];
   readonly log: (line: string) => void;
 }
@@ -169,9 +239,9 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Runs a command in its own process group (a timeout or Ctrl-C stops the servers it started too). */
-function execute(program: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutS: number): Promise<Spawned> {
+function execute(program: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutS: number, cwd: string): Promise<Spawned> {
   return new Promise((resolvePromise) => {
-    const child = spawn(program, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
@@ -191,16 +261,27 @@ function execute(program: string, args: readonly string[], env: NodeJS.ProcessEn
   });
 }
 
-async function step(ctx: Context, night: number, name: string, command: { program: string; args: readonly string[]; env?: NodeJS.ProcessEnv; timeoutS?: number; display?: readonly string[] }, expected: readonly number[] = [0]): Promise<Spawned & { record: StepRecord }> {
+interface Command {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly timeoutS?: number;
+  readonly display?: readonly string[];
+  /** Default: the repository (the jobs' commands are relative to it). */
+  readonly cwd?: string;
+}
+
+async function step(ctx: Context, night: number, name: string, command: Command, expected: readonly number[] = [0]): Promise<Spawned & { record: StepRecord }> {
   const display = command.display ?? [command.program, ...command.args];
   if (interruptedBy !== null) throw new StepFailed(`interrupted by ${interruptedBy}`);
   ctx.log(`[night ${night}] ${name}: ${display.join(' ')}`);
   const started = performance.now();
-  const outcome = await execute(command.program, command.args, command.env ?? ctx.env, command.timeoutS ?? 180);
+  const cwd = command.cwd ?? REPO;
+  const outcome = await execute(command.program, command.args, command.env ?? ctx.env, command.timeoutS ?? 180, cwd);
   const wall = (performance.now() - started) / 1000;
   const log = join(ctx.dir, 'logs', `${String(ctx.steps.length + 1).padStart(2, '0')}-night-${night}-${name.replace(/[^a-z0-9.]+/gi, '-')}.log`);
-  writeFileSync(log, `$ ${display.join(' ')}\n# exit ${outcome.code}, ${wall.toFixed(1)} s\n\n## stdout\n${outcome.stdout}\n## stderr\n${outcome.stderr}`);
-  const record: StepRecord = { night, step: name, command: display, expected, code: outcome.code, wall_s: Math.round(wall * 10) / 10, ok: outcome.code !== null && expected.includes(outcome.code), counts: {}, log };
+  writeFileSync(log, `$ cd ${cwd} && ${display.join(' ')}\n# exit ${outcome.code}, ${wall.toFixed(1)} s\n\n## stdout\n${outcome.stdout}\n## stderr\n${outcome.stderr}`);
+  const record: StepRecord = { night, step: name, command: display, cwd, expected, code: outcome.code, wall_s: Math.round(wall * 10) / 10, ok: outcome.code !== null && expected.includes(outcome.code), counts: {}, log };
   ctx.steps.push(record);
   ctx.log(`[night ${night}] ${name}: exit ${outcome.code} in ${wall.toFixed(1)} s`);
   if (interruptedBy !== null) throw new StepFailed(`interrupted by ${interruptedBy} during night ${night} ${name}`);
@@ -209,8 +290,35 @@ async function step(ctx: Context, night: number, name: string, command: { progra
 }
 
 /** `servebench <command> …` as a child process: this Node with tsx's loader, from the checkout. */
-function cli(command: string, args: readonly string[], extra: { env?: NodeJS.ProcessEnv; timeoutS?: number } = {}) {
+function cli(command: string, args: readonly string[], extra: { env?: NodeJS.ProcessEnv; timeoutS?: number } = {}): Command {
   return { program: process.execPath, args: ['--import', TSX_LOADER, CLI, command, ...args], display: ['servebench', command, ...args], ...extra };
+}
+
+/**
+ * A servebench step of nightly.yml (`npm run -s servebench -- <command> <args>`): run in the temp
+ * checkout, so the workflow's relative paths and defaults (results, build/data, fleet/…) resolve
+ * there, with the workflow steps' environment plus the step's own `env:`. `args` are the flags the
+ * workflow passes, restated (the test compares them with nightly.yml's `run:` text).
+ */
+function workflowCli(ctx: Context, command: string, args: readonly string[], stepEnv: NodeJS.ProcessEnv = {}): Command {
+  return { ...cli(command, args, { env: { ...ctx.workflowEnv, ...stepEnv } }), cwd: ctx.dir };
+}
+
+/** git in the temp checkout, with the workflow's bot identity and none of this machine's git configuration (signing, hooks). */
+function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    ...stepEnv(),
+    GIT_AUTHOR_NAME: BOT.name,
+    GIT_AUTHOR_EMAIL: BOT.email,
+    GIT_COMMITTER_NAME: BOT.name,
+    GIT_COMMITTER_EMAIL: BOT.email,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+}
+
+function git(dir: string, args: readonly string[]): string {
+  return execFileSync('git', args, { cwd: dir, env: gitEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
 function readJson<T>(text: string, what: string): T {
@@ -275,58 +383,142 @@ function htmlFiles(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.html')) : [];
 }
 
+/** The files a night's workflow steps write at the checkout's root (each night's runners start without them). */
+const NIGHT_FILES = ['detected.json', 'plan', 'incoming', 'collect.json', 'summary.md', 'regressions.json', 'regressions.md'];
+
+/** Moves the night's working files into night-N/ (kept for reading), so the next night starts from a clean checkout as fresh runners do. */
+function archiveNight(ctx: Context, night: number): void {
+  const nightDir = join(ctx.dir, `night-${night}`);
+  mkdirSync(nightDir, { recursive: true });
+  for (const name of NIGHT_FILES) if (existsSync(join(ctx.dir, name))) renameSync(join(ctx.dir, name), join(nightDir, name));
+}
+
+/** nightly.yml's detect step on a scheduled night: every engine (ENGINES is empty), the state at its default fleet/detect-state.json. */
+async function detectStep(ctx: Context, night: number, name = 'detect'): Promise<NonNullable<NightOutputs['detect']>> {
+  // Exit 1 ("some engine could not be polled") is tolerated by the workflow, but every repository is faked here: 0 only.
+  const ran = await step(ctx, night, name, workflowCli(ctx, 'detect', ['--out', 'detected.json'], { GITHUB_TOKEN: FAKE_TOKEN }));
+  const report = readJson<NonNullable<NightOutputs['detect']>>(readFileSync(join(ctx.dir, 'detected.json'), 'utf8'), 'detected.json');
+  ran.record.counts = { new: report.new.map((v) => `${v.engine} ${v.version}`).join(', ') || 'none', pending: report.pending.length };
+  return report;
+}
+
+/** compile's report on stderr (the workflow passes no --json): valid runs, table sizes and the snapshot. */
+function parseCompileReport(text: string): NonNullable<NightOutputs['compile']> {
+  const valid = /; (\d+) valid runs/.exec(text);
+  const tables = /^tables: (.*)$/m.exec(text);
+  const snapshot = /^snapshot (\S+)/m.exec(text);
+  if (!valid || !tables || !snapshot) throw new StepFailed(`compile: its report on stderr was not understood: ${text.slice(0, 300)}`);
+  const sizes = Object.fromEntries(tables[1]!.split(', ').map((entry) => {
+    const at = entry.lastIndexOf(' ');
+    return [entry.slice(0, at), Number(entry.slice(at + 1))];
+  }));
+  return { snapshot: snapshot[1]!, tables: sizes, ingest: { valid: Number(valid[1]) } };
+}
+
+const ALERT_VERBS: Readonly<Record<string, string>> = { created: 'create', updated: 'update', reopened: 'reopen', unchanged: 'unchanged', skipped: 'skip-closed' };
+
+/** alert's text output (the workflow passes no --json): one line per action, `<verb> #<issue> …`. */
+function parseAlertText(ctx: Context, text: string): NonNullable<NightOutputs['alert']> {
+  const actions: NonNullable<NightOutputs['alert']>['actions'] = [];
+  for (const line of text.split('\n')) {
+    const match = /^(created|updated|reopened|unchanged|skipped)\s+(?:#(\d+) )?/.exec(line);
+    if (!match) continue;
+    const issue = match[2] === undefined ? null : Number(match[2]);
+    actions.push({ action: ALERT_VERBS[match[1]!]!, key: issue === null ? null : ctx.issueKey(issue), issue });
+  }
+  return { actions };
+}
+
+/** Every result file in the store, checked as `servebench validate` checks it. */
+function validateStore(resultsDir: string): NonNullable<NightOutputs['validate']> {
+  const { files, problems } = listResultFiles(resultsDir);
+  const all: unknown[] = [...problems];
+  for (const file of files) all.push(...checkResultText(file.relativePath, readFileSync(file.absolutePath, 'utf8'), file.relativePath).problems);
+  return { files: files.length, problems: all };
+}
+
 async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
   const out: NightOutputs = {};
   const nightDir = join(ctx.dir, `night-${night}`);
-  const incoming = join(nightDir, 'incoming');
+  mkdirSync(nightDir, { recursive: true });
+  const incoming = join(ctx.dir, 'incoming');
   mkdirSync(incoming, { recursive: true });
+  // Stand-in for $GITHUB_STEP_SUMMARY: the night's step summary, outside the checkout.
   const summary = join(nightDir, 'step-summary.md');
 
-  const detected = join(nightDir, 'detected.json');
-  const detect = await step(ctx, night, 'detect', cli('detect', ['--engine', 'embedded', '--engine', 'vllm', '--github-api', ctx.fakeUrl, '--registry-url', `docker.io=${ctx.fakeUrl}`, '--state', ctx.stateFile, '--out', detected]));
-  out.detect = readJson(detect.stdout, 'detect');
-  detect.record.counts = { new: out.detect!.new.map((v) => `${v.engine} ${v.version}`).join(', ') || 'none', pending: out.detect!.pending.length };
+  out.detect = await detectStep(ctx, night);
 
-  const planDir = join(nightDir, 'plan');
-  const plan = await step(ctx, night, 'plan', cli('plan', ['--fleet', ctx.fleetFile, '--new', detected, '--nightly', '--out', planDir]));
+  const plan = await step(ctx, night, 'plan', workflowCli(ctx, 'plan', ['--new', 'detected.json', '--format', 'matrix', '--out', 'plan', '--nightly']));
   out.matrix = readJson(plan.stdout, 'plan');
-  out.plan = readJson(readFileSync(join(planDir, 'plan.json'), 'utf8'), 'plan.json');
+  out.plan = readJson(readFileSync(join(ctx.dir, 'plan', 'plan.json'), 'utf8'), 'plan.json');
   plan.record.counts = { jobs: out.plan!.jobs.length, notes: out.plan!.notes.length };
 
   // The matrix jobs, one after another on this "runner", each with a fresh results folder.
+  out.died = [];
   for (const job of out.matrix!.include) {
+    if (night === RUNNER_DIES_NIGHT && job.version !== 'latest') {
+      // The runner of the new release's job dies: no result and no artifact (its upload step never ran).
+      ctx.log(`[night ${night}] job ${job.engine} ${job.version}: its runner "died" (not run; no artifact)`);
+      out.died.push(job.job_id);
+      continue;
+    }
     const ran = await step(ctx, night, `job ${job.engine} ${job.version}`, { program: 'bash', args: ['-c', job.command], timeoutS: job.timeout_minutes * 60, display: [job.command] });
-    ran.record.counts = { results: uploadArtifact(ctx, incoming, job.name, `${ran.stdout}${ran.stderr}`) };
+    ran.record.counts = { results: uploadArtifact(ctx, incoming, `result-${job.job_id}`, `${ran.stdout}${ran.stderr}`) };
   }
 
   // The planted regression's measurements (outside the plan; see the header).
-  const release = SIM_RELEASES.find((r) => r.night === night)!;
-  const server = await startSimRelease(release.version, release.decodeBaseMs);
-  try {
-    for (let repeat = 1; repeat <= SIM_REPEATS; repeat++) {
-      const ran = await step(
-        ctx,
-        night,
-        `sim ${release.version} run ${repeat}`,
-        cli('run', ['--engine', 'sim', '--launcher', 'external', '--endpoint', server.url, '--engine-version', release.version, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '4', '--num-prompts', '16', '--source', 'official', '--results-dir', ctx.runnerResults]),
-      );
-      ran.record.counts = { results: uploadArtifact(ctx, incoming, `sim-release-${night}-${repeat}`, `${ran.stdout}${ran.stderr}`) };
+  const release = SIM_RELEASES.find((r) => r.night === night);
+  if (release !== undefined) {
+    const server = await startSimRelease(release.version, release.decodeBaseMs);
+    try {
+      for (let repeat = 1; repeat <= SIM_REPEATS; repeat++) {
+        const ran = await step(
+          ctx,
+          night,
+          `sim ${release.version} run ${repeat}`,
+          cli('run', ['--engine', 'sim', '--launcher', 'external', '--endpoint', server.url, '--engine-version', release.version, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '4', '--num-prompts', '16', '--source', 'official', '--results-dir', ctx.runnerResults]),
+        );
+        ran.record.counts = { results: uploadArtifact(ctx, incoming, `sim-release-${night}-${repeat}`, `${ran.stdout}${ran.stderr}`) };
+      }
+    } finally {
+      await server.close();
     }
-  } finally {
-    await server.close();
   }
 
-  const collect = await step(ctx, night, 'collect', cli('collect', ['--plan', join(planDir, 'plan.json'), '--from', incoming, '--results', ctx.resultsDir, '--require-all', '--summary', summary, '--json']));
+  // The collect job: base = the branch's head before the night's results.
+  out.base = git(ctx.dir, ['rev-parse', 'HEAD']);
+  // Exit 1 (invalid or conflicting files) is the workflow's ::error, not a failed night; no such file is planted here, so 0.
+  const collect = await step(ctx, night, 'collect', workflowCli(ctx, 'collect', ['--plan', 'plan/plan.json', '--from', 'incoming', '--results', 'results', '--detect-state', 'fleet/detect-state.json', '--summary', summary, '--json']));
+  writeFileSync(join(ctx.dir, 'collect.json'), collect.stdout);
   out.collect = readJson(collect.stdout, 'collect');
-  collect.record.counts = { collected: out.collect!.collected.length, present: out.collect!.already_present.length, invalid: out.collect!.invalid.length, conflicts: out.collect!.conflicts.length, missing: out.collect!.missing.length, ignored: out.collect!.ignored };
+  out.collect_code = collect.code;
+  out.added = git(ctx.dir, ['ls-files', '--others', '--exclude-standard', '--', 'results']).split('\n').filter((f) => f.endsWith('.json')).length;
+  collect.record.counts = { collected: out.collect!.collected.length, present: out.collect!.already_present.length, invalid: out.collect!.invalid.length, conflicts: out.collect!.conflicts.length, missing: out.collect!.missing.length, put_back: out.collect!.detect_state?.put_back.length ?? 0, ignored: out.collect!.ignored };
 
-  const validate = await step(ctx, night, 'validate', cli('validate', ['--results', ctx.resultsDir, '--json']));
-  out.validate = readJson(validate.stdout, 'validate');
-  validate.record.counts = { files: out.validate!.files, problems: out.validate!.problems.length };
+  // "Describe the new results": exit 1 (problems) is written into the summary, not fatal; none is expected here.
+  const summarize = await step(ctx, night, 'summarize', workflowCli(ctx, 'summarize', ['--base', 'HEAD', '--results', 'results', '--expect-source', 'official', '--markdown', 'summary.md']));
+  out.summary_md = readFileSync(join(ctx.dir, 'summary.md'), 'utf8');
+  appendFileSync(summary, out.summary_md);
+  summarize.record.counts = { chars: out.summary_md.length };
 
-  const compile = await step(ctx, night, 'compile', cli('compile', ['--results', ctx.resultsDir, '--out', ctx.dataDir, '--json']));
-  out.compile = readJson(compile.stdout, 'compile');
-  compile.record.counts = { runs: out.compile!.tables['runs'] ?? 0, points: out.compile!.tables['points'] ?? 0, deltas: out.compile!.tables['deltas'] ?? 0, snapshot: out.compile!.snapshot };
+  // "Commit to the branch" (SERVEBENCH_COMMIT_DIRECT=true), less the fetch, rebase and push: the
+  // temp repository has no remote. RUN_ID stands in for ${{ github.run_id }}.
+  const commit = await step(ctx, night, 'commit', {
+    program: 'bash',
+    args: ['-c', 'git add -- results fleet/detect-state.json\nif git diff --cached --quiet; then echo "committed=false"; exit 0; fi\ngit commit -q -m "results: nightly run $RUN_ID"\necho "committed=true"'],
+    env: { ...gitEnv(), RUN_ID: `dry-run-${night}` },
+    cwd: ctx.dir,
+    display: ['git', 'add', '--', 'results', 'fleet/detect-state.json', '&&', 'git', 'commit', '-q', '-m', `results: nightly run dry-run-${night}`],
+  });
+  out.committed = commit.stdout.includes('committed=true');
+  out.commit = git(ctx.dir, ['rev-parse', 'HEAD']);
+  commit.record.counts = { committed: String(out.committed), head: out.commit.slice(0, 12) };
+  out.validate = validateStore(ctx.resultsDir);
+
+  // The site job. Production checks out the base plus the night's collected files; here they are committed on top of it: the same tree.
+  const compile = await step(ctx, night, 'compile', workflowCli(ctx, 'compile', ['--results', 'results', '--out', 'build/data']));
+  out.compile = parseCompileReport(compile.stderr);
+  compile.record.counts = { runs: out.compile.tables['runs'] ?? 0, points: out.compile.tables['points'] ?? 0, deltas: out.compile.tables['deltas'] ?? 0, snapshot: out.compile.snapshot };
 
   rmSync(ctx.siteDir, { recursive: true, force: true });
   await step(ctx, night, 'site build', { program: 'npm', args: ['run', 'site:build', '--silent'], env: { ...ctx.env, SERVEBENCH_DATA: ctx.dataDir, SERVEBENCH_SITE_OUT: ctx.siteDir }, timeoutS: 300, display: [`SERVEBENCH_DATA=${ctx.dataDir}`, `SERVEBENCH_SITE_OUT=${ctx.siteDir}`, 'npm', 'run', 'site:build'] });
@@ -343,20 +535,21 @@ async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
   }
   ctx.steps.at(-1)!.counts = { pages: out.site.pages, leaderboard_pages: out.site.leaderboard_pages.length };
 
-  const regressions = join(nightDir, 'regressions.json');
-  // Exit 1 is regress's "regressions found": expected on night 2 only.
-  const regress = await step(ctx, night, 'regress', cli('regress', ['--results', ctx.resultsDir, '--out', ctx.dataDir, '--json', '--markdown', join(nightDir, 'regressions.md')]), [night === 2 ? 1 : 0]);
-  writeFileSync(regressions, regress.stdout);
+  // The alert job: regress scoped to what was added since the commit before the night. Exit 1 is
+  // regress's "regressions found": expected on night 2 only.
+  const regress = await step(ctx, night, 'regress', workflowCli(ctx, 'regress', ['--base', out.base, '--ref', BRANCH, '--json', '--markdown', 'regressions.md']), [night === 2 ? 1 : 0]);
+  writeFileSync(join(ctx.dir, 'regressions.json'), regress.stdout);
   out.regress = readJson(regress.stdout, 'regress');
   regress.record.counts = { compared: out.regress!.compared, regressions: out.regress!.regressions.length };
 
-  out.alert = await alert(ctx, night, 'alert', regressions);
+  out.alert = await alert(ctx, night, 'alert');
   return out;
 }
 
-async function alert(ctx: Context, night: number, name: string, regressions: string): Promise<NightOutputs['alert']> {
-  const ran = await step(ctx, night, name, cli('alert', ['--regressions', regressions, '--github-api', ctx.fakeUrl, '--repo', GITHUB_REPO, '--webhook', `${ctx.fakeUrl}${WEBHOOK_PATH}`, '--json'], { env: { ...ctx.env, GITHUB_TOKEN: FAKE_TOKEN } }));
-  const summary = readJson<NonNullable<NightOutputs['alert']>>(ran.stdout, 'alert');
+/** nightly.yml's "File issues and notify" (not a dry run: issues are filed, in the fake GitHub). */
+async function alert(ctx: Context, night: number, name: string): Promise<NonNullable<NightOutputs['alert']>> {
+  const ran = await step(ctx, night, name, workflowCli(ctx, 'alert', ['--regressions', 'regressions.json', '--repo', GITHUB_REPO], { GITHUB_TOKEN: FAKE_TOKEN, SERVEBENCH_WEBHOOK_URL: `${ctx.fakeUrl}${WEBHOOK_PATH}` }));
+  const summary = parseAlertText(ctx, ran.stdout);
   const count = (kind: string) => summary.actions.filter((a) => a.action === kind).length;
   ran.record.counts = { regressions: summary.actions.length, created: count('create'), updated: count('update'), unchanged: count('unchanged') };
   return summary;
@@ -364,28 +557,47 @@ async function alert(ctx: Context, night: number, name: string, regressions: str
 
 const isWrite = (request: RecordedRequest) => request.method !== 'GET' && request.method !== 'HEAD';
 
-function checksOf(report: Pick<DryRunReport, 'nights' | 'final' | 'github'>, issuesFake: FakeGitHub, webhook: FakeWebhook): Check[] {
+function checksOf(report: Pick<DryRunReport, 'nights' | 'final' | 'github' | 'commits'>, issuesFake: FakeGitHub, webhook: FakeWebhook): Check[] {
   const checks: Check[] = [];
   const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
-  const [n1, n2] = [report.nights['1']!, report.nights['2']!];
+  const [n1, n2, n3] = [report.nights['1']!, report.nights['2']!, report.nights[String(RUNNER_DIES_NIGHT)]!];
+  const next = report.final.detect!;
+  const names = (list: ReadonlyArray<{ engine: string; version: string }>) => list.map((v) => `${v.engine} ${v.version}`);
 
-  const sightings = [n1.detect, n2.detect, report.final.detect].flatMap((d) => d?.new ?? []).filter((v) => v.engine === 'embedded' && v.version === '3.22.0');
-  check('detect reported the new embedded release 3.22.0 exactly once', sightings.length === 1 && n2.detect!.new.some((v) => v.version === '3.22.0'), `${sightings.length} report(s); night 2 new: ${n2.detect!.new.map((v) => `${v.engine} ${v.version}`).join(', ')}`);
-  check('detect kept vLLM 0.11.1 pending (no image yet) and reported nothing on the last poll', (n2.detect!.pending.some((v) => v.version === '0.11.1')) && report.final.detect!.new.length === 0, `last poll: ${report.final.detect!.new.length} new`);
+  const sightings = [n1.detect, n2.detect, n3.detect, next].flatMap((d) => d?.new ?? []).filter((v) => v.engine === 'embedded' && v.version === '3.22.0');
+  check('detect reported the new embedded release 3.22.0 exactly once', sightings.length === 1 && n2.detect!.new.some((v) => v.version === '3.22.0'), `${sightings.length} report(s); night 2 new: ${names(n2.detect!.new).join(', ')}`);
+  check('detect kept vLLM 0.11.1 pending (no image yet)', [n2.detect!, n3.detect!, next].every((d) => d.pending.some((v) => v.engine === 'vllm' && v.version === '0.11.1')), `pending on the last poll: ${names(next.pending).join(', ')}`);
+
+  // Night 3: the new release's runner died.
+  const lost = `embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`;
+  const putBack = n3.collect!.detect_state?.put_back ?? [];
+  check(`night ${RUNNER_DIES_NIGHT}: collect named the dead runner's job missing and exited 0 (no --require-all)`, n3.collect_code === 0 && JSON.stringify(n3.collect!.missing.map((m) => m.job_id)) === JSON.stringify(n3.died), `exit ${n3.collect_code}; missing ${names(n3.collect!.missing).join(', ') || 'none'}; died ${n3.died!.join(', ')}`);
+  check(`night ${RUNNER_DIES_NIGHT}: collect put ${lost} back to pending in the detect state, and it was committed`, JSON.stringify(names(putBack)) === JSON.stringify([lost]) && n3.collect!.detect_state!.written && n3.committed === true, `put back: ${names(putBack).join(', ') || 'none'}`);
+  check(`night ${NEXT_POLL_NIGHT}: detect reported ${lost} new again, and nothing else`, JSON.stringify(names(next.new)) === JSON.stringify([lost]), `new: ${names(next.new).join(', ') || 'none'}`);
+
+  // The temp repository: the initial checkout, then one commit per night; each night's regress based on the commit before it.
+  const nightly = [n1, n2, n3];
+  check(
+    'each night committed its results onto the one before, and regress ran --base the commit before the night',
+    report.commits.length === 1 + nightly.length && nightly.every((n, i) => n.committed === true && n.base === report.commits[i]!.sha && n.commit === report.commits[i + 1]!.sha),
+    report.commits.map((c) => `${c.sha.slice(0, 8)} ${c.subject}`).join('; '),
+  );
 
   let stored = 0;
-  for (const [night, outputs] of [['1', n1], ['2', n2]] as const) {
+  for (const [night, outputs] of [['1', n1], ['2', n2], [String(RUNNER_DIES_NIGHT), n3]] as const) {
     const versions = outputs.plan!.jobs.map((j) => `${j.engine} ${j.version}`).sort();
-    const wanted = night === '1' ? ['embedded 3.21.1', 'embedded latest'] : ['embedded 3.22.0', 'embedded latest'];
+    const wanted = [`embedded ${EMBEDDED_RELEASES[Number(night)]}`, 'embedded latest'];
     check(`night ${night}: the plan has the embedded nightly and new-release jobs`, JSON.stringify(versions) === JSON.stringify(wanted) && outputs.matrix!.include.length === outputs.plan!.jobs.length, versions.join(', '));
-    const expected = outputs.plan!.jobs.length + SIM_REPEATS;
-    check(`night ${night}: collect took every result, none missing, invalid or conflicting`, outputs.collect!.collected.length === expected && outputs.collect!.missing.length === 0 && outputs.collect!.invalid.length === 0 && outputs.collect!.conflicts.length === 0, `${outputs.collect!.collected.length} collected of ${expected}`);
+    const ran = outputs.plan!.jobs.length - outputs.died!.length;
+    const expected = ran + (SIM_RELEASES.some((r) => String(r.night) === night) ? SIM_REPEATS : 0);
+    check(`night ${night}: collect took every result there was, none invalid or conflicting`, outputs.collect!.collected.length === expected && outputs.added === expected && outputs.collect!.missing.length === outputs.died!.length && outputs.collect!.invalid.length === 0 && outputs.collect!.conflicts.length === 0, `${outputs.collect!.collected.length} collected of ${expected}, ${outputs.collect!.missing.length} missing`);
     stored += outputs.collect!.collected.length;
     check(`night ${night}: every result in the store validates, and compile took them all`, outputs.validate!.problems.length === 0 && outputs.validate!.files === stored && outputs.compile!.tables['runs'] === stored, `${outputs.validate!.files} files, ${outputs.validate!.problems.length} problems, ${outputs.compile!.tables['runs']} runs compiled`);
     check(`night ${night}: the site has its leaderboard pages`, outputs.site!.leaderboard_pages.length >= 2 && outputs.site!.regressions_page, `${outputs.site!.pages} pages, leaderboards: ${outputs.site!.leaderboard_pages.join(', ')}`);
   }
   check('night 2: the site\'s regressions page lists the simulated release', n2.site!.regressions_page_names.includes(SIM_RELEASES[1].version), `names ${n2.site!.regressions_page_names.join(', ') || 'none'}`);
   check('night 1: no regression (one release of each engine so far)', n1.regress!.regressions.length === 0 && n1.alert!.actions.length === 0, `${n1.regress!.regressions.length} regressions`);
+  check(`night ${RUNNER_DIES_NIGHT}: no regression (only the embedded nightly run was added)`, n3.regress!.regressions.length === 0 && n3.alert!.actions.length === 0, `${n3.regress!.regressions.length} regressions`);
 
   const found = n2.regress!.regressions;
   const tpot = found.find((r) => r.metric === 'tpot_ms_p50');
@@ -419,7 +631,8 @@ const MARKER = `# DRY RUN of the servebench nightly pipeline
 
 Written by scripts/nightly-dry-run.ts. Nothing here is an official result:
 - the "GPU fleet" is the embedded CPU engine (llama.cpp with a dummy-weight model) on this machine;
-- GitHub, Docker Hub and the webhook were loopback fakes (tests/fakes/);
+- GitHub, Docker Hub and the webhook were loopback fakes (tests/fakes/); the git repository here
+  has no remote, and its commits are the dry run's;
 - the simulated engine's releases "1.0.0+dryrun" and "1.1.0+dryrun" are names this dry run gave
   \`servebench sim\` runs with --decode-base-ms 8 and 12 (a planted 1.5x slower step), so that
   regress and alert have a real regression to find.
@@ -436,27 +649,53 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     runnerResults: join(dir, 'runner', 'results'),
     dataDir: join(dir, 'build', 'data'),
     siteDir: join(dir, 'build', 'site'),
-    stateFile: join(dir, 'detect-state.json'),
-    fleetFile: join(dir, 'fleet.yaml'),
+    // The workflow's default paths, inside the temp checkout.
+    stateFile: join(dir, 'fleet', 'detect-state.json'),
+    fleetFile: join(dir, 'fleet', 'fleet.yaml'),
     fakeUrl: '',
     env: stepEnv(),
+    workflowEnv: {},
+    issueKey: () => null,
     steps: [],
     log,
   };
-  for (const sub of ['logs', 'results', 'runner/results']) mkdirSync(join(dir, sub), { recursive: true });
+  for (const sub of ['logs', 'results', 'runner/results', 'fleet']) mkdirSync(join(dir, sub), { recursive: true });
   writeFileSync(join(dir, 'DRY-RUN.md'), MARKER);
   writeFileSync(join(ctx.resultsDir, 'README.md'), MARKER);
-  // The dry-run fleet with its runs' results folder inside this temp folder.
+  // The dry-run fleet at the workflow's default fleet/fleet.yaml, with its runs' results folder inside this temp folder.
   const fleet = parseYaml(readFileSync(DRY_RUN_FLEET, 'utf8')) as Record<string, unknown>;
   fleet['results_dir'] = ctx.runnerResults;
   writeFileSync(ctx.fleetFile, `# Generated by scripts/nightly-dry-run.ts from tests/fixtures/fleet/dry-run.yaml: results_dir points into the dry run's temp folder.\n${toYaml(fleet)}`);
+  // The state a repository starts with (nothing reported yet), and the price table compile, summarize and regress read by default.
+  writeFileSync(ctx.stateFile, `${JSON.stringify({ schema_version: 1, engines: {} }, null, 2)}\n`);
+  copyFileSync(join(REPO, 'fleet', 'prices.yaml'), join(dir, 'fleet', 'prices.yaml'));
+  // The dry run's own folders stay out of git status, as build/ does in the repository.
+  writeFileSync(join(dir, '.gitignore'), ['build/', 'logs/', 'runner/', 'night-*/', ...NIGHT_FILES.map((f) => `/${f}`), ''].join('\n'));
+  git(dir, ['init', '-q', '-b', BRANCH]);
+  git(dir, ['add', '--', '.gitignore', 'DRY-RUN.md', 'fleet', 'results']);
+  git(dir, ['commit', '-q', '-m', 'dry run: the checkout the first night starts from']);
 
   const releases = fakeGithub();
+  // Every engine with a repository, as a scheduled detect polls them all: those the story does not publish to have no release yet.
+  for (const file of readdirSync(join(REPO, 'engines')).filter((f) => f.endsWith('.yaml'))) {
+    const repository = (parseYaml(readFileSync(join(REPO, 'engines', file), 'utf8')) as { source?: { repository?: string | null } }).source?.repository;
+    if (typeof repository === 'string') releases.repo(repository);
+  }
   const hub = fakeDockerHub();
   const issues = createFakeGitHub({ owner: GITHUB_REPO.split('/')[0]!, repo: GITHUB_REPO.split('/')[1]!, token: FAKE_TOKEN });
   const webhook = createFakeWebhook();
   const server: FakeServer = await startFakeServer([releases.handler, hub.handler, issues.handler, webhook.handler]);
-  const context: Context = { ...ctx, fakeUrl: server.url };
+  const issueKey = (number: number) => /<!-- servebench-regression-key: ([A-Za-z0-9._-]+) -->/.exec(issues.issues.find((i) => i.number === number)?.body ?? '')?.[1] ?? null;
+  const workflowEnv: NodeJS.ProcessEnv = {
+    ...ctx.env,
+    // What Actions sets for every step (stand-ins; regress builds its links from them).
+    GITHUB_SERVER_URL,
+    GITHUB_REPOSITORY: GITHUB_REPO,
+    // The fakes, through the environment rather than flags (--github-api, --registry-url), so every argv is the workflow's.
+    SERVEBENCH_GITHUB_API_URL: server.url,
+    SERVEBENCH_REGISTRY_OVERRIDE: `docker.io=${server.url}`,
+  };
+  const context: Context = { ...ctx, fakeUrl: server.url, workflowEnv, issueKey };
   const nights: Record<string, NightOutputs> = {};
   const final: DryRunReport['final'] = { alert_rerun_writes: 0 };
   let error: string | null = null;
@@ -474,19 +713,25 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     releases.publish('vllm-project/vllm', { tag_name: 'v0.11.0', published_at: '2026-10-02T12:00:00Z' });
     hub.push('vllm/vllm-openai', 'v0.11.0');
     nights['1'] = await runNight(context, 1);
+    archiveNight(context, 1);
 
     releases.publish(ENGINE_REPO, { tag_name: 'v3.22.0', published_at: '2026-11-01T12:00:00Z' });
     releases.publish('vllm-project/vllm', { tag_name: 'v0.11.1', published_at: '2026-11-02T12:00:00Z' });
     nights['2'] = await runNight(context, 2);
-
-    // Idempotence: the same report again files nothing; the same poll again reports nothing.
+    // Idempotence: the alert job run again on the same report (a re-run of the workflow) files nothing.
     const before = server.requests.length;
-    final.alert_rerun = await alert(context, 2, 'alert again', join(dir, 'night-2', 'regressions.json'));
+    final.alert_rerun = await alert(context, 2, 'alert again');
     final.alert_rerun_writes = server.requests.slice(before).filter(isWrite).length;
     context.steps.at(-1)!.counts['writes'] = final.alert_rerun_writes;
-    const again = await step(context, 2, 'detect again', cli('detect', ['--engine', 'embedded', '--engine', 'vllm', '--github-api', server.url, '--registry-url', `docker.io=${server.url}`, '--state', ctx.stateFile]));
-    final.detect = readJson(again.stdout, 'detect');
-    again.record.counts = { new: final.detect!.new.length, pending: final.detect!.pending.length };
+    archiveNight(context, 2);
+
+    releases.publish(ENGINE_REPO, { tag_name: 'v3.23.0', published_at: '2026-11-15T12:00:00Z' });
+    nights[String(RUNNER_DIES_NIGHT)] = await runNight(context, RUNNER_DIES_NIGHT);
+    archiveNight(context, RUNNER_DIES_NIGHT);
+
+    // The next night's poll: the release whose runner died is new again (the state collect committed).
+    final.detect = await detectStep(context, NEXT_POLL_NIGHT);
+    archiveNight(context, NEXT_POLL_NIGHT);
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
@@ -499,9 +744,15 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     webhook_posts: webhook.posts.length,
     requests: server.requests.length,
   };
+  let commits: DryRunReport['commits'] = [];
+  try {
+    commits = git(dir, ['log', '--reverse', '--format=%H %s']).split('\n').filter((l) => l !== '').map((l) => ({ sha: l.slice(0, 40), subject: l.slice(41) }));
+  } catch (caught) {
+    error ??= `git log in ${dir}: ${(caught as Error).message}`;
+  }
   if (error === null) {
     try {
-      checks = checksOf({ nights, final, github }, issues, webhook);
+      checks = checksOf({ nights, final, github, commits }, issues, webhook);
     } catch (caught) {
       error = `a check could not be evaluated: ${(caught as Error).message}`;
     }
@@ -509,7 +760,7 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
   const ok = error === null && checks.every((c) => c.ok) && context.steps.every((s) => s.ok);
   const kept = options.keep !== undefined || !ok;
   if (!kept) rmSync(dir, { recursive: true, force: true });
-  return { ok, dir, kept, wall_s: Math.round((performance.now() - started) / 100) / 10, steps: context.steps, checks, nights, final, github, error, interrupted: interruptedBy };
+  return { ok, dir, kept, wall_s: Math.round((performance.now() - started) / 100) / 10, steps: context.steps, checks, nights, final, commits, github, error, interrupted: interruptedBy };
 }
 
 export function formatReport(report: DryRunReport): string {
@@ -534,10 +785,12 @@ const HELP = `nightly-dry-run: an end-to-end dry run of the servebench nightly p
 Usage: npx tsx scripts/nightly-dry-run.ts [--keep DIR] [--json]
 
 detect (fake GitHub + Docker Hub) → plan (tests/fixtures/fleet/dry-run.yaml) → every planned job
-(the embedded CPU engine) → collect → validate → compile → site build → regress → alert (fake
-GitHub issues + webhook), over two nights, with a planted regression of the simulated engine
-(1.5x slower engine step) so that regress and alert have something to file; then alert and
-detect once more, which must change nothing. Everything happens in a temp folder on 127.0.0.1.
+(the embedded CPU engine) → collect → summarize → commit → compile → site build → regress → alert
+(fake GitHub issues + webhook), each servebench step with the flags .github/workflows/nightly.yml
+passes, in a temp folder that is a git repository laid out as the workflow's checkout. Three
+nights: a planted regression of the simulated engine (1.5x slower engine step) on night 2, which
+alert files (and, run again, leaves alone); on night 3 the new release's runner dies, so collect
+puts it back to pending and the next night's detect reports it again. Everything on 127.0.0.1.
 
 Options:
   --keep DIR  Run in DIR (new or empty) and keep it: results, compiled data, site, logs, reports.

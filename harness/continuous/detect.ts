@@ -13,6 +13,16 @@
  * - A version is new once its image tag exists (or when the engine has no image). Until then it
  *   is pending: reported as such, kept in the state and re-checked on every poll, then reported
  *   new on the poll that finds the image.
+ * - With a fleet file, each new version's fleet images (engines.<name>.images: the ROCm builds an
+ *   AMD GPU type runs instead of the official CUDA image) are checked too and listed in `images`.
+ *   One not published yet does not hold back the official image's jobs: the version is reported
+ *   new (plan skips the GPU types whose image is missing) and is also kept pending while it is
+ *   reported (in the state: both seen and pending; under "awaiting_images" in the report). Each
+ *   poll re-checks those images; once all are out, it is reported new again with images_only, so
+ *   plan runs just the GPU types that use them. The state has no field for which images were
+ *   missing (detect-state.ts), so every fleet image of the version is re-checked and, with two
+ *   images for one engine published on different days, the GPU types of the first one are run
+ *   again on the retry.
  * - First sighting of an engine (no state entry): only its newest release is reported; the
  *   others listed (the first page of releases, every page of tags) are recorded as seen, so the
  *   fleet benchmarks the current release rather than
@@ -22,6 +32,7 @@
  *   the GitHub polling of the engines after it (each would fail the same way).
  */
 import type { Engine } from '../schema/engine.ts';
+import type { Fleet } from '../schema/fleet.ts';
 import type { DetectState, EngineState } from './detect-state.ts';
 import type { GithubClient } from './github-http.ts';
 import { compareVersions, listReleases, listTags, MAX_TAG_PAGES, newestRelease, releasesPath, tagsPath, type UpstreamRelease } from './github-releases.ts';
@@ -37,9 +48,34 @@ export interface DetectedVersion {
   readonly published_at: string | null;
   /** "vllm/vllm-openai:v0.11.0", or null for an engine without an official image. */
   readonly image: string | null;
+  /** The fleet's other images of this version (engines.<name>.images), each checked; [] without a fleet file or overrides. */
+  readonly images: FleetImageStatus[];
+  /**
+   * true: a retry. The official image's GPU types were planned when the version was first
+   * reported; plan only the GPU types whose fleet image is listed here (now all published).
+   */
+  readonly images_only?: true;
+}
+
+export interface FleetImageStatus {
+  /** The fleet's key: a GPU type id or a vendor ("amd"). */
+  readonly key: string;
+  /** The GPU types that run this image for a new release (the id's own override wins over its vendor's). */
+  readonly gpu_types: string[];
+  readonly image: string;
+  readonly published: boolean;
 }
 
 export interface PendingVersion extends DetectedVersion {
+  readonly reason: string;
+}
+
+/** A version reported new for its official image whose fleet images are not all published yet. */
+export interface AwaitingImages extends DetectedVersion {
+  /** The images still missing (or whose check failed). */
+  readonly pending_images: string[];
+  /** The day it was first reported without them. */
+  readonly since: string;
   readonly reason: string;
 }
 
@@ -47,6 +83,8 @@ export interface DetectReport {
   readonly checked_at: string;
   readonly new: DetectedVersion[];
   readonly pending: PendingVersion[];
+  /** Versions reported (now or on an earlier poll) that wait for some of the fleet's images; re-checked on every poll. */
+  readonly awaiting_images: AwaitingImages[];
   readonly errors: Array<{ engine: string; message: string }>;
   /** What was left out on purpose, and why (tags the fleet cannot plan, images that cannot exist); not errors. */
   readonly notes: Array<{ engine: string; message: string }>;
@@ -58,6 +96,8 @@ export interface DetectOptions {
   readonly github: GithubClient;
   readonly registries: RegistryClient;
   readonly includePrereleases: boolean;
+  /** The fleet file, for the images it runs instead of the official one; null: official images only. */
+  readonly fleet?: Pick<Fleet, 'gpu_types' | 'engines' | 'matrix'> | null;
   readonly now?: () => Date;
   /** Pages of 100 releases read at most (first sightings read one); tags are read to MAX_TAG_PAGES. */
   readonly maxPages?: number;
@@ -75,7 +115,7 @@ const MAX_PAGES = 10;
 
 export async function detect(options: DetectOptions): Promise<DetectOutcome> {
   const checkedAt = (options.now ?? (() => new Date()))().toISOString();
-  const report: DetectReport = { checked_at: checkedAt, new: [], pending: [], errors: [], notes: [] };
+  const report: DetectReport = { checked_at: checkedAt, new: [], pending: [], awaiting_images: [], errors: [], notes: [] };
   const engines: Record<string, EngineState> = { ...options.state.engines };
   const skipped: string[] = [];
   let rateLimited: RateLimitError | null = null;
@@ -94,6 +134,7 @@ export async function detect(options: DetectOptions): Promise<DetectOutcome> {
       engines[engine.name] = result.state;
       report.new.push(...result.found);
       report.pending.push(...result.pending);
+      report.awaiting_images.push(...result.awaiting);
       report.errors.push(...result.errors.map((message) => ({ engine: engine.name, message })));
       report.notes.push(...result.notes.map((message) => ({ engine: engine.name, message })));
     } catch (error) {
@@ -108,6 +149,7 @@ interface EngineResult {
   readonly state: EngineState;
   readonly found: DetectedVersion[];
   readonly pending: PendingVersion[];
+  readonly awaiting: AwaitingImages[];
   /** Image checks that could not answer; the versions stay pending. */
   readonly errors: string[];
   /** Versions left out on purpose, one line each. */
@@ -175,16 +217,78 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
 
   const found: DetectedVersion[] = [];
   const pending: PendingVersion[] = [];
+  const awaiting: AwaitingImages[] = [];
   const errors: string[] = [];
+  const overrides = options.fleet ? fleetImages(options.fleet, engine.name) : null;
+
+  // The fleet's images of a version: each checked; the missing ones (and failed checks) are waited for.
+  const checkFleetImages = async (version: string): Promise<{ images: FleetImageStatus[]; waiting: string[] }> => {
+    const images: FleetImageStatus[] = [];
+    const waiting: string[] = [];
+    for (const override of overrides ?? []) {
+      const colon = override.template.lastIndexOf(':');
+      const repository = override.template.slice(0, colon);
+      const tag = renderImageTag(override.template.slice(colon + 1), version);
+      const status = { key: override.key, gpu_types: override.gpu_types, image: `${repository}:${tag}` };
+      let ref: ImageRef;
+      try {
+        ref = imageRef(repository, tag);
+      } catch (error) {
+        // As for the official image: no registry can ever hold it, so it is not waited for (plan skips its GPU types).
+        images.push({ ...status, published: false });
+        notes.push(`${version}: its ${override.key} image ${status.image} cannot exist (${(error as Error).message}); not waited for`);
+        continue;
+      }
+      let published = false;
+      try {
+        published = await options.registries.imageExists(ref);
+      } catch (error) {
+        errors.push(`${version}: image check failed: ${(error as Error).message}`);
+      }
+      images.push({ ...status, published });
+      if (!published) waiting.push(status.image);
+    }
+    return { images, waiting };
+  };
+  const awaitingEntry = (base: DetectedVersion, waiting: readonly string[], since: string): AwaitingImages => ({
+    ...base,
+    pending_images: [...waiting],
+    since,
+    reason: `reported new for its official image; waiting for ${waiting.join(', ')} (since ${since}); their GPU types run once published`,
+  });
+
   for (const release of candidates) {
     const since = state.pending[release.version]?.since ?? day;
     const wait = () => {
       state.pending[release.version] = { tag: release.tag, release_url: release.release_url, published_at: release.published_at, since };
     };
     const base = { engine: engine.name, version: release.version, tag: release.tag, release_url: release.release_url, published_at: release.published_at };
-    if (engine.image === null) {
-      found.push({ ...base, image: null });
-    } else {
+
+    // Both seen and pending: reported for its official image, waiting for some of the fleet's.
+    // (collect --detect-state drops the seen mark when its jobs leave no result: then it is re-checked whole.)
+    if (release.version in state.seen) {
+      if (overrides === null) {
+        notes.push(`${release.version}: waits for the fleet's images, not re-checked: no fleet file (--fleet)`);
+        continue;
+      }
+      if (overrides.length === 0) {
+        delete state.pending[release.version];
+        notes.push(`${release.version}: no longer waited for: the fleet declares no image of ${engine.name} for new releases`);
+        continue;
+      }
+      const checked = await checkFleetImages(release.version);
+      const reported = { ...base, image: officialImage(engine, release.version), images: checked.images };
+      if (checked.waiting.length > 0) {
+        awaiting.push(awaitingEntry(reported, checked.waiting, since));
+        continue;
+      }
+      delete state.pending[release.version];
+      found.push({ ...reported, images_only: true });
+      continue;
+    }
+
+    let image: string | null = null;
+    if (engine.image !== null) {
       let ref: ImageRef;
       try {
         ref = imageRef(engine.image.repository, renderImageTag(engine.image.tag, release.version));
@@ -195,7 +299,7 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
         notes.push(`${release.version} (tag ${release.tag}) recorded as seen, not reported: its image tag cannot exist (${(error as Error).message})`);
         continue;
       }
-      const image = ref.display;
+      image = ref.display;
       let exists: boolean;
       try {
         exists = await options.registries.imageExists(ref);
@@ -206,15 +310,56 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
       }
       if (!exists) {
         wait();
-        pending.push({ ...base, image, reason: `image ${image} is not published yet (waiting since ${since})` });
+        pending.push({ ...base, image, images: [], reason: `image ${image} is not published yet (waiting since ${since})` });
         continue;
       }
-      found.push({ ...base, image });
     }
-    delete state.pending[release.version];
+    // The official image is out: its GPU types are planned now, whatever the fleet's other images.
+    const checked = await checkFleetImages(release.version);
+    const reported = { ...base, image, images: checked.images };
+    found.push(reported);
     state.seen[release.version] = day;
+    if (checked.waiting.length > 0) {
+      state.pending[release.version] = { tag: release.tag, release_url: release.release_url, published_at: release.published_at, since: day };
+      awaiting.push(awaitingEntry(reported, checked.waiting, day));
+    } else {
+      delete state.pending[release.version];
+    }
   }
-  return { state, found, pending, errors, notes };
+  return { state, found, pending, awaiting, errors, notes };
+}
+
+function officialImage(engine: Engine, version: string): string | null {
+  return engine.image === null ? null : imageRef(engine.image.repository, renderImageTag(engine.image.tag, version)).display;
+}
+
+/** One of the fleet's images of an engine (engines.<name>.images), with the GPU types that run it. */
+export interface FleetImage {
+  readonly key: string;
+  readonly gpu_types: string[];
+  /** "vllm/vllm-openai-rocm:v{version}" */
+  readonly template: string;
+}
+
+/**
+ * The fleet images a new release of the engine runs: for each GPU type of a matrix entry with
+ * new_versions that runs the engine, its override as plan resolves it (the type id's, else its
+ * vendor's; a CPU type runs no image). An override no such GPU type uses is left out: waiting
+ * for an image no job pulls would keep the version pending for nothing.
+ */
+export function fleetImages(fleet: Pick<Fleet, 'gpu_types' | 'engines' | 'matrix'>, engine: string): FleetImage[] {
+  const settings = fleet.engines[engine];
+  if (!settings) return [];
+  const used = new Set(fleet.matrix.filter((entry) => entry.new_versions && entry.engines.includes(engine)).flatMap((entry) => entry.gpu_types));
+  const typesByKey = new Map<string, string[]>();
+  for (const type of fleet.gpu_types) {
+    if (type.vendor === 'cpu' || !used.has(type.id)) continue;
+    const key = settings.images[type.id] ? type.id : settings.images[type.vendor] ? type.vendor : null;
+    if (key !== null) typesByKey.set(key, [...(typesByKey.get(key) ?? []), type.id]);
+  }
+  return Object.entries(settings.images)
+    .filter(([key]) => typesByKey.has(key))
+    .map(([key, override]) => ({ key, gpu_types: typesByKey.get(key)!, template: override.template }));
 }
 
 function uniqueByVersion(releases: readonly UpstreamRelease[]): UpstreamRelease[] {

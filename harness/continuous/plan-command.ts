@@ -32,6 +32,7 @@ const spec: CommandSpec = {
     { name: 'max-jobs', value: 'N', help: `Refuse a plan of more jobs (a GitHub matrix takes at most ${GITHUB_MATRIX_LIMIT}).`, default: String(GITHUB_MATRIX_LIMIT) },
   ],
   epilog: [
+    'A new release whose image for a GPU type detect listed as not published (its "images", e.g. a ROCm build not out yet) is not planned on that type: noted, and listed under "skipped" in plan.json; detect reports the release again with "images_only" once the image is out, and then only those GPU types are planned.',
     'Every job has a stable id (a hash of its configuration): planning again gives the same ids, files and order.',
     'GPU isolation: a GitHub self-hosted runner owns one GPU set (label gpus-<tp>, SERVEBENCH_GPUS=<indices> in its .env) and',
     'the job passes it as --gpu; SLURM allocates the set (--gres) and a docker run is handed $SLURM_JOB_GPUS; on Kubernetes',
@@ -111,7 +112,8 @@ export const planCommand: Command = {
     }
     process.stdout.write(printed);
     for (const note of plan.notes) process.stderr.write(`servebench plan: ${note}\n`);
-    process.stderr.write(`servebench plan: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} (plan ${plan.plan_id})${out !== undefined ? `, written to ${out}` : ''}\n`);
+    const skipped = plan.skipped.length > 0 ? `; ${plan.skipped.length} GPU type${plan.skipped.length === 1 ? '' : 's'} of new releases skipped (image not published yet)` : '';
+    process.stderr.write(`servebench plan: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} (plan ${plan.plan_id})${skipped}${out !== undefined ? `, written to ${out}` : ''}\n`);
     return EXIT.ok;
   },
 };

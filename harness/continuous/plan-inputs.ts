@@ -44,8 +44,11 @@ function fail(file: string, problems: readonly SpecProblem[]): never {
   throw usageError(`--fleet: invalid fleet file\n${formatProblems(problems.map((p) => ({ ...p, file })))}`);
 }
 
-/** The fleet file and the specs it names, or a usage error listing every problem. */
-export function loadFleet(file: string, dirs: FleetDirs = {}): LoadedFleet {
+/**
+ * The fleet file checked against its schema only (not the files it names): what detect needs of
+ * it (the GPU types, the matrix and the engines' images), without failing on a broken workload spec.
+ */
+export function readFleetFile(file: string): { fleet: Fleet; text: string } {
   if (!existsSync(file)) throw usageError(`--fleet: no file ${file}; give the fleet file (e.g. fleet/fleet.yaml)`);
   const text = readFileSync(file, 'utf8');
   let raw: unknown;
@@ -57,7 +60,12 @@ export function loadFleet(file: string, dirs: FleetDirs = {}): LoadedFleet {
   }
   const parsed = FleetSchema.safeParse(raw);
   if (!parsed.success) fail(file, parsed.error.issues.map((issue) => ({ file, field: issue.path.join('.') || '(top level)', message: describeIssue(issue) })));
-  const fleet = parsed.data;
+  return { fleet: parsed.data, text };
+}
+
+/** The fleet file and the specs it names, or a usage error listing every problem. */
+export function loadFleet(file: string, dirs: FleetDirs = {}): LoadedFleet {
+  const { fleet, text } = readFleetFile(file);
   const problems: SpecProblem[] = [];
   const problem = (field: string, message: string): void => void problems.push({ file, field, message });
 
@@ -128,6 +136,20 @@ const ReleaseSchema = z
     image: z.string().regex(/^\S+$/, 'an image reference without spaces').nullable().optional(),
     release_url: z.string().nullable().optional(),
     published_at: z.string().nullable().optional(),
+    // The fleet's other images of the release, as detect checked them (absent from an older detect's output).
+    images: z
+      .array(
+        z
+          .object({
+            image: z.string().regex(/^\S+$/, 'an image reference without spaces'),
+            published: z.boolean(),
+            key: z.string().optional(),
+            gpu_types: z.array(z.string()).optional(),
+          })
+          .loose(),
+      )
+      .optional(),
+    images_only: z.boolean().optional(),
   })
   .loose();
 

@@ -46,6 +46,19 @@ export interface NewRelease {
   readonly image?: string | null | undefined;
   readonly release_url?: string | null | undefined;
   readonly published_at?: string | null | undefined;
+  /** The fleet's other images of the release (ROCm builds, …) and whether each is published: a job needing a missing one is skipped. */
+  readonly images?: ReadonlyArray<{ readonly image: string; readonly published: boolean }> | undefined;
+  /** A retry for the fleet images published since the release was reported: only the GPU types that run one of them are planned. */
+  readonly images_only?: boolean | undefined;
+}
+
+/** A GPU type of a new release not planned because its image is not published yet. */
+export interface SkippedConfiguration {
+  readonly engine: string;
+  readonly version: string;
+  readonly gpu_type: string;
+  readonly image: string;
+  readonly reason: string;
 }
 
 /** A release in a plan's inputs: engine and version, and detect's tag, release page and date when it gave them. */
@@ -108,6 +121,12 @@ export interface Plan {
   readonly jobs: readonly PlannedJob[];
   /** What was asked for but planned no job (e.g. a new release of an engine no matrix entry runs). */
   readonly notes: readonly string[];
+  /**
+   * The GPU types of new releases left out because detect found their image unpublished (each
+   * also a note). detect keeps such a release pending for that image and reports it again, with
+   * images_only, once it is out.
+   */
+  readonly skipped: readonly SkippedConfiguration[];
 }
 
 export interface PlanInputs {
@@ -202,7 +221,8 @@ export function resolveImage(
   if (type.vendor === 'cpu') return { image: null, launcher: 'process' };
   const override = settings?.images[type.id] ?? settings?.images[type.vendor];
   if (override) {
-    if (version !== LATEST) return { image: override.template.replace('{version}', version), launcher: 'docker' };
+    // Every {version}, as detect renders the image it checks (the two must name the same image).
+    if (version !== LATEST) return { image: override.template.replaceAll('{version}', version), launcher: 'docker' };
     if (override.latest === null) return { problem: `${engine.name} has no pinned version and its ${type.id} image (${override.template}) names no latest: pin engines.${engine.name}.version or give images.*.latest` };
     return { image: override.latest, launcher: 'docker' };
   }
@@ -323,9 +343,13 @@ export function expandPlan(inputs: PlanInputs): Plan {
   const types = new Map(fleet.gpu_types.map((t) => [t.id, t]));
   const jobs = new Map<string, PlannedJob>();
   const notes: string[] = [];
+  const skipped: SkippedConfiguration[] = [];
 
-  const add = (engineName: string, version: string, trigger: Trigger, releaseImage: string | null): number => {
+  /** Jobs added, and GPU types left out for the release's images (not a reason for "no matrix entry"). */
+  const add = (engineName: string, version: string, trigger: Trigger, release: NewRelease | null): { added: number; left: number } => {
     let added = 0;
+    let left = 0;
+    const releaseImage = release?.image ?? null;
     fleet.matrix.forEach((entry, i) => {
       if (!entry.engines.includes(engineName) || !(trigger === 'nightly' ? entry.nightly : entry.new_versions)) return;
       if (engineFilter.size > 0 && !engineFilter.has(engineName)) return;
@@ -336,6 +360,24 @@ export function expandPlan(inputs: PlanInputs): Plan {
         const type = types.get(typeId)!;
         const resolved = resolveImage(engine, fleet.engines[engineName], type, version, releaseImage);
         if ('problem' in resolved) throw usageError(`${inputs.fleetFile}: matrix.${i}: ${resolved.problem}`);
+        if (release !== null) {
+          const listed = resolved.image === null ? undefined : release.images?.find((image) => image.image === resolved.image);
+          // A retry: the other GPU types were planned when the release was first reported.
+          if (release.images_only && listed?.published !== true) {
+            left += 1;
+            continue;
+          }
+          // `docker pull` would fail and leave a failed official result in place of a measurement.
+          if (listed?.published === false) {
+            left += 1;
+            if (!skipped.some((s) => s.engine === engineName && s.version === version && s.gpu_type === typeId)) {
+              const reason = `its image ${listed.image} is not published yet; detect keeps the release pending for it and reports it again once it is out`;
+              skipped.push({ engine: engineName, version, gpu_type: typeId, image: listed.image, reason });
+              notes.push(`${engineName} ${version} (new): ${typeId} skipped: ${reason}`);
+            }
+            continue;
+          }
+        }
         for (const fleetModel of entry.models) {
           const model = plannedModel(fleetModel);
           for (const ref of entry.workloads) {
@@ -360,7 +402,7 @@ export function expandPlan(inputs: PlanInputs): Plan {
         }
       }
     });
-    return added;
+    return { added, left };
   };
 
   if (inputs.nightly) {
@@ -383,7 +425,11 @@ export function expandPlan(inputs: PlanInputs): Plan {
       continue;
     }
     if (engineFilter.size > 0 && !engineFilter.has(release.engine)) continue;
-    if (add(release.engine, release.version, 'new', release.image ?? null) === 0) {
+    if (release.images_only) {
+      notes.push(`${release.engine} ${release.version} (new): its fleet images are out now: planned only on the GPU types that run them (the others were planned when it was first reported)`);
+    }
+    const { added, left } = add(release.engine, release.version, 'new', release);
+    if (added === 0 && left === 0) {
       notes.push(`${release.engine} ${release.version} (new): no matrix entry with new_versions: true runs ${release.engine}${typeFilter.size > 0 ? ' on the selected GPU types' : ''}; nothing planned`);
     }
   }
@@ -401,6 +447,7 @@ export function expandPlan(inputs: PlanInputs): Plan {
     },
     jobs: sorted,
     notes,
+    skipped,
   };
 }
 

@@ -391,6 +391,8 @@ describe('servebench collect --detect-state: new releases whose jobs left no res
     github.publish('vllm-project/vllm', { tag_name: 'v0.12.0', published_at: '2026-09-30T00:00:00Z' });
     hub.push('vllm/vllm-openai', 'v0.11.0');
     hub.push('vllm/vllm-openai', 'v0.12.0');
+    // detect also checks fleet/fleet.yaml's ROCm image: without it 0.12.0 would stay pending for it (detect.test.ts covers that).
+    hub.push('vllm/vllm-openai-rocm', 'v0.12.0');
     const detected = await detectVllm();
     expect(detected.new.map((v) => v.version)).toEqual(['0.12.0']);
     return detected;

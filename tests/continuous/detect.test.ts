@@ -6,11 +6,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatHelp } from '../../harness/cli/options.ts';
 import { detectCommand, runDetect } from '../../harness/continuous/detect-command.ts';
 import type { DetectReport } from '../../harness/continuous/detect.ts';
 import type { DetectState } from '../../harness/continuous/detect-state.ts';
+import { expandPlan } from '../../harness/continuous/plan.ts';
+import { loadFleet } from '../../harness/continuous/plan-inputs.ts';
 import { parseLinkHeader } from '../../harness/continuous/github-http.ts';
 import { compareVersions, looksLikePrerelease, tagVersion, versionFromTag } from '../../harness/continuous/github-releases.ts';
 import { rateLimitWaitS } from '../../harness/continuous/http-conditional.ts';
@@ -39,6 +42,8 @@ let sleeps: number[];
 let answers: Array<{ method: string; url: string; status: number }>;
 let dir: string;
 let stateFile: string;
+/** The shipped fleet without its engines' images: the tests that are not about them check official images only. */
+let officialOnlyFleet: string;
 
 beforeEach(async () => {
   clock = { ms: START };
@@ -60,6 +65,10 @@ beforeEach(async () => {
   ]);
   dir = mkdtempSync(join(tmpdir(), 'servebench-detect-'));
   stateFile = join(dir, 'fleet', 'detect-state.json');
+  const fleet = parseYaml(readFileSync('fleet/fleet.yaml', 'utf8')) as Record<string, unknown>;
+  delete fleet['engines'];
+  officialOnlyFleet = join(dir, 'official-only-fleet.yaml');
+  writeFileSync(officialOnlyFleet, toYaml(fleet));
 });
 
 afterEach(async () => {
@@ -76,7 +85,8 @@ function fakeFlags(): string[] {
 async function detectRun(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunOutcome> {
   let stdout = '';
   let stderr = '';
-  const code = await runDetect([...args, '--state', stateFile, ...fakeFlags()], {
+  const fleet = args.includes('--fleet') ? [] : ['--fleet', officialOnlyFleet];
+  const code = await runDetect([...args, ...fleet, '--state', stateFile, ...fakeFlags()], {
     env,
     policy: {
       now: () => clock.ms,
@@ -116,8 +126,9 @@ describe('servebench detect', () => {
     expect(second.code).toBe(0);
     expect(second.report).toEqual({
       checked_at: '2026-10-01T06:00:00.000Z',
-      new: [{ engine: 'vllm', version: '0.11.0', tag: 'v0.11.0', release_url: 'https://github.com/vllm-project/vllm/releases/tag/v0.11.0', published_at: '2026-09-30T12:00:00Z', image: 'vllm/vllm-openai:v0.11.0' }],
+      new: [{ engine: 'vllm', version: '0.11.0', tag: 'v0.11.0', release_url: 'https://github.com/vllm-project/vllm/releases/tag/v0.11.0', published_at: '2026-09-30T12:00:00Z', image: 'vllm/vllm-openai:v0.11.0', images: [] }],
       pending: [],
+      awaiting_images: [],
       errors: [],
       notes: [],
     });
@@ -145,7 +156,7 @@ describe('servebench detect', () => {
     const run = await detectRun(['--engine', 'llamacpp']);
     expect(run.code).toBe(0);
     expect(run.report.new).toEqual([
-      { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda-b6125' },
+      { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda-b6125', images: [] },
     ]);
     expect(Object.keys(run.state.engines['llamacpp']!.seen)).toEqual(['6120', '6121', '6122', '6123', '6124', '6125']);
 
@@ -248,7 +259,7 @@ describe('servebench detect', () => {
     expect(waiting.report.pending).toEqual([
       {
         engine: 'sglang', version: '0.5.4', tag: 'v0.5.4', release_url: 'https://github.com/sgl-project/sglang/releases/tag/v0.5.4', published_at: '2026-09-30T00:00:00Z',
-        image: 'lmsysorg/sglang:v0.5.4-cu129', reason: 'image lmsysorg/sglang:v0.5.4-cu129 is not published yet (waiting since 2026-10-01)',
+        image: 'lmsysorg/sglang:v0.5.4-cu129', images: [], reason: 'image lmsysorg/sglang:v0.5.4-cu129 is not published yet (waiting since 2026-10-01)',
       },
     ]);
     expect(waiting.state.engines['sglang']!.seen).not.toHaveProperty('0.5.4');
@@ -296,7 +307,7 @@ describe('servebench detect', () => {
     github.tag('withcatai/node-llama-cpp', 'v3.20.0');
     github.tag('withcatai/node-llama-cpp', 'v3.21.0');
     const first = await detectRun(['--engine', 'embedded']);
-    expect(first.report.new).toEqual([{ engine: 'embedded', version: '3.21.0', tag: 'v3.21.0', release_url: 'https://github.com/withcatai/node-llama-cpp/releases/tag/v3.21.0', published_at: null, image: null }]);
+    expect(first.report.new).toEqual([{ engine: 'embedded', version: '3.21.0', tag: 'v3.21.0', release_url: 'https://github.com/withcatai/node-llama-cpp/releases/tag/v3.21.0', published_at: null, image: null, images: [] }]);
     expect(first.state.engines['embedded']!.source).toBe('tags');
 
     github.tag('withcatai/node-llama-cpp', 'v3.22.0-beta.1');
@@ -457,6 +468,99 @@ describe('servebench detect: versions the fleet cannot use, tag order, redirects
   });
 });
 
+describe("servebench detect: the fleet's own images (ROCm builds)", () => {
+  const SHIPPED_FLEET = 'fleet/fleet.yaml';
+  const rocm = (version: string, published: boolean) => ({ key: 'amd', gpu_types: ['mi300x-192gb'], image: `vllm/vllm-openai-rocm:v${version}`, published });
+
+  /** `servebench plan --new` of the shipped fleet on detect's report, as the nightly workflow runs it. */
+  function planNew(report: DetectReport) {
+    const loaded = loadFleet(SHIPPED_FLEET);
+    return expandPlan({
+      fleet: loaded.fleet, fleetFile: SHIPPED_FLEET, fleetSha256: loaded.sha256, engines: loaded.engines, knownEngines: loaded.knownEngines,
+      workloads: loaded.workloads, nightly: false, releases: report.new,
+    });
+  }
+
+  it('a release whose CUDA image is out but not its ROCm image: new (NVIDIA jobs planned, MI300X skipped), kept pending for the ROCm image, then reported for it alone', async () => {
+    github.publish('vllm-project/vllm', { tag_name: 'v0.11.0', published_at: '2026-09-01T00:00:00Z' });
+    hub.push('vllm/vllm-openai', 'v0.11.0');
+    hub.push('vllm/vllm-openai-rocm', 'v0.11.0');
+    const first = await detectRun(['--engine', 'vllm', '--fleet', SHIPPED_FLEET]);
+    expect(first.report.new.map((v) => v.images)).toEqual([[rocm('0.11.0', true)]]);
+    expect([first.report.awaiting_images, first.state.engines['vllm']!.pending]).toEqual([[], {}]);
+
+    github.publish('vllm-project/vllm', { tag_name: 'v0.12.0', published_at: '2026-09-30T00:00:00Z' });
+    hub.push('vllm/vllm-openai', 'v0.12.0');
+    const second = await detectRun(['--engine', 'vllm', '--fleet', SHIPPED_FLEET]);
+    expect(second.code).toBe(0);
+    const release = { engine: 'vllm', version: '0.12.0', tag: 'v0.12.0', release_url: 'https://github.com/vllm-project/vllm/releases/tag/v0.12.0', published_at: '2026-09-30T00:00:00Z' };
+    expect(second.report.new).toEqual([{ ...release, image: 'vllm/vllm-openai:v0.12.0', images: [rocm('0.12.0', false)] }]);
+    expect(second.report.pending).toEqual([]);
+    expect(second.report.awaiting_images).toEqual([
+      {
+        ...release, image: 'vllm/vllm-openai:v0.12.0', images: [rocm('0.12.0', false)], pending_images: ['vllm/vllm-openai-rocm:v0.12.0'], since: '2026-10-01',
+        reason: 'reported new for its official image; waiting for vllm/vllm-openai-rocm:v0.12.0 (since 2026-10-01); their GPU types run once published',
+      },
+    ]);
+    // Reported (seen) and still waiting (pending) for the ROCm image.
+    expect(second.state.engines['vllm']!.seen['0.12.0']).toBe('2026-10-01');
+    expect(second.state.engines['vllm']!.pending).toEqual({ '0.12.0': { tag: 'v0.12.0', release_url: release.release_url, published_at: release.published_at, since: '2026-10-01' } });
+    expect(second.stderr).toContain('1 new, 0 pending, 0 errors, 1 awaiting images');
+    expect(second.stderr).toContain('  awaiting vllm 0.12.0  reported new for its official image; waiting for vllm/vllm-openai-rocm:v0.12.0');
+
+    // plan: the NVIDIA jobs with the CUDA image; MI300X skipped, with a note, rather than a `docker pull` that fails.
+    const planned = planNew(second.report);
+    expect(planned.jobs.length).toBeGreaterThan(0);
+    expect(new Set(planned.jobs.map((j) => j.gpu_type))).toEqual(new Set(['h100-sxm-80gb', 'h200-sxm-141gb', 'l40s-48gb']));
+    expect(planned.jobs.every((j) => j.image === 'vllm/vllm-openai:v0.12.0')).toBe(true);
+    const skip = 'its image vllm/vllm-openai-rocm:v0.12.0 is not published yet; detect keeps the release pending for it and reports it again once it is out';
+    expect(planned.notes).toEqual([`vllm 0.12.0 (new): mi300x-192gb skipped: ${skip}`]);
+    expect(planned.skipped).toEqual([{ engine: 'vllm', version: '0.12.0', gpu_type: 'mi300x-192gb', image: 'vllm/vllm-openai-rocm:v0.12.0', reason: skip }]);
+
+    // The next night: the listing is unchanged (304); only the ROCm image is asked again, and it is still missing.
+    clock.ms += 86_400_000;
+    const still = await detectRun(['--engine', 'vllm', '--fleet', SHIPPED_FLEET]);
+    expect([still.code, still.report.new, still.report.pending]).toEqual([0, [], []]);
+    expect(still.report.awaiting_images.map((v) => [v.version, v.pending_images, v.since])).toEqual([['0.12.0', ['vllm/vllm-openai-rocm:v0.12.0'], '2026-10-01']]);
+    expect(answered('/v2/namespaces/vllm/repositories/vllm-openai/tags/v0.12.0')).toEqual([200]);
+    expect(answered('/v2/namespaces/vllm/repositories/vllm-openai-rocm/tags/v0.12.0')).toEqual([404, 404]);
+
+    // The ROCm tag appears: reported again, images_only, and plan runs the MI300X jobs alone.
+    hub.push('vllm/vllm-openai-rocm', 'v0.12.0');
+    const out = await detectRun(['--engine', 'vllm', '--fleet', SHIPPED_FLEET]);
+    expect(out.report.new).toEqual([{ ...release, image: 'vllm/vllm-openai:v0.12.0', images: [rocm('0.12.0', true)], images_only: true }]);
+    expect(out.report.awaiting_images).toEqual([]);
+    expect(out.state.engines['vllm']!.pending).toEqual({});
+    expect(out.state.engines['vllm']!.seen['0.12.0']).toBe('2026-10-01');
+    expect(out.stderr).toContain('new      vllm 0.12.0  fleet images only: vllm/vllm-openai-rocm:v0.12.0');
+    const retried = planNew(out.report);
+    expect(new Set(retried.jobs.map((j) => j.gpu_type))).toEqual(new Set(['mi300x-192gb']));
+    expect(retried.jobs.every((j) => j.image === 'vllm/vllm-openai-rocm:v0.12.0' && j.argv.includes('--image'))).toBe(true);
+    expect(retried.skipped).toEqual([]);
+    expect(retried.notes).toEqual([expect.stringMatching(/^vllm 0\.12\.0 \(new\): its fleet images are out now: planned only on the GPU types that run them/)]);
+
+    const after = await detectRun(['--engine', 'vllm', '--fleet', SHIPPED_FLEET]);
+    expect([after.report.new, after.report.pending, after.report.awaiting_images]).toEqual([[], [], []]);
+  });
+
+  it("an image keyed by GPU type (SGLang's mi300x build); a fleet that no longer declares it ends the wait", async () => {
+    github.publish('sgl-project/sglang', { tag_name: 'v0.5.4', published_at: '2026-09-30T00:00:00Z' });
+    hub.push('lmsysorg/sglang', 'v0.5.4-cu129');
+    const first = await detectRun(['--engine', 'sglang', '--fleet', SHIPPED_FLEET]);
+    expect(first.report.new.map((v) => v.images)).toEqual([[{ key: 'mi300x-192gb', gpu_types: ['mi300x-192gb'], image: 'lmsysorg/sglang:v0.5.4-rocm700-mi30x', published: false }]]);
+    expect(Object.keys(first.state.engines['sglang']!.pending)).toEqual(['0.5.4']);
+
+    // A fleet that declares no image: nothing to run it on, so nothing to wait for.
+    const none = await detectRun(['--engine', 'sglang', '--dry-run']);
+    expect([none.report.new, none.report.awaiting_images]).toEqual([[], []]);
+    expect(none.report.notes.map((n) => n.message)).toEqual(['0.5.4: no longer waited for: the fleet declares no image of sglang for new releases']);
+
+    hub.push('lmsysorg/sglang', 'v0.5.4-rocm700-mi30x');
+    const out = await detectRun(['--engine', 'sglang', '--fleet', SHIPPED_FLEET]);
+    expect(out.report.new.map((v) => [v.version, v.images_only, v.images.map((i) => i.published)])).toEqual([['0.5.4', true, [true]]]);
+  });
+});
+
 describe('detectCommand (the CLI entry)', () => {
   it('polls every engine with a repository, --dry-run leaves the state alone, --out gets the report', async () => {
     const releases: Array<[string, string, () => void]> = [
@@ -496,8 +600,14 @@ describe('detectCommand (the CLI entry)', () => {
       'vllm 0.11.0 vllm/vllm-openai:v0.11.0',
     ]);
     expect(report.pending.map((v) => `${v.engine} ${v.version} ${v.image}`)).toEqual(['trtllm 1.0.0 nvcr.io/nvidia/tensorrt-llm/release:1.0.0']);
-    expect(stderr).toContain('detect: 7 engines polled, skipped (no repository): sim; 6 new, 1 pending, 0 errors');
-    expect(stderr).toContain('state not written (--dry-run)');
+    // No --fleet: fleet/fleet.yaml (the tests run in the checkout), so its ROCm images were checked too.
+    expect(report.new.filter((v) => v.images.length > 0).map((v) => `${v.engine} ${v.images.map((i) => `${i.key}=${i.image}:${i.published}`).join()}`).sort()).toEqual([
+      'sglang mi300x-192gb=lmsysorg/sglang:v0.5.3-rocm700-mi30x:false',
+      'vllm amd=vllm/vllm-openai-rocm:v0.11.0:false',
+    ]);
+    expect(report.awaiting_images.map((v) => `${v.engine} ${v.version}`).sort()).toEqual(['sglang 0.5.3', 'vllm 0.11.0']);
+    expect(stderr).toContain('detect: 7 engines polled, skipped (no repository): sim; 6 new, 1 pending, 0 errors, 2 awaiting images');
+    expect(stderr).toContain(`state not written (--dry-run); fleet images from ${join(process.cwd(), 'fleet', 'fleet.yaml')}`);
   });
 
   it('bad usage is exit status 2 with the fix; --help lists every flag', async () => {
@@ -511,12 +621,13 @@ describe('detectCommand (the CLI entry)', () => {
     expect(await usage(['--registry-url', 'ghcr.io'])).toMatch(/--registry-url: "ghcr.io" is not HOST=URL/);
     expect(await usage(['--max-wait=-1'])).toMatch(/--max-wait: -1 is too small/);
     expect(await usage(['--bogus'])).toMatch(/Unknown option '--bogus'/);
+    expect(await usage(['--engine', 'vllm', '--fleet', join(dir, 'nope.yaml')])).toMatch(/--fleet: no file .*nope\.yaml/);
     mkdirSync(join(dir, 'fleet'), { recursive: true });
     writeFileSync(stateFile, '{"schema_version": 2}');
     expect(await usage(['--engine', 'vllm'])).toMatch(/--state: .*detect-state\.json: schema_version: .*restore it from git/);
 
     const help = formatHelp(detectCommand.spec);
-    for (const flag of ['--engine NAME', '--engines-dir DIR', '--state FILE', '--dry-run', '--include-prereleases', '--out FILE', '--max-wait S', '--github-api URL', '--registry-url HOST=URL']) expect(help).toContain(flag);
+    for (const flag of ['--engine NAME', '--engines-dir DIR', '--fleet FILE', '--state FILE', '--dry-run', '--include-prereleases', '--out FILE', '--max-wait S', '--github-api URL', '--registry-url HOST=URL']) expect(help).toContain(flag);
   });
 
   it('the shipped initial state is valid and empty', async () => {

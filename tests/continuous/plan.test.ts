@@ -264,6 +264,57 @@ describe('servebench plan: new releases', () => {
     expect(p.jobs).toHaveLength(10);
   });
 
+  it("a GPU type whose image detect found unpublished (a ROCm build not out yet) is skipped with a note; the others are planned; images_only plans just the types of the listed images", () => {
+    const rocm = 'vllm/vllm-openai-rocm:v0.12.0';
+    const release = { engine: 'vllm', version: '0.12.0', image: 'vllm/vllm-openai:v0.12.0' };
+    const all = plan({ nightly: false, releases: [{ ...release, images: [] }] }).plan;
+    expect(all.jobs.filter((j) => j.gpu_type === 'mi300x-192gb')).toHaveLength(1);
+
+    const { plan: p } = plan({ nightly: false, releases: [{ ...release, images: [{ image: rocm, published: false }] }] });
+    expect(p.jobs.map((j) => j.gpu_type)).toEqual(all.jobs.filter((j) => j.gpu_type !== 'mi300x-192gb').map((j) => j.gpu_type));
+    expect(p.jobs.every((j) => j.gpu_type === 'h100-sxm-80gb' && j.image === 'vllm/vllm-openai:v0.12.0')).toBe(true);
+    const reason = `its image ${rocm} is not published yet; detect keeps the release pending for it and reports it again once it is out`;
+    expect(p.notes).toEqual([`vllm 0.12.0 (new): mi300x-192gb skipped: ${reason}`]);
+    expect(p.skipped).toEqual([{ engine: 'vllm', version: '0.12.0', gpu_type: 'mi300x-192gb', image: rocm, reason }]);
+    // Published: planned as before.
+    expect(plan({ nightly: false, releases: [{ ...release, images: [{ image: rocm, published: true }] }] }).plan.jobs).toEqual(all.jobs);
+
+    // Every GPU type of the release skipped: no "no matrix entry" note, only the skip.
+    const amdOnly = plan({ nightly: false, gpuTypes: ['mi300x-192gb'], releases: [{ ...release, images: [{ image: rocm, published: false }] }] }).plan;
+    expect([amdOnly.jobs, amdOnly.notes]).toEqual([[], [`vllm 0.12.0 (new): mi300x-192gb skipped: ${reason}`]]);
+
+    // The retry once the ROCm image is out: the MI300X jobs alone (the H100 ones ran when the release was first reported).
+    const retry = plan({ nightly: false, releases: [{ ...release, images: [{ image: rocm, published: true }], images_only: true }] }).plan;
+    expect(retry.jobs.map((j) => j.id)).toEqual(all.jobs.filter((j) => j.gpu_type === 'mi300x-192gb').map((j) => j.id));
+    expect(retry.skipped).toEqual([]);
+    expect(retry.notes).toEqual(['vllm 0.12.0 (new): its fleet images are out now: planned only on the GPU types that run them (the others were planned when it was first reported)']);
+    // The nightly set is not affected by a release's images.
+    expect(plan({ releases: [{ engine: 'vllm', version: '0.11.0', images: [{ image: 'vllm/vllm-openai-rocm:v0.11.0', published: false }] }] }).plan.jobs.filter((j) => j.gpu_type === 'mi300x-192gb').map((j) => j.triggers)).toEqual([['nightly']]);
+  });
+
+  it('the command reads the images from the detect file: the skipped GPU types on stderr and under "skipped" in plan.json', async () => {
+    const detected = join(tempDir('sb-detect-'), 'detected.json');
+    writeFileSync(detected, JSON.stringify({
+      new: [{ engine: 'vllm', version: '0.12.0', tag: 'v0.12.0', image: 'vllm/vllm-openai:v0.12.0', images: [{ key: 'amd', gpu_types: ['mi300x-192gb'], image: 'vllm/vllm-openai-rocm:v0.12.0', published: false }] }],
+      pending: [], awaiting_images: [], errors: [], notes: [],
+    }));
+    expect(loadNewReleases(detected)[0]!.images).toEqual([{ key: 'amd', gpu_types: ['mi300x-192gb'], image: 'vllm/vllm-openai-rocm:v0.12.0', published: false }]);
+    let stderr = '';
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    const out = tempDir('sb-plan-skip-');
+    expect(await planCommand.run(['--fleet', FLEET, '--new', detected, '--format', 'json', '--out', out])).toBe(0);
+    const written = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as Plan;
+    expect(written.jobs.some((j) => j.gpu_type === 'mi300x-192gb')).toBe(false);
+    expect(written.jobs.length).toBeGreaterThan(0);
+    expect(written.skipped.map((s) => `${s.engine} ${s.version} ${s.gpu_type} ${s.image}`)).toEqual(['vllm 0.12.0 mi300x-192gb vllm/vllm-openai-rocm:v0.12.0']);
+    expect(stderr).toContain('servebench plan: vllm 0.12.0 (new): mi300x-192gb skipped: its image vllm/vllm-openai-rocm:v0.12.0 is not published yet');
+    expect(stderr).toMatch(/jobs \(plan [0-9a-f]{12}\); 1 GPU type of new releases skipped \(image not published yet\)/);
+
+    writeFileSync(detected, JSON.stringify({ new: [{ engine: 'vllm', version: '0.12.0', images: [{ image: 'x', published: 'no' }] }] }));
+    expect(() => loadNewReleases(detected)).toThrow(/new\.0\.images\.0\.published/);
+  });
+
   it('a detect file that is not the expected shape is refused, naming the field', () => {
     const file = join(tempDir('sb-detect-'), 'detect.json');
     writeFileSync(file, JSON.stringify({ new: [{ engine: 'vllm', version: '1.0; rm -rf /' }] }));
