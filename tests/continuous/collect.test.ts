@@ -113,6 +113,26 @@ async function collect(extra: readonly string[] = []): Promise<Outcome> {
   return { code, report: JSON.parse(stdout) as CollectReport, stdout, stderr };
 }
 
+/** The fixture fleet's nightly set (and these releases) on H100, written where collect reads it. */
+function writePlan(releases: readonly NewRelease[], engines: readonly string[]): { plan: Plan; file: string } {
+  const loaded = loadFleet(FLEET);
+  const plan = expandPlan({
+    fleet: loaded.fleet,
+    fleetFile: FLEET,
+    fleetSha256: loaded.sha256,
+    engines: loaded.engines,
+    workloads: loaded.workloads,
+    nightly: true,
+    releases,
+    engineFilter: [...engines],
+    gpuTypeFilter: ['h100-sxm-80gb'],
+  });
+  const file = join(dir, 'plan', 'plan.json');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
+  return { plan, file };
+}
+
 describe('servebench collect: artifacts into results/', () => {
   it('copies every valid result to its content-derived path, byte for byte, and ignores logs and other files', async () => {
     const a = synthetic({ seed: 11 });
@@ -236,24 +256,7 @@ describe('servebench collect: artifacts into results/', () => {
 });
 
 describe('servebench collect: the plan', () => {
-  function planFile(): { plan: Plan; file: string } {
-    const loaded = loadFleet(FLEET);
-    const plan = expandPlan({
-      fleet: loaded.fleet,
-      fleetFile: FLEET,
-      fleetSha256: loaded.sha256,
-      engines: loaded.engines,
-      workloads: loaded.workloads,
-      nightly: true,
-      releases: [],
-      engineFilter: ['vllm'],
-      gpuTypeFilter: ['h100-sxm-80gb'],
-    });
-    const file = join(dir, 'plan', 'plan.json');
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
-    return { plan, file };
-  }
+  const planFile = () => writePlan([], ['vllm']);
 
   /** A SYNTHETIC result as `servebench run` would have written it for this job. */
   function resultFor(job: PlannedJob, seed: number): RunResult {
@@ -356,24 +359,7 @@ describe('servebench collect --detect-state: new releases whose jobs left no res
   }
 
   /** The night: the nightly set (vllm pinned 0.11.0, sglang "latest") and the releases detect found, on H100. */
-  function nightPlan(releases: readonly NewRelease[]): { plan: Plan; file: string } {
-    const loaded = loadFleet(FLEET);
-    const plan = expandPlan({
-      fleet: loaded.fleet,
-      fleetFile: FLEET,
-      fleetSha256: loaded.sha256,
-      engines: loaded.engines,
-      workloads: loaded.workloads,
-      nightly: true,
-      releases,
-      engineFilter: ['vllm', 'sglang'],
-      gpuTypeFilter: ['h100-sxm-80gb'],
-    });
-    const file = join(dir, 'plan', 'plan.json');
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
-    return { plan, file };
-  }
+  const nightPlan = (releases: readonly NewRelease[]) => writePlan(releases, ['vllm', 'sglang']);
 
   async function collectNight(extra: readonly string[]): Promise<Outcome> {
     let stdout = '';
