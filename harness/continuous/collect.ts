@@ -23,6 +23,7 @@ import { listResultFiles, peekRunId } from '../store/result-files.ts';
 import type { RunResult } from '../schema/result.ts';
 import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from './detect-state.ts';
 import { LATEST, missingJobs, PLAN_FORMAT, type Plan, type PlannedJob, type PlannedRelease } from './plan.ts';
+import { readJsonFile } from '../io/json-file.ts';
 import { escapeTableCell } from '../io/markdown.ts';
 
 /** What collect reads of a plan.json (`servebench plan --out`): the jobs, as missingJobs matches them. */
@@ -78,20 +79,11 @@ export interface LoadedPlan {
 }
 
 export function loadPlanFile(file: string): LoadedPlan {
-  if (!existsSync(file)) throw usageError(`--plan: no file ${file}; give the plan.json \`servebench plan --out DIR\` wrote`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw usageError(`--plan: ${file} is not JSON (${(error as Error).message})`);
-  }
-  const parsed = PlanFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw usageError(`--plan: ${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; give the plan.json \`servebench plan --out DIR\` wrote`);
-  }
+  const fix = 'give the plan.json `servebench plan --out DIR` wrote';
+  if (!existsSync(file)) throw usageError(`--plan: no file ${file}; ${fix}`);
+  const plan = readJsonFile(file, PlanFileSchema, { flag: '--plan', fix });
   // The fields missingJobs reads were checked above; the rest of a job is carried as written.
-  return { file, plan: parsed.data as unknown as LoadedPlan['plan'] };
+  return { file, plan: plan as unknown as LoadedPlan['plan'] };
 }
 
 export interface CollectedFile {

@@ -7,9 +7,9 @@
  * `servebench collect --detect-state` puts a reported version whose planned jobs left no result
  * back to pending (putBackPending), so the next poll re-checks it and reports it new again.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { usageError } from '../errors.ts';
+import { readJsonFile } from '../io/json-file.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import { compareVersions } from './github-releases.ts';
 
@@ -57,18 +57,7 @@ export function emptyState(): DetectState {
 /** A missing file is a fresh start; a file that does not parse is an error, never silently reset (that would re-report history). */
 export function loadDetectState(file: string, flag = '--state'): DetectState {
   if (!existsSync(file)) return emptyState();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw usageError(`${flag}: ${file} is not JSON (${(error as Error).message}); fix it or restore it from git`);
-  }
-  const parsed = DetectStateSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw usageError(`${flag}: ${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; fix it or restore it from git`);
-  }
-  return parsed.data;
+  return readJsonFile(file, DetectStateSchema, { flag, fix: 'fix it or restore it from git' });
 }
 
 export function serializeDetectState(state: DetectState): string {

@@ -10,6 +10,7 @@ import { basename, join } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { usageError } from '../errors.ts';
+import { readJsonFile } from '../io/json-file.ts';
 import { ENGINES_DIR, checkEngineFile, listEngineFiles } from '../engines/spec-file.ts';
 import { DEFAULT_PRICES, loadPrices } from '../store/prices.ts';
 import { FleetSchema, VersionSchema, type Fleet } from '../schema/fleet.ts';
@@ -157,16 +158,7 @@ const ReleaseSchema = z
 const DetectOutputSchema = z.object({ new: z.array(ReleaseSchema) }).loose();
 
 export function loadNewReleases(file: string): NewRelease[] {
-  if (!existsSync(file)) throw usageError(`--new: no file ${file}; give the JSON \`servebench detect\` wrote`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw usageError(`--new: ${file} is not JSON (${(error as Error).message})`);
-  }
-  const parsed = DetectOutputSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw usageError(`--new: ${file}\n${parsed.error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(top level)'}: ${describeIssue(issue)}`).join('\n')}`);
-  }
-  return parsed.data.new;
+  const fix = 'give the JSON `servebench detect` wrote';
+  if (!existsSync(file)) throw usageError(`--new: no file ${file}; ${fix}`);
+  return readJsonFile(file, DetectOutputSchema, { flag: '--new', fix, describe: describeIssue }).new;
 }
