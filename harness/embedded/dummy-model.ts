@@ -12,7 +12,14 @@ import { corpusWords } from '../workloads/corpus.ts';
 import { GGML_TYPE, writeGguf, type MetadataValue, type TensorSpec } from './gguf-writer.ts';
 
 /** Bump when the weights or the file layout change in a way the digest below cannot see. */
-const DUMMY_MODEL_FORMAT = 1;
+const DUMMY_MODEL_FORMAT = 2;
+
+/** llama.cpp's token types (llama_token_type): only normal tokens decode to plain text. */
+export const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
+/** The residual dimension held constant, its value, and the output weight that masks a token. */
+const HELD_DIMENSION = 0;
+const HELD_VALUE = 4;
+const MASK_WEIGHT = 4;
 
 export interface ModelShape {
   readonly vocabWords: number;
@@ -34,10 +41,10 @@ export const SHAPES: Record<string, ModelShape> = {
 /** <unk>, <s>, </s>, 256 byte tokens, then the corpus's most frequent words as "▁word" pieces. */
 export function dummyVocabulary(words: number): { tokens: string[]; scores: number[]; types: number[] } {
   const tokens = ['<unk>', '<s>', '</s>'];
-  const types = [2, 3, 3];
+  const types: number[] = [TOKEN_TYPE.unknown, TOKEN_TYPE.control, TOKEN_TYPE.control];
   for (let b = 0; b < 256; b++) {
     tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
-    types.push(6);
+    types.push(TOKEN_TYPE.byte);
   }
   const counts = new Map<string, number>();
   for (const word of corpusWords()) {
@@ -56,7 +63,7 @@ export function dummyVocabulary(words: number): { tokens: string[]; scores: numb
   const scores = tokens.map(() => 0);
   for (const piece of pieces) {
     tokens.push(piece);
-    types.push(1);
+    types.push(TOKEN_TYPE.normal);
     // Longer pieces score higher, so merges prefer whole words (SentencePiece picks by score).
     scores.push(piece.length - 10);
   }
@@ -102,9 +109,29 @@ export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void
     for (let i = 0; i < out.length; i++) out[i] = (rng.next() * 2 - 1) * scale;
   };
   const ones = (out: Float32Array): void => void out.fill(1);
-  const matrix = (name: string, cols: number, rows: number): TensorSpec => ({ name, dims: [cols, rows], type: GGML_TYPE.F16, fill: random(1 / Math.sqrt(cols)) });
+  const matrix = (name: string, cols: number, rows: number, adjust?: (out: Float32Array) => void): TensorSpec => ({
+    name,
+    dims: [cols, rows],
+    type: GGML_TYPE.F16,
+    fill(out) {
+      random(1 / Math.sqrt(cols))(out);
+      adjust?.(out);
+    },
+  });
   const norm = (name: string): TensorSpec => ({ name, dims: [shape.embedding], type: GGML_TYPE.F32, fill: ones });
-  const tensors: TensorSpec[] = [matrix('token_embd.weight', shape.embedding, n)];
+  // Random weights must never generate a token a real server refuses to stream (control tokens end
+  // or break the stream, byte tokens decode to no text). Residual dimension 0 is held at a positive
+  // constant: every embedding has it, no layer writes to it (row 0 of the attention output and of
+  // the FFN down projection is zero), so after the final RMS norm it is positive at every position;
+  // the output rows of those tokens weigh only that dimension, negatively, so their logits sit far
+  // below every word's at any temperature.
+  const masked = vocab.types.map((type) => type !== TOKEN_TYPE.normal);
+  const noWriteToHeld = (cols: number) => (out: Float32Array): void => void out.fill(0, HELD_DIMENSION * cols, (HELD_DIMENSION + 1) * cols);
+  const tensors: TensorSpec[] = [
+    matrix('token_embd.weight', shape.embedding, n, (out) => {
+      for (let token = 0; token < n; token++) out[token * shape.embedding + HELD_DIMENSION] = HELD_VALUE;
+    }),
+  ];
   for (let layer = 0; layer < shape.layers; layer++) {
     const b = `blk.${layer}`;
     tensors.push(
@@ -112,14 +139,23 @@ export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void
       matrix(`${b}.attn_q.weight`, shape.embedding, shape.embedding),
       matrix(`${b}.attn_k.weight`, shape.embedding, kv),
       matrix(`${b}.attn_v.weight`, shape.embedding, kv),
-      matrix(`${b}.attn_output.weight`, shape.embedding, shape.embedding),
+      matrix(`${b}.attn_output.weight`, shape.embedding, shape.embedding, noWriteToHeld(shape.embedding)),
       norm(`${b}.ffn_norm.weight`),
       matrix(`${b}.ffn_gate.weight`, shape.embedding, shape.feedForward),
       matrix(`${b}.ffn_up.weight`, shape.embedding, shape.feedForward),
-      matrix(`${b}.ffn_down.weight`, shape.feedForward, shape.embedding),
+      matrix(`${b}.ffn_down.weight`, shape.feedForward, shape.embedding, noWriteToHeld(shape.feedForward)),
     );
   }
-  tensors.push(norm('output_norm.weight'), matrix('output.weight', shape.embedding, n));
+  tensors.push(
+    norm('output_norm.weight'),
+    matrix('output.weight', shape.embedding, n, (out) => {
+      for (let token = 0; token < n; token++) {
+        const row = token * shape.embedding;
+        if (masked[token]) out.fill(0, row, row + shape.embedding);
+        out[row + HELD_DIMENSION] = masked[token] ? -MASK_WEIGHT : 0;
+      }
+    }),
+  );
   writeGguf(path, metadata, tensors);
 }
 

@@ -60,6 +60,7 @@ function summarizeRequest(record: RequestRecord): RequestSummary {
     server_prompt_tokens: record.serverPromptTokens,
     content_events: record.contentTimesMs.length,
     finish_reason: record.finishReason,
+    retries: record.retries,
   };
 }
 
@@ -144,14 +145,14 @@ export async function runPoint(
 
     if (plan.warmup > 0) {
       const warmup = pointPrompts(plan.prompts, pointIndex, 'warmup', plan.warmup);
-      const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0 };
+      const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0, retries: 0 };
       const startedMs = performance.now();
       const ticker = setInterval(() => onProgress({ phase: 'warmup', counters, startedMs }), 100);
       const warmupConcurrency = Math.min(plan.warmup, connections ?? plan.warmup);
       await driveClosedLoop(driveWith(warmup.at, counters, plan.warmup, null), warmupConcurrency).finally(() => clearInterval(ticker));
     }
 
-    const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0 };
+    const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0, retries: 0 };
     const startedAt = new Date().toISOString();
     const startedMs = performance.now();
     const deadlineMs = plan.durationS === null ? null : startedMs + plan.durationS * 1000;
@@ -173,6 +174,7 @@ export async function runPoint(
       started_at: startedAt,
       stop: outcome.stop,
       requests_sent: records.length,
+      retries: records.reduce((sum, r) => sum + r.retries, 0),
       warmup_requests: plan.warmup,
       input_tokens_mismatched: records.filter(
         (r) => r.failure === null && r.serverPromptTokens !== null && r.serverPromptTokens !== measured.at(r.index).declaredInputTokens,

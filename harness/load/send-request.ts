@@ -15,6 +15,8 @@ export interface LiveCounters {
   contentEvents: number;
   requestsDone: number;
   requestsFailed: number;
+  /** Requests re-sent after their connection closed before the server answered. */
+  retries: number;
 }
 
 export interface RequestContext {
@@ -29,6 +31,8 @@ export interface RequestContext {
 }
 
 const ERROR_BODY_LIMIT = 2048;
+/** Re-sends of one request whose connection closed before any response byte. */
+export const MAX_RESENDS = 3;
 
 export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, scheduledMs: number, requestId: string): Promise<RequestRecord> {
   return new Promise((resolve) => {
@@ -108,42 +112,56 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
     }
     ctx.signal.addEventListener('abort', onAbort, { once: true });
 
-    record.sendMs = performance.now();
-    ctx.dispatcher.dispatch(
-      {
-        path: ctx.path,
-        method: 'POST',
-        body: prepared.body,
-        headers: { ...ctx.headers, 'x-request-id': requestId },
-        headersTimeout: ctx.timeoutMs,
-        bodyTimeout: ctx.timeoutMs,
-      },
-      {
-        onRequestStart(c) {
-          controller = c;
+    const dispatch = (): void => {
+      record.sendMs = performance.now();
+      ctx.dispatcher.dispatch(
+        {
+          path: ctx.path,
+          method: 'POST',
+          body: prepared.body,
+          headers: { ...ctx.headers, 'x-request-id': requestId },
+          headersTimeout: ctx.timeoutMs,
+          bodyTimeout: ctx.timeoutMs,
         },
-        onResponseStart(_c, statusCode, headers) {
-          status = statusCode;
-          const contentType = headers['content-type'];
-          isEventStream = String(contentType ?? '').includes('text/event-stream');
-        },
-        onResponseData(_c, chunk) {
-          now = performance.now();
-          record.firstByteMs ??= now;
-          if (status === 200 && isEventStream) decoder.push(chunk);
-          else if (errorBody.length < ERROR_BODY_LIMIT) errorBody += chunk.toString('utf8');
-        },
-        onResponseEnd() {
-          if (status === 200 && isEventStream) {
+        {
+          onRequestStart(c) {
+            controller = c;
+          },
+          onResponseStart(_c, statusCode, headers) {
+            status = statusCode;
+            const contentType = headers['content-type'];
+            isEventStream = String(contentType ?? '').includes('text/event-stream');
+          },
+          onResponseData(_c, chunk) {
             now = performance.now();
-            decoder.end();
-          }
-          finish(null);
+            record.firstByteMs ??= now;
+            if (status === 200 && isEventStream) decoder.push(chunk);
+            else if (errorBody.length < ERROR_BODY_LIMIT) errorBody += chunk.toString('utf8');
+          },
+          onResponseEnd() {
+            if (status === 200 && isEventStream) {
+              now = performance.now();
+              decoder.end();
+            }
+            finish(null);
+          },
+          onResponseError(_c, error) {
+            const problem = classifyError(error);
+            // Closed before a single response byte: the server never started this request (a
+            // keep-alive connection it closed as the request went out). Send it again; the clock
+            // restarts at the re-send, and the retry is counted.
+            if (!settled && problem.class === 'connection_reset' && status === 0 && record.firstByteMs === null && record.retries < MAX_RESENDS && !ctx.signal.aborted) {
+              record.retries += 1;
+              ctx.counters.retries += 1;
+              controller = null;
+              dispatch();
+              return;
+            }
+            finish(problem);
+          },
         },
-        onResponseError(_c, error) {
-          finish(classifyError(error));
-        },
-      },
-    );
+      );
+    };
+    dispatch();
   });
 }

@@ -60,6 +60,8 @@ export interface RequestRecord {
   /** usage.completion_tokens exactly as the server reported it. */
   serverCompletionTokens: number | null;
   finishReason: string | null;
+  /** Times it was re-sent because its connection closed before any response byte. */
+  retries: number;
 }
 
 /** A record before anything happened: filled in by the request as facts arrive. */
@@ -83,5 +85,6 @@ export function emptyRecord(index: number, requestId: string, scheduledMs: numbe
     serverPromptTokens: null,
     serverCompletionTokens: null,
     finishReason: null,
+    retries: 0,
   };
 }

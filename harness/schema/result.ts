@@ -112,6 +112,7 @@ export const RequestSummarySchema = z
     server_prompt_tokens: count.nullable(),
     content_events: count,
     finish_reason: z.string().nullable(),
+    retries: count.optional().describe('Times this request was re-sent: its connection closed before any response byte'),
   })
   .strict();
 
@@ -148,6 +149,9 @@ export const PointSchema = z
     started_at: z.iso.datetime(),
     stop: z.enum(['count', 'duration']).describe('What ended the point: the request count or the duration.'),
     requests_sent: count,
+    retries: count
+      .optional()
+      .describe('Re-sends of requests whose keep-alive connection the server closed before answering (the server never started them); each counts once as a request, its TTFT from the re-send; absent in older results'),
     warmup_requests: count,
     prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the prompts (or messages) and max_tokens this point sent, in order: equal across engines for the same scenario, seed and tokenizer.'),
     input_tokens_mismatched: count.describe("Completed requests whose usage.prompt_tokens differs from the length the prompt was built to"),

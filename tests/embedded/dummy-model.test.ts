@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getLlama, readGgufFileInfo } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
-import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES } from '../../harness/embedded/dummy-model.ts';
+import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES, TOKEN_TYPE } from '../../harness/embedded/dummy-model.ts';
 import { loadModelTokenizer } from '../../harness/tokenizer/hf-tokenizer.ts';
 import { corpusText } from '../../harness/workloads/corpus.ts';
 import { toHalf } from '../../harness/embedded/gguf-writer.ts';
@@ -65,6 +65,30 @@ describe('dummy llama model', () => {
       if (++generated >= 16) break;
     }
     expect(generated).toBe(16);
+    await context.dispose();
+    await model.dispose();
+  });
+
+  it('never generates a control, unknown or byte token, greedy or sampled from the whole vocabulary (real servers refuse or swallow them)', { timeout: 120_000 }, async () => {
+    const { types } = dummyVocabulary(SHAPES['micro']!.vocabWords);
+    const llama = await getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: 'error' as never });
+    const model = await llama.loadModel({ modelPath: path });
+    const context = await model.createContext({ contextSize: 512, sequences: 1, threads: 1 });
+    const sequence = context.getSequence();
+    const seen = new Map<number, number>();
+    for (const [prompt, temperature] of [['the state of the union', 0], ['café 🙂 — 日本語', 1], ['<s> 0x00 ', 1.5]] as const) {
+      await sequence.clearHistory();
+      let generated = 0;
+      for await (const token of sequence.evaluate(model.tokenize(prompt), { temperature, topK: 0, topP: 1, minP: 0 })) {
+        const type = types[token]!;
+        seen.set(type, (seen.get(type) ?? 0) + 1);
+        if (++generated >= 400) break;
+      }
+    }
+    // 1,200 sampled tokens, all normal words: under the masking, a control token's logit is about
+    // 70 below the best word's, so even one would mean the masking is broken.
+    expect([...seen.keys()]).toEqual([TOKEN_TYPE.normal]);
+    expect(seen.get(TOKEN_TYPE.normal)).toBe(1200);
     await context.dispose();
     await model.dispose();
   });
