@@ -34,21 +34,24 @@ function describe(build: LlamaCppBuild): string {
 
 function progressPrinter(enabled: boolean, label: string): (progress: BuildProgress) => void {
   const tty = process.stderr.isTTY === true;
+  let lastStage: BuildProgress['stage'] | null = null;
   let lastDecile = -1;
   const started = performance.now();
   return (progress) => {
     if (!enabled) return;
     const elapsed = ((performance.now() - started) / 1000).toFixed(0);
-    if (progress.stage !== 'compile' || progress.percent === null) {
-      if (progress.stage !== 'configure' || progress.line === 'cmake configure') process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${label}: ${progress.stage}…${tty ? '' : '\n'}`);
+    if (progress.percent === null || progress.stage !== 'compile') {
+      if (progress.stage !== lastStage && progress.stage !== 'compile') process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${label}: ${progress.stage}…${tty ? '' : '\n'}`);
+      lastStage = progress.stage;
       return;
     }
+    lastStage = progress.stage;
     if (tty) {
       const filled = Math.round((progress.percent / 100) * 24);
       process.stderr.write(`\r\x1b[2K${label}: [${'█'.repeat(filled)}${'░'.repeat(24 - filled)}] ${progress.percent}%  ${elapsed}s`);
     } else if (Math.floor(progress.percent / 10) > lastDecile) {
       lastDecile = Math.floor(progress.percent / 10);
-      process.stderr.write(`${label}: ${progress.percent}% (${elapsed} s)\n`);
+      process.stderr.write(`${label}: compiling ${progress.percent}% (${elapsed} s)\n`);
     }
   };
 }

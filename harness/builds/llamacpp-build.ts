@@ -30,7 +30,7 @@ const CMAKE_FLAGS = [
   '-DLLAMA_BUILD_UI=OFF',
   '-DLLAMA_USE_PREBUILT_UI=OFF',
   '-DLLAMA_BUILD_TESTS=OFF',
-  '-DLLAMA_BUILD_EXAMPLES=OFF',
+  '-DLLAMA_BUILD_SERVER=ON', // before mid-2025 the server was an example: LLAMA_BUILD_EXAMPLES stays on (only the targets below are compiled)
   '-DLLAMA_BUILD_APP=OFF',
 ] as const;
 
@@ -189,4 +189,22 @@ export async function buildLlamaCpp(source: LlamaCppSource, options: BuildOption
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The build a process launch of llama.cpp runs: the one of --engine-version (a tag, node-llama-cpp
+ * release or commit), else the installed node-llama-cpp's, else the newest; null when there is
+ * none (then llama-server from PATH).
+ */
+export function chooseLlamaCppBuild(version: string | undefined, installedCommit: string | null, env: NodeJS.ProcessEnv = process.env): LlamaCppBuild | null {
+  if (version !== undefined) {
+    const build = findLlamaCppBuild(version, env);
+    if (build) return build;
+    const known = listLlamaCppBuilds(env).map((b) => `${b.tag} (node-llama-cpp ${b.node_llama_cpp})`);
+    throw new ServebenchError(
+      `--engine-version: no llama.cpp build of "${version}" (built: ${known.join(', ') || 'none'}); build it with \`servebench llamacpp build --node-llama-cpp VERSION\``,
+      2,
+    );
+  }
+  return (installedCommit === null ? null : buildOfCommit(installedCommit, env)) ?? listLlamaCppBuilds(env)[0] ?? null;
 }

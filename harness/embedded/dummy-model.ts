@@ -12,7 +12,7 @@ import { corpusWords } from '../workloads/corpus.ts';
 import { GGML_TYPE, writeGguf, type MetadataValue, type TensorSpec } from './gguf-writer.ts';
 
 /** Bump when the weights or the file layout change in a way the digest below cannot see. */
-const DUMMY_MODEL_FORMAT = 2;
+const DUMMY_MODEL_FORMAT = 3;
 
 /** llama.cpp's token types (llama_token_type): only normal tokens decode to plain text. */
 export const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
@@ -20,6 +20,13 @@ export const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as cons
 const HELD_DIMENSION = 0;
 const HELD_VALUE = 4;
 const MASK_WEIGHT = 4;
+
+/**
+ * The dummy models' chat template, in the GGUF (llama-server renders it) and in the tokenizer
+ * folder: the embedded server's own format (renderChat), with the BOS it adds as a token.
+ */
+export const DUMMY_CHAT_TEMPLATE =
+  "{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}";
 
 export interface ModelShape {
   readonly vocabWords: number;
@@ -103,6 +110,7 @@ export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void
     ['tokenizer.ggml.bos_token_id', { type: 'u32', value: 1 }],
     ['tokenizer.ggml.eos_token_id', { type: 'u32', value: 2 }],
     ['tokenizer.ggml.add_bos_token', { type: 'bool', value: true }],
+    ['tokenizer.chat_template', { type: 'string', value: DUMMY_CHAT_TEMPLATE }],
   ];
   const rng = createRng(seed, 'dummy-weights');
   const random = (scale: number) => (out: Float32Array) => {
@@ -218,8 +226,7 @@ export function dummyTokenizerJson(shape: ModelShape): { tokenizer: object; conf
       bos_token: '<s>',
       eos_token: '</s>',
       add_bos_token: true,
-      // The embedded server's template (renderChat), with the BOS it adds as a token.
-      chat_template: "{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}",
+      chat_template: DUMMY_CHAT_TEMPLATE,
     },
   };
 }

@@ -6,14 +6,22 @@
 import { usageError } from '../errors.ts';
 import { SERVE_PARAMETERS, type Engine, type ServeParameter, type ServeParameters } from '../schema/engine.ts';
 
-const PLACEHOLDER = /\{([a-z_]+)\}/g;
+/** "{name}", or "{a*b}": the product of two numeric parameters (llama.cpp's context over its slots). */
+const PLACEHOLDER = /\{([a-z_]+)(?:\*([a-z_]+))?\}/g;
+
+function parameter(name: string, params: ServeParameters, engine: string, why: string): string | number | boolean {
+  if (!(SERVE_PARAMETERS as readonly string[]).includes(name)) throw new Error(`engine ${engine}: unknown placeholder {${name}}`);
+  const value = params[name as ServeParameter];
+  if (value === undefined) throw usageError(`engine ${engine}: ${why} needs ${name}; give it (e.g. --${name.replace(/_/g, '-')})`);
+  return value;
+}
 
 function substitute(piece: string, params: ServeParameters, engine: string): string {
-  return piece.replace(PLACEHOLDER, (_, name: string) => {
-    if (!(SERVE_PARAMETERS as readonly string[]).includes(name)) throw new Error(`engine ${engine}: unknown placeholder {${name}}`);
-    const value = params[name as ServeParameter];
-    if (value === undefined) throw usageError(`engine ${engine}: its serve command needs ${name}; give it (e.g. --${name.replace(/_/g, '-')})`);
-    return String(value);
+  return piece.replace(PLACEHOLDER, (_, name: string, factor: string | undefined) => {
+    if (factor === undefined) return String(parameter(name, params, engine, 'its serve command'));
+    const a = Number(parameter(name, params, engine, `its ${name} flag`));
+    const b = Number(parameter(factor, params, engine, `its ${name} flag (the value is ${name} × ${factor})`));
+    return String(a * b);
   });
 }
 
@@ -42,6 +50,7 @@ export function renderServeCommand(engine: Engine, params: ServeParameters): str
       argv.push(...(value ? flag.on : flag.off).map((piece) => substitute(piece, params, engine.name)));
     }
   }
+  for (const piece of engine.metrics?.flag ?? []) if (!argv.includes(piece)) argv.push(piece);
   const joined = engine.serve.joined;
   if (joined) {
     const items = (Object.entries(joined.items) as Array<[ServeParameter, string]>)

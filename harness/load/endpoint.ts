@@ -53,7 +53,13 @@ async function getJson(url: string, headers: Record<string, string>): Promise<{ 
   return { status: response.statusCode, body };
 }
 
-/** GET /v1/models and /version. Unreachable server or unserved model: a usage error. */
+const VERSION_SOURCES: ReadonlyArray<readonly [string, string]> = [
+  ['/version', 'version'],
+  ['/props', 'build_info'],
+  ['/server_info', 'version'],
+];
+
+/** GET /v1/models and the version. Unreachable server or unserved model: a usage error. */
 export async function preflight(endpoint: Endpoint, model: string, headers: Record<string, string>): Promise<ServerFacts> {
   let models: { status: number; body: unknown };
   try {
@@ -74,12 +80,18 @@ export async function preflight(endpoint: Endpoint, model: string, headers: Reco
     }
   }
   let serverVersion: string | null = null;
-  try {
-    const version = await getJson(`${endpoint.origin}${endpoint.basePath}/version`, headers);
-    const value = (version.body as { version?: unknown } | null)?.version;
-    if (version.status === 200 && typeof value === 'string') serverVersion = value;
-  } catch {
-    serverVersion = null;
+  // vLLM (and the sim) answer GET /version; llama.cpp has build_info in /props; SGLang /server_info.
+  for (const [path, field] of VERSION_SOURCES) {
+    try {
+      const answer = await getJson(`${endpoint.origin}${endpoint.basePath}${path}`, headers);
+      const value = (answer.body as Record<string, unknown> | null)?.[field];
+      if (answer.status === 200 && typeof value === 'string' && value !== '') {
+        serverVersion = value.slice(0, 200);
+        break;
+      }
+    } catch {
+      // not this server's way; try the next
+    }
   }
   return { servedModels, serverVersion };
 }

@@ -19,12 +19,13 @@ import { APIS, ARRIVALS, type Arrival, type Load } from '../schema/result.ts';
 import { WorkloadSchema, type Workload } from '../schema/workload.ts';
 import { loadWorkload } from '../workloads/spec-file.ts';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
+import type { IgnoreEosField } from './request-body.ts';
 
 export const DEFAULT_NUM_PROMPTS = 200;
 /** Node timers hold at most 2^31 − 1 ms; a longer timeout would fire at once. */
 const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
 /** Fields servebench sets itself: --extra-body may not change what is measured or how it is judged. */
-const RESERVED_BODY_FIELDS = ['model', 'prompt', 'messages', 'stream', 'max_tokens', 'max_completion_tokens', 'ignore_eos'];
+const RESERVED_BODY_FIELDS = ['model', 'prompt', 'messages', 'stream', 'max_tokens', 'max_completion_tokens', 'ignore_eos', 'debug_config'];
 
 export const loadSpec: CommandSpec = {
   name: 'load',
@@ -34,7 +35,7 @@ export const loadSpec: CommandSpec = {
     { name: 'endpoint', value: 'URL', help: 'Server base URL, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted).' },
     { name: 'model', value: 'NAME', help: 'Model name to send (as the server serves it).' },
     { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (or a path to a spec); the flags below override its fields.' },
-    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer (tokenizer.json, its folder, or a Hugging Face id: the local cache, else fetched from the Hub once): exact prompt lengths, and counts when the server sends no usage." },
+    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer: tokenizer.json, its folder, a Hugging Face id (the local cache, else fetched from the Hub once) or a GGUF file; \"none\" for approximate lengths. Default: the GGUF model's vocabulary, else the server's /tokenize, else the Hugging Face cache." },
     { name: 'dataset', value: 'PATH', help: "The file of a dataset scenario (e.g. --workload sharegpt --dataset ./ShareGPT.json); replaces the spec's dataset.path." },
     { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')} (without --workload: completions).` },
     { name: 'input-len', value: 'N', help: 'Prompt tokens per request, fixed (without --workload: 1024).' },
@@ -83,10 +84,17 @@ export interface LoadConfig {
   readonly durationS: number | null;
   readonly loads: readonly Load[];
   readonly extraBody: Record<string, unknown>;
+  /** How the engine takes ignore_eos and the fields it always needs (servebench run sets these from engines/*.yaml). */
+  readonly engineRequest?: { readonly ignoreEosField: IgnoreEosField; readonly body: Readonly<Record<string, unknown>> };
   readonly headers: Record<string, string>;
   readonly timeoutS: number;
   readonly maxFailureRate: number;
+  /** --tokenizer: a path or id; "none" for approximate lengths on purpose; null to find one (tokenizer/choose.ts). */
   readonly tokenizerPath: string | null;
+  /** The model as launched (servebench run: a GGUF file or a Hugging Face id), where the tokenizer may be found. */
+  readonly modelSource?: string;
+  /** Refuse to measure with approximate lengths (official results). */
+  readonly requireExactLengths?: boolean;
   readonly out: string | null;
   readonly saveRequests: boolean;
   readonly json: boolean;

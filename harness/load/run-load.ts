@@ -10,11 +10,13 @@ import { SERVEBENCH_VERSION } from '../version.ts';
 import { getHeaders, preflight } from './endpoint.ts';
 import type { LoadConfig } from './load-options.ts';
 import type { PromptSpec } from './point-prompts.ts';
-import { API_PATHS } from './request-body.ts';
+import { API_PATHS, type BodyOptions } from './request-body.ts';
 import { buildRequest } from '../workloads/build-request.ts';
 import { verifyPromptLengths, type LengthCheck } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
-import { obtainModelTokenizer, type ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import { chooseTokenizer, type TokenizerChoice } from '../tokenizer/choose.ts';
+import type { TokenizerSource } from '../tokenizer/sources.ts';
 import { smallestLength, type Workload } from '../schema/workload.ts';
 import { usageError } from '../errors.ts';
 import { preloadDataset } from '../workloads/datasets.ts';
@@ -52,6 +54,8 @@ export interface RunLoadEffects {
   /** Keep every point's raw records in memory for the caller (they can be large). */
   readonly keepRecords?: boolean;
   readonly now?: () => Date;
+  /** Where a warning for the person at the terminal goes (default: stderr). */
+  readonly notice?: (line: string) => void;
 }
 
 export interface LoadRun {
@@ -66,28 +70,52 @@ export function newRunId(date: Date): string {
   return `${stamp}-${randomBytes(4).toString('hex')}`;
 }
 
+/** The body options of every request of a load (and of the runner's probe). */
+export function bodyOptionsOf(config: LoadConfig): BodyOptions {
+  return {
+    model: config.model,
+    temperature: config.workload.sampling.temperature,
+    ignoreEos: config.workload.sampling.ignore_eos,
+    ...(config.engineRequest ? { ignoreEosField: config.engineRequest.ignoreEosField, engineBody: config.engineRequest.body } : {}),
+    extraBody: config.extraBody,
+  };
+}
+
 export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Promise<LoadRun> {
   const now = effects.now ?? (() => new Date());
   const createdAt = now();
   const runId = newRunId(createdAt);
-  const tokenizer = config.tokenizerPath === null ? null : await obtainModelTokenizer(config.tokenizerPath);
   const { workload } = config;
+  // The server first: an unreachable one is a usage error before anything else is asked of it.
+  const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
+  const choice: TokenizerChoice =
+    config.tokenizerPath === 'none'
+      ? { tokenizer: null, source: null }
+      : await chooseTokenizer({
+          flag: config.tokenizerPath,
+          model: config.modelSource ?? null,
+          servedModel: config.model,
+          server: `${config.endpoint.origin}${config.endpoint.basePath}`,
+          headers: getHeaders(config.headers),
+        });
+  const tokenizer = choice.tokenizer;
+  if (!lengthsAreExact(workload, tokenizer)) {
+    const why = tokenizer === null
+      ? 'no tokenizer found (no --tokenizer, the model is not a local GGUF file, the server has no /tokenize, the model is not in the Hugging Face cache)'
+      : `the tokenizer ${tokenizer.name} has no chat template`;
+    if (config.requireExactLengths) throw usageError(`prompt lengths would be approximate: ${why}; give --tokenizer (official results need exact lengths)`);
+    (effects.notice ?? ((line: string) => process.stderr.write(`${line}\n`)))(`servebench: WARNING: prompt lengths are APPROXIMATE: ${why}. Token counts will not match the scenario; give --tokenizer for exact lengths.`);
+  }
   checkReachableLengths(workload, tokenizer);
   if (workload.dataset) {
     // Enough conversations for every point and warmup to get its own (a huge file is not read whole).
     const perPoint = (workload.requests.count ?? DATASET_ENTRIES_WITHOUT_COUNT) + workload.requests.warmup;
     await preloadDataset(workload.dataset, workload.api, tokenizer, perPoint * config.loads.length);
   }
-  const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
 
   const prompts: PromptSpec = {
     build: { workload, tokenizer },
-    body: {
-      model: config.model,
-      temperature: workload.sampling.temperature,
-      ignoreEos: workload.sampling.ignore_eos,
-      extraBody: config.extraBody,
-    },
+    body: bodyOptionsOf(config),
   };
   const connectHeaders = getHeaders(config.headers);
   const lengthCheck = await verifyPromptLengths(
@@ -139,6 +167,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     finishedAt: now(),
     argv: effects.argv ?? [],
     tokenizer,
+    tokenizerSource: choice.source,
     serverVersion: facts.serverVersion,
     lengthCheck,
     points,
@@ -154,6 +183,7 @@ export interface ResultParts {
   readonly finishedAt: Date;
   readonly argv: readonly string[];
   readonly tokenizer: ModelTokenizer | null;
+  readonly tokenizerSource?: TokenizerSource | null;
   readonly serverVersion: string | null;
   readonly lengthCheck: LengthCheck | null;
   readonly points: Point[];
@@ -189,7 +219,7 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
       spec: workload,
       spec_sha256: createHash('sha256').update(JSON.stringify(workload)).digest('hex'),
       lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
-      tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256 },
+      tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256, ...(parts.tokenizerSource ? { source: parts.tokenizerSource } : {}) },
       length_check: {
         endpoint: lengthCheck === null || lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,
         checked: lengthCheck?.checked ?? 0,

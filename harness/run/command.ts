@@ -18,13 +18,15 @@ import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
 import type { ServeParameters } from '../schema/engine.ts';
-import { executeRun, type RunPlan } from './runner.ts';
+import { executeRun, withProgram, type RunPlan } from './runner.ts';
+import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
+import { installedSource } from '../builds/llamacpp-source.ts';
 import { freePort } from './free-port.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Flags handed to the load generator unchanged. */
-const LOAD_FLAGS = ['workload', 'tokenizer', 'dataset', 'num-prompts', 'duration', 'concurrency', 'rate', 'warmup', 'max-failure-rate', 'timeout', 'save-requests'] as const;
+const LOAD_FLAGS = ['workload', 'tokenizer', 'dataset', 'num-prompts', 'duration', 'concurrency', 'rate', 'warmup', 'max-failure-rate', 'timeout', 'save-requests', 'extra-body', 'no-ignore-eos'] as const;
 
 const spec: CommandSpec = {
   name: 'run',
@@ -36,7 +38,7 @@ const spec: CommandSpec = {
     { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
     { name: 'gpu', value: 'LIST', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
     { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
-    { name: 'engine-version', value: 'V', help: "Release whose official image to run (fills the engine's tag template)." },
+    { name: 'engine-version', value: 'V', help: "Release to run: the official image's tag (docker), or the servebench build of llama.cpp (process: a tag such as b4753, a node-llama-cpp release or a commit; default: the installed node-llama-cpp's build)." },
     { name: 'hf-cache', value: 'DIR', help: 'Hugging Face cache to mount into the container (default: $HF_HOME/hub or ~/.cache/huggingface/hub when it exists).' },
     { name: 'endpoint', value: 'URL', help: 'With --launcher external: the running server.' },
     { name: 'served-name', value: 'NAME', help: 'Name the server serves the model under (default: the model id).' },
@@ -126,9 +128,15 @@ export const runCommand: Command = {
     if ('served_name' in engine.serve.unsupported) delete params.served_name;
     if ('host' in engine.serve.unsupported) delete params.host;
     const endpoint = launcher === 'external' ? need('endpoint') : `http://127.0.0.1:${port}`;
+    // An engine servebench builds itself runs from that build, and its version is the build's release.
+    const build =
+      launcher === 'process' && engine.local_build === 'llamacpp'
+        ? chooseLlamaCppBuild(stringOption(spec, raw, 'engine-version'), await installedSource().then((s) => s.commit, () => null))
+        : null;
     const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
     for (const flag of LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
     const load = normalizeLoadOptions(loadRaw);
+    if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
     const plan: RunPlan = {
       engine,
       launcher,
@@ -136,18 +144,24 @@ export const runCommand: Command = {
       gpus,
       params,
       endpoint,
-      load: { ...load, workload: { ...load.workload, sampling: load.workload.sampling } },
+      load: {
+        ...load,
+        engineRequest: { ignoreEosField: engine.quirks.ignore_eos, body: engine.quirks.explicit_body },
+        modelSource: model,
+        requireExactLengths: source === 'official',
+      },
       resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
       source,
       logDir: resolve(tmpdir(), 'servebench-logs'),
       argv: ['servebench', 'run', ...redactArgv(argv)],
       cwd: REPO,
+      ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
     };
     if (booleanOption(raw, 'dry-run')) {
       const lines = [
         `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
         launcher === 'process'
-          ? `command:  ${shellQuote(renderServeCommand(engine, params))}`
+          ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
           : launcher === 'docker'
             ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache }))}`
             : `endpoint: ${endpoint}`,

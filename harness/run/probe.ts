@@ -5,6 +5,7 @@
  */
 import { request } from 'undici';
 import { readChunk } from '../load/openai-chunk.ts';
+import { requestBody, type BodyOptions } from '../load/request-body.ts';
 import { createSseDecoder } from '../load/sse-decoder.ts';
 import type { Api, Probe } from '../schema/result.ts';
 import type { Engine } from '../schema/engine.ts';
@@ -12,10 +13,14 @@ import { verifyPromptLengths } from '../workloads/verify-lengths.ts';
 
 const PROBE_TOKENS = 8;
 
-export async function probeServer(endpoint: string, engine: Engine, api: Api, model: string, headers: Record<string, string>): Promise<Probe> {
-  const force = engine.quirks.ignore_eos === 'debug_config' ? { debug_config: { ignore_eos: true } } : engine.quirks.ignore_eos === 'body' ? { ignore_eos: true } : {};
+/**
+ * `body` is the run's own body options (engine fields, the user's --extra-body): the probe's request
+ * differs from a measured one only in its prompt, its length and greedy sampling.
+ */
+export async function probeServer(endpoint: string, engine: Engine, api: Api, body: BodyOptions, headers: Record<string, string>): Promise<Probe> {
+  const model = body.model;
   const input = api === 'chat' ? { messages: [{ role: 'user', content: 'Count from one to twenty.' }] } : { prompt: 'Count from one to twenty:' };
-  const body = { model, ...input, max_tokens: PROBE_TOKENS, temperature: 0, stream: true, stream_options: { include_usage: true }, ...force, ...engine.quirks.explicit_body };
+  const requestJson = requestBody({ ...body, temperature: 0, ignoreEos: true }, { input, maxTokens: PROBE_TOKENS });
   let events = 0;
   let completionTokens: number | null = null;
   let usage: Probe['usage'] = 'none';
@@ -26,7 +31,7 @@ export async function probeServer(endpoint: string, engine: Engine, api: Api, mo
     const response = await request(`${endpoint}${api === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify(body),
+      body: JSON.stringify(requestJson),
       headersTimeout: 120_000,
       bodyTimeout: 120_000,
     });

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { writeNewFileAtomic } from '../io/atomic-write.ts';
 import type { LoadConfig } from '../load/load-options.ts';
-import { assembleResult, newRunId, runLoad, type LoadRun } from '../load/run-load.ts';
+import { assembleResult, bodyOptionsOf, newRunId, runLoad, type LoadRun } from '../load/run-load.ts';
 import type { PointProgress } from '../load/run-point.ts';
 import { renderServeCommand } from '../engines/render.ts';
 import type { Engine, ServeParameters } from '../schema/engine.ts';
@@ -54,6 +54,15 @@ export interface RunPlan {
   readonly argv: readonly string[];
   /** Working directory for a process launch (the sim's command is relative to the repository). */
   readonly cwd?: string;
+  /** The program to run instead of the command's first word (a servebench build of the engine). */
+  readonly program?: string;
+  /** The engine's release when servebench knows it (its own build), else read from the server. */
+  readonly engineVersion?: string;
+}
+
+/** A rendered command with its program replaced (a build's absolute path). */
+export function withProgram(argv: readonly string[], program: string | undefined): string[] {
+  return program === undefined ? [...argv] : [program, ...argv.slice(1)];
 }
 
 export interface RunOutcome {
@@ -68,7 +77,7 @@ const LAUNCH_BACKOFF_MS = 1000;
 const TRANSIENT_LAUNCH = /address already in use|EADDRINUSE|bind\(\) .*failed|TLS handshake timeout|i\/o timeout/i;
 
 function launch(plan: RunPlan, runId: string, logFile: string): Promise<LaunchedServer> {
-  const command = plan.launcher === 'external' ? [] : renderServeCommand(plan.engine, plan.params);
+  const command = plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params), plan.program);
   if (plan.launcher === 'process') {
     const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
     return launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
@@ -147,8 +156,8 @@ export async function executeRun(
     }
     plan = current;
     phase = 'probe';
-    probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, plan.load.model, plan.load.headers);
-    version = await engineVersion(plan.engine, server);
+    probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, bodyOptionsOf(plan.load), plan.load.headers);
+    version = plan.engineVersion ?? (await engineVersion(plan.engine, server));
     proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
     const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
     let before: Record<string, number> | null = null;
@@ -223,7 +232,7 @@ export async function executeRun(
         name: plan.engine.name,
         version,
         launcher: plan.launcher,
-        command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : renderServeCommand(plan.engine, plan.params),
+        command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params), plan.program),
         image: server?.image ?? plan.docker?.image ?? null,
         image_digest: server?.imageDigest ?? null,
       },

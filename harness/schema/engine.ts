@@ -24,7 +24,7 @@ export const SERVE_PARAMETERS = [
 ] as const;
 export type ServeParameter = (typeof SERVE_PARAMETERS)[number];
 
-const argList = z.array(z.string()).describe('argv pieces; "{param}" is replaced by the parameter value');
+const argList = z.array(z.string()).describe('argv pieces; "{param}" is replaced by the parameter value, "{a*b}" by the product of two parameters');
 
 const FlagSchema = z.union([
   argList.describe('used when the parameter is set'),
@@ -85,6 +85,10 @@ export const EngineSchema = z
           .describe('Parameters the engine has no flag for, and why: setting one is an error, never silently ignored'),
       })
       .strict(),
+    local_build: z
+      .enum(['llamacpp'])
+      .optional()
+      .describe('servebench builds this engine itself (servebench llamacpp build): the process launcher runs that build, by --engine-version'),
     health: z
       .object({
         path: z.string().startsWith('/'),
@@ -92,16 +96,19 @@ export const EngineSchema = z
         timeout_s: z.number().positive().describe('How long a cold start may take before the run fails'),
       })
       .strict(),
-    metrics: z.object({ path: z.string().startsWith('/'), needs_flag: z.boolean().default(false) }).strict().nullable(),
+    metrics: z
+      .object({
+        path: z.string().startsWith('/'),
+        flag: z.array(z.string()).default([]).describe('Serve flags that switch the endpoint on (appended to the command); [] when it is always on'),
+      })
+      .strict()
+      .nullable()
+      .describe("The engine's Prometheus metrics endpoint, or null when it has none"),
     tokenize: z.enum(['vllm', 'llamacpp']).nullable().describe('Shape of its POST /tokenize, if it has one'),
     fatal_log_patterns: z.array(z.string()).describe('Regular expressions: a matching server log line fails the run at once'),
     quirks: z
       .object({
         ignore_eos: z.enum(['body', 'debug_config', 'unsupported']).describe('How to force the output length'),
-        min_tokens: z.boolean(),
-        usage: z.enum(['usage_chunk', 'final_chunk', 'none']).describe('How usage arrives in a stream'),
-        role_chunk: z.boolean().describe('Chat streams start with a role-only chunk'),
-        rejects_unknown_fields: z.boolean(),
         explicit_body: z.record(z.string(), z.unknown()).default({}).describe('Fields always sent, because its defaults differ'),
       })
       .strict(),

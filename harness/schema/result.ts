@@ -8,6 +8,7 @@
  * bumps SCHEMA_VERSION and gets a line in docs/CHANGELOG.md.
  */
 import { z } from 'zod';
+import { TOKENIZER_SOURCES } from '../tokenizer/sources.ts';
 import { COUNT_SOURCES, FAILURE_CLASSES } from '../metrics/request-record.ts';
 import { APIS, ARRIVALS, SloSchema } from './common.ts';
 import { WorkloadSchema } from './workload.ts';
@@ -253,7 +254,7 @@ export const RunResultSchema = z
         endpoint: z.string().describe('Base URL without credentials'),
         api: z.enum(APIS),
         model: z.string(),
-        server_version: z.string().nullable().describe('From GET /version when the server offers it'),
+        server_version: z.string().nullable().describe('As the server reports it: GET /version (vLLM), /props build_info (llama.cpp) or /server_info (SGLang)'),
       })
       .strict(),
     workload: z
@@ -265,10 +266,17 @@ export const RunResultSchema = z
           .enum(['exact', 'approximate'])
           .describe("exact: prompts built to their token lengths with the model's tokenizer; approximate: without one (words)"),
         tokenizer: z
-          .object({ name: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable() })
+          .object({
+            name: z.string(),
+            sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+            source: z
+              .enum(TOKENIZER_SOURCES)
+              .optional()
+              .describe("flag: --tokenizer; gguf: the GGUF model file's own vocabulary (llama.cpp); server: the server's /tokenize and /detokenize; hf_cache: the model's tokenizer in the local Hugging Face cache"),
+          })
           .strict()
           .nullable()
-          .describe('The tokenizer that built the prompts and made the fallback counts, when one was given.'),
+          .describe('The tokenizer that built the prompts and made the fallback counts (null: none was found, lengths approximate).'),
         length_check: z
           .object({
             endpoint: z.string().nullable().describe("The server's tokenize endpoint used, or null when it has none"),

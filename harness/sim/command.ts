@@ -40,6 +40,9 @@ const spec: CommandSpec = {
     { name: 'sse-crlf', help: 'End SSE lines with CRLF instead of LF.' },
     { name: 'sse-no-space', help: 'Write "data:{…}" instead of "data: {…}".' },
     { name: 'keepalive-ms', value: 'MS', help: 'Send ": keep-alive" SSE comments on open streams every MS; 0 = never.', default: String(SIM_DEFAULTS.keepaliveMs) },
+    { name: 'idle-timeout-ms', value: 'MS', help: 'Close a keep-alive connection idle this long (uvicorn and cpp-httplib: 5000); 0 = never.', default: String(SIM_DEFAULTS.idleTimeoutMs) },
+    { name: 'max-requests-per-connection', value: 'N', help: 'Close a connection after N requests, announced with Connection: close (default: the personality\'s; llamacpp 100, others 0 = no limit).' },
+    { name: 'close-after-stream', value: 'on|off', help: 'Close the connection right after each streamed response, unannounced, as llama-server does (default: on for llamacpp, else off).' },
     { name: 'json', help: 'Print the listening line as JSON: {"url","port","personality"}.' },
   ],
   epilog: [
@@ -48,6 +51,12 @@ const spec: CommandSpec = {
     'Tokens are whitespace-separated words; chat adds 4 per message plus 3 for the template.',
   ].join('\n'),
 };
+
+function onOff(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw usageError(`--close-after-stream: "${value}" is not on or off`);
+  return value === 'on';
+}
 
 /** Only flags the user gave become config fields, so zero-cost mode can fill the others. */
 function given(raw: RawOptions, name: string): boolean {
@@ -90,6 +99,9 @@ export function simConfigFromArgs(argv: readonly string[]): Partial<SimConfig> &
     sseCrlf: booleanOption(raw, 'sse-crlf'),
     sseNoSpace: booleanOption(raw, 'sse-no-space'),
     keepaliveMs: number('keepalive-ms', { min: 0 }),
+    idleTimeoutMs: number('idle-timeout-ms', { min: 0 }),
+    maxRequestsPerConnection: number('max-requests-per-connection', { min: 0 }, true),
+    closeAfterStream: onOff(stringOption(spec, raw, 'close-after-stream')),
     json: booleanOption(raw, 'json'),
   };
 }

@@ -42,7 +42,26 @@ export interface SimConfig extends CostParams {
   readonly sseNoSpace: boolean;
   /** Interval of ": keep-alive" SSE comments on open streams; 0 disables them. */
   readonly keepaliveMs: number;
+  /** An idle keep-alive connection is closed after this long (uvicorn and cpp-httplib: 5 s); 0 = never. */
+  readonly idleTimeoutMs: number;
+  /** Requests served per connection before it is closed (cpp-httplib: 100, announced); 0 = no limit. */
+  readonly maxRequestsPerConnection: number;
+  /**
+   * Close the connection right after every streamed response, unannounced (its headers said
+   * keep-alive): what llama-server does, since its stream provider reports the end of a stream
+   * as a cancel to cpp-httplib. A client that reuses the connection at once loses the request.
+   */
+  readonly closeAfterStream: boolean;
 }
+
+/** How each imitated server treats connections, where the sim's defaults follow the personality. */
+export const PERSONALITY_CONNECTIONS: Record<Personality, Pick<SimConfig, 'maxRequestsPerConnection' | 'closeAfterStream'>> = {
+  vllm: { maxRequestsPerConnection: 0, closeAfterStream: false },
+  sglang: { maxRequestsPerConnection: 0, closeAfterStream: false },
+  trtllm: { maxRequestsPerConnection: 0, closeAfterStream: false },
+  'no-usage': { maxRequestsPerConnection: 0, closeAfterStream: false },
+  llamacpp: { maxRequestsPerConnection: 100, closeAfterStream: true },
+};
 
 export const SIM_DEFAULTS: SimConfig = {
   host: '127.0.0.1',
@@ -63,6 +82,8 @@ export const SIM_DEFAULTS: SimConfig = {
   sseCrlf: false,
   sseNoSpace: false,
   keepaliveMs: 0,
+  idleTimeoutMs: 5000,
+  ...PERSONALITY_CONNECTIONS.vllm,
 };
 
 /** What zero-cost mode uses for the fields the caller did not set. */
@@ -94,8 +115,10 @@ export function validateFaultRates(faults: FaultRates): void {
 /** Fills defaults, applies zero-cost mode and rejects impossible settings (ServebenchError, exit 2). */
 export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   const zeroCost = partial.zeroCost ?? false;
+  const personality = partial.personality ?? SIM_DEFAULTS.personality;
   const config: SimConfig = {
     ...SIM_DEFAULTS,
+    ...(PERSONALITY_CONNECTIONS[personality] ?? {}),
     ...(zeroCost ? ZERO_COST_LIMITS : {}),
     ...Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined)),
     ...(zeroCost ? { prefillTokensPerS: Number.POSITIVE_INFINITY, decodeBaseMs: 0, decodePerSeqMs: 0 } : {}),
@@ -115,6 +138,8 @@ export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   check(config.stallMs >= 0 && Number.isFinite(config.stallMs), 'stallMs must be a finite number ≥ 0');
   check(Number.isInteger(config.seed), 'seed must be an integer');
   check(config.keepaliveMs >= 0 && Number.isFinite(config.keepaliveMs), 'keepaliveMs must be a finite number ≥ 0 (0 = off)');
+  check(config.idleTimeoutMs >= 0 && Number.isFinite(config.idleTimeoutMs), 'idleTimeoutMs must be a finite number ≥ 0 (0 = never)');
+  check(Number.isInteger(config.maxRequestsPerConnection) && config.maxRequestsPerConnection >= 0, 'maxRequestsPerConnection must be an integer ≥ 0 (0 = no limit)');
   validateFaultRates(config.faults);
   return config;
 }

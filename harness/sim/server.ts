@@ -54,6 +54,7 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
     personality: config.personality,
     framing: { crlf: config.sseCrlf, noSpace: config.sseNoSpace },
     keepaliveMs: config.keepaliveMs,
+    closeAfterStream: config.closeAfterStream,
     metrics,
     markDirty: (stream) => dirty.push(stream),
     release: (stream) => {
@@ -212,6 +213,10 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
       else res.destroy();
     });
   });
+  // Node closes idle keep-alive sockets after keepAliveTimeout (0: never) and announces the last
+  // request of a connection with Connection: close, as cpp-httplib does at its limit.
+  server.keepAliveTimeout = config.idleTimeoutMs;
+  server.maxRequestsPerSocket = config.maxRequestsPerConnection;
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -18,6 +18,8 @@ export interface StreamHost {
   readonly personality: Personality;
   readonly framing: SseFraming;
   readonly keepaliveMs: number;
+  /** Close the connection once a streamed response is out, without having announced it. */
+  readonly closeAfterStream: boolean;
   readonly metrics: SimMetrics;
   /** The response has bytes to write at the next flush. */
   markDirty(stream: SimStream): void;
@@ -129,7 +131,11 @@ export class SimStream {
     }
     const now = performance.now();
     if (this.ending === 'finish' || this.ending === 'truncate') {
-      this.res.end(this.pending);
+      const socket = this.res.socket;
+      this.res.end(this.pending, () => {
+        // Like llama-server: the terminating chunk is complete, then the socket closes.
+        if (this.host.closeAfterStream && this.ending === 'finish') socket?.destroySoon();
+      });
     } else if (this.pending !== '') {
       this.res.write(this.pending);
       // Node corks chunked responses until the next tick; write now so the timestamp is the send.

@@ -90,29 +90,59 @@ export function loadModelTokenizer(pathOrId: string, flag = '--tokenizer', env: 
   } catch (error) {
     throw usageError(`${flag}: ${file} is not a tokenizer this library can load (${(error as Error).message})`);
   }
-  const templateText = chatTemplateOf(config);
-  const template = templateText === null ? null : new Template(templateText);
-  const special = { bos_token: tokenText(config['bos_token']), eos_token: tokenText(config['eos_token']) };
-  const encode = (text: string, addSpecialTokens = false): number[] => tokenizer.encode(text, { add_special_tokens: addSpecialTokens }).ids;
+  return assembleTokenizer({
+    name: pathOrId === location ? `${basename(dirname(file))}/${basename(file)}` : pathOrId,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    encode: (text, addSpecialTokens) => tokenizer.encode(text, { add_special_tokens: addSpecialTokens }).ids,
+    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: true }),
+    chatTemplate: chatTemplateOf(config),
+    bosToken: tokenText(config['bos_token']),
+    eosToken: tokenText(config['eos_token']),
+  });
+}
+
+/** What a tokenizer source provides; the counting rules on top are the same for every source. */
+export interface TokenizerParts {
+  readonly name: string;
+  readonly sha256: string;
+  /** Token ids of a text; with addSpecialTokens, the ones the model adds to a prompt (BOS). */
+  encode(text: string, addSpecialTokens: boolean): number[];
+  decode(ids: readonly number[]): string;
+  readonly chatTemplate: string | null;
+  readonly bosToken: string;
+  readonly eosToken: string;
+  /**
+   * Tokens of a rendered chat prompt as the server counts them (default: encoded without adding
+   * special tokens, since the template writes its own).
+   */
+  countRendered?(rendered: string): number;
+}
+
+/** A ModelTokenizer from its parts: how servers count completions prompts and chat requests. */
+export function assembleTokenizer(parts: TokenizerParts): ModelTokenizer {
+  const template = parts.chatTemplate === null ? null : new Template(parts.chatTemplate);
+  const special = { bos_token: parts.bosToken, eos_token: parts.eosToken };
+  const encode = (text: string, addSpecialTokens = false): number[] => parts.encode(text, addSpecialTokens);
+  const countRendered = parts.countRendered ?? ((rendered: string) => encode(rendered).length);
   const renderChat = (messages: readonly ChatMessage[]): string | null =>
     template === null ? null : template.render({ messages: messages.map((m) => ({ ...m })), add_generation_prompt: true, ...special });
   return {
-    name: pathOrId === location ? `${basename(dirname(file))}/${basename(file)}` : pathOrId,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
+    name: parts.name,
+    sha256: parts.sha256,
     count: (text) => encode(text).length,
     encode,
-    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: true }),
+    decode: (ids) => parts.decode(ids),
     countPrompt: (text) => encode(text, true).length,
     renderChat,
     countChat(messages) {
       const rendered = renderChat(messages);
-      return rendered === null ? null : encode(rendered).length;
+      return rendered === null ? null : countRendered(rendered);
     },
     hasChatTemplate: template !== null,
     countRequest(api, text) {
       if (api === 'completions') return { tokens: encode(text, true).length, exact: true };
       const rendered = renderChat([{ role: 'user', content: text }]);
-      return rendered === null ? { tokens: encode(text).length, exact: false } : { tokens: encode(rendered).length, exact: true };
+      return rendered === null ? { tokens: encode(text).length, exact: false } : { tokens: countRendered(rendered), exact: true };
     },
   };
 }
