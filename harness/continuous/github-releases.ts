@@ -62,7 +62,7 @@ const TagJson = z.object({ name: z.string() });
 /**
  * The version a tag names: the tag itself, or the tag less one leading letter ("v0.11.0" →
  * "0.11.0", llama.cpp's "b6123" → "6123"), which is what the engines' image tag templates take
- * ("v{version}", "server-cuda-b{version}", "{version}"). Any other tag ("gateway-v0.2.0",
+ * ("v{version}", "server-cuda12-b{version}", "{version}"). Any other tag ("gateway-v0.2.0",
  * "nightly") belongs to another product of the same repository, or to none: null, skipped.
  * A version the fleet could not plan (the fleet's VersionSchema: at most 64 characters of
  * letters, digits and . _ + -) is null too; see tagVersion for why.

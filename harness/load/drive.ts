@@ -9,8 +9,8 @@ import type { PreparedRequest } from './prepared-request.ts';
 export type StopReason = 'count' | 'duration';
 
 export interface DriveOptions {
-  /** The i-th request to send (prepared ahead when the count is known). */
-  readonly requestAt: (i: number) => PreparedRequest;
+  /** The i-th request to send (prepared ahead when the count is known; a promise when built on demand). */
+  readonly requestAt: (i: number) => PreparedRequest | Promise<PreparedRequest>;
   /** Stop after this many requests (null: only the deadline stops). */
   readonly count: number | null;
   /** performance.now() after which no new request is sent (null: only the count stops). */
@@ -42,7 +42,8 @@ export async function driveClosedLoop(options: DriveOptions, concurrency: number
         return;
       }
       const i = next++;
-      records.push(await options.send(options.requestAt(i), performance.now()));
+      const request = options.requestAt(i);
+      records.push(await options.send(request instanceof Promise ? await request : request, performance.now()));
     }
   };
   const workers = options.count === null ? concurrency : Math.min(concurrency, options.count);
@@ -80,7 +81,8 @@ export async function driveOpenLoop(
     while (maxConcurrency !== null && pending.size >= maxConcurrency) {
       await new Promise<void>((resolve) => (slotFreed = resolve));
     }
-    const task: Promise<void> = options.send(options.requestAt(i), scheduledMs).then((record) => {
+    const request = options.requestAt(i);
+    const task: Promise<void> = options.send(request instanceof Promise ? await request : request, scheduledMs).then((record) => {
       records.push(record);
       pending.delete(task);
       const wake = slotFreed;

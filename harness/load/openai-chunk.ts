@@ -9,6 +9,16 @@ export interface Usage {
   readonly completionTokens: number | null;
 }
 
+/** The server's own account of a request (llama.cpp's `timings` in its final chunk). */
+export interface ServerTimings {
+  /** Prompt tokens evaluated (not taken from the prompt cache) and the time they took. */
+  readonly promptN: number;
+  readonly promptMs: number;
+  /** Tokens generated, and the time from the first to the end of generation. */
+  readonly predictedN: number;
+  readonly predictedMs: number;
+}
+
 export type ChunkReading =
   | { readonly kind: 'done' }
   | { readonly kind: 'malformed'; readonly reason: string }
@@ -19,6 +29,7 @@ export type ChunkReading =
       readonly text: string;
       readonly finishReason: string | null;
       readonly usage: Usage | null;
+      readonly timings: ServerTimings | null;
     };
 
 const DONE = '[DONE]';
@@ -45,6 +56,18 @@ function textOf(choice: Record<string, unknown>): string {
   const reasoning = typeof fields['reasoning_content'] === 'string' ? fields['reasoning_content'] : fields['reasoning'];
   const content = fields['content'];
   return (typeof reasoning === 'string' ? reasoning : '') + (typeof content === 'string' ? content : '');
+}
+
+function readTimings(value: unknown): ServerTimings | null {
+  if (value === null || typeof value !== 'object') return null;
+  const t = value as Record<string, unknown>;
+  const promptN = nonNegativeInt(t['prompt_n']);
+  const predictedN = nonNegativeInt(t['predicted_n']);
+  const promptMs = t['prompt_ms'];
+  const predictedMs = t['predicted_ms'];
+  if (promptN === null || predictedN === null || typeof promptMs !== 'number' || typeof predictedMs !== 'number') return null;
+  if (!Number.isFinite(promptMs) || !Number.isFinite(predictedMs) || promptMs < 0 || predictedMs < 0) return null;
+  return { promptN, promptMs, predictedN, predictedMs };
 }
 
 export function readChunk(data: string): ChunkReading {
@@ -74,5 +97,5 @@ export function readChunk(data: string): ChunkReading {
     text += textOf(fields);
     if (typeof fields['finish_reason'] === 'string') finishReason = fields['finish_reason'];
   }
-  return { kind: 'chunk', text, finishReason, usage: readUsage(body['usage']) };
+  return { kind: 'chunk', text, finishReason, usage: readUsage(body['usage']), timings: readTimings(body['timings']) };
 }

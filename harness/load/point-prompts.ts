@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { buildRequest, type BuildContext, type Purpose } from '../workloads/build-request.ts';
 import { requestBody, type BodyOptions } from './request-body.ts';
 import type { PreparedRequest } from './prepared-request.ts';
+import { settle, settleSoon } from '../tokenizer/deferred.ts';
 
 export interface PromptSpec {
   readonly build: BuildContext;
@@ -16,12 +17,15 @@ export interface PromptSpec {
 }
 
 export interface PointPrompts {
-  at(i: number): PreparedRequest;
+  /** The i-th request: at once when prepared, else built now (a promise while a server tokenizer answers). */
+  at(i: number): PreparedRequest | Promise<PreparedRequest>;
+  /** A request already built (every sent one is), for the accounting after the point. */
+  built(i: number): PreparedRequest;
   /** sha256 over the first n prompts and their max_tokens: the same on every machine and engine for the same seed and tokenizer. */
   sha256(n: number): string;
 }
 
-export function pointPrompts(spec: PromptSpec, pointIndex: number, purpose: Purpose, prepareAhead: number): PointPrompts {
+export async function pointPrompts(spec: PromptSpec, pointIndex: number, purpose: Purpose, prepareAhead: number): Promise<PointPrompts> {
   // Built once each (a long prompt is costly to build); requests beyond the prepared ones are
   // built when first sent, then kept for the counts and the hash after the point.
   const built = new Map<number, { prepared: PreparedRequest; digest: string }>();
@@ -44,9 +48,17 @@ export function pointPrompts(spec: PromptSpec, pointIndex: number, purpose: Purp
     }
     return entry;
   };
-  for (let i = 0; i < prepareAhead; i++) get(i);
+  for (let i = 0; i < prepareAhead; i++) await settle(() => get(i));
   return {
-    at: (i) => get(i).prepared,
+    at(i) {
+      const entry = settleSoon(() => get(i));
+      return entry instanceof Promise ? entry.then((e) => e.prepared) : entry.prepared;
+    },
+    built(i) {
+      const entry = built.get(i);
+      if (!entry) throw new Error(`request ${i} of point ${pointIndex} was never built`);
+      return entry.prepared;
+    },
     sha256(n) {
       const hash = createHash('sha256');
       for (let i = 0; i < n; i++) {

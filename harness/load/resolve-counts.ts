@@ -11,7 +11,11 @@ import { failure } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import type { TokenCounter } from './token-counter.ts';
 
-export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, tokenizer: TokenCounter | null, ignoreEos: boolean): void {
+/**
+ * `tokenizer` counts generated text (a local one: never a server's, whose round trips per event
+ * would dwarf the point); `builtExact` says the prompt was built to its length by a tokenizer.
+ */
+export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, tokenizer: TokenCounter | null, ignoreEos: boolean, builtExact = tokenizer !== null): void {
   if (tokenizer && record.contentTexts) record.contentTokens = record.contentTexts.map((text) => tokenizer.count(text));
 
   if (record.serverCompletionTokens !== null) {
@@ -28,7 +32,7 @@ export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, 
   if (record.serverPromptTokens !== null) {
     record.inputTokens = record.serverPromptTokens;
     record.inputTokensSource = 'usage';
-  } else if (tokenizer) {
+  } else if (builtExact) {
     // The tokenizer built this prompt to this length, counted as the server counts it.
     record.inputTokens = prepared.declaredInputTokens;
     record.inputTokensSource = 'tokenizer';

@@ -11,7 +11,8 @@ import { getHeaders, preflight } from './endpoint.ts';
 import type { LoadConfig } from './load-options.ts';
 import type { PromptSpec } from './point-prompts.ts';
 import { API_PATHS, type BodyOptions } from './request-body.ts';
-import { buildRequest } from '../workloads/build-request.ts';
+import { buildRequest, type BuiltRequest } from '../workloads/build-request.ts';
+import { settle } from '../tokenizer/deferred.ts';
 import { verifyPromptLengths, type LengthCheck } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
 import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
@@ -36,6 +37,13 @@ function checkReachableLengths(workload: Workload, tokenizer: ModelTokenizer | n
       `input: the scenario can draw ${smallest} tokens, but every ${workload.api} request holds ${fixed} with this tokenizer (special tokens, chat template); raise the input length`,
     );
   }
+}
+
+/** The first n requests of the first point, as the length check sends them to the server. */
+async function buildSample(prompts: PromptSpec, n: number): Promise<BuiltRequest[]> {
+  const sample: BuiltRequest[] = [];
+  for (let i = 0; i < n; i++) sample.push(await settle(() => buildRequest(prompts.build, 0, 'measure', i)));
+  return sample;
 }
 
 /** Dataset entries read per point when only a duration bounds it. */
@@ -97,6 +105,8 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
           servedModel: config.model,
           server: `${config.endpoint.origin}${config.endpoint.basePath}`,
           headers: getHeaders(config.headers),
+          // A dataset's texts are counted one by one: too many server round trips (and its lengths come from the dataset).
+          allowServer: workload.dataset === undefined,
         });
   const tokenizer = choice.tokenizer;
   if (!lengthsAreExact(workload, tokenizer)) {
@@ -106,7 +116,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     if (config.requireExactLengths) throw usageError(`prompt lengths would be approximate: ${why}; give --tokenizer (official results need exact lengths)`);
     (effects.notice ?? ((line: string) => process.stderr.write(`${line}\n`)))(`servebench: WARNING: prompt lengths are APPROXIMATE: ${why}. Token counts will not match the scenario; give --tokenizer for exact lengths.`);
   }
-  checkReachableLengths(workload, tokenizer);
+  await settle(() => checkReachableLengths(workload, tokenizer));
   if (workload.dataset) {
     // Enough conversations for every point and warmup to get its own (a huge file is not read whole).
     const perPoint = (workload.requests.count ?? DATASET_ENTRIES_WITHOUT_COUNT) + workload.requests.warmup;
@@ -122,7 +132,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     `${config.endpoint.origin}${config.endpoint.basePath}/tokenize`,
     config.model,
     connectHeaders,
-    Array.from({ length: Math.min(LENGTH_CHECK_SAMPLE, config.numPrompts ?? LENGTH_CHECK_SAMPLE) }, (_, i) => buildRequest(prompts.build, 0, 'measure', i)),
+    await buildSample(prompts, Math.min(LENGTH_CHECK_SAMPLE, config.numPrompts ?? LENGTH_CHECK_SAMPLE)),
   );
 
   const points: Point[] = [];

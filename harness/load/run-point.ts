@@ -61,6 +61,16 @@ function summarizeRequest(record: RequestRecord): RequestSummary {
     content_events: record.contentTimesMs.length,
     finish_reason: record.finishReason,
     retries: record.retries,
+    ...(record.serverTimings
+      ? {
+          server_timings: {
+            prompt_n: record.serverTimings.promptN,
+            prompt_ms: record.serverTimings.promptMs,
+            predicted_n: record.serverTimings.predictedN,
+            predicted_ms: record.serverTimings.predictedMs,
+          },
+        }
+      : {}),
   };
 }
 
@@ -102,16 +112,18 @@ export async function runPoint(
     connect: { timeout: 10_000 },
   });
   let sequence = 0;
+  // Generated text is counted after the point by a local tokenizer only (a server's would take a round trip per event).
+  const localCounter = plan.tokenizer !== null && plan.tokenizer.remote !== true ? plan.tokenizer : null;
   const makeContext = (counters: LiveCounters): RequestContext => ({
     dispatcher: pool,
     path: plan.path,
     headers: plan.headers,
     timeoutMs: plan.timeoutMs,
-    keepTexts: plan.tokenizer !== null,
+    keepTexts: localCounter !== null,
     signal,
     counters,
   });
-  const driveWith = (requestAt: (i: number) => PreparedRequest, counters: LiveCounters, count: number | null, deadlineMs: number | null): DriveOptions => {
+  const driveWith = (requestAt: (i: number) => PreparedRequest | Promise<PreparedRequest>, counters: LiveCounters, count: number | null, deadlineMs: number | null): DriveOptions => {
     const context = makeContext(counters);
     return {
       requestAt,
@@ -139,12 +151,12 @@ export async function runPoint(
           })
         : null;
     const ahead = offsets?.length ?? plan.count ?? (load.mode === 'closed' ? load.concurrency * DURATION_PREPARE_AHEAD_PER_WORKER : 0);
-    const measured = pointPrompts(plan.prompts, pointIndex, 'measure', ahead);
+    const measured = await pointPrompts(plan.prompts, pointIndex, 'measure', ahead);
     const connections = connectionsFor(load);
     if (connections !== null) await openConnections(pool, connections, plan.connectPath, plan.connectHeaders);
 
     if (plan.warmup > 0) {
-      const warmup = pointPrompts(plan.prompts, pointIndex, 'warmup', plan.warmup);
+      const warmup = await pointPrompts(plan.prompts, pointIndex, 'warmup', plan.warmup);
       const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0, retries: 0 };
       const startedMs = performance.now();
       const ticker = setInterval(() => onProgress({ phase: 'warmup', counters, startedMs }), 100);
@@ -167,7 +179,7 @@ export async function runPoint(
     onProgress({ phase: 'measure', counters, startedMs });
 
     const records = outcome.records.sort((a, b) => a.sendMs - b.sendMs);
-    for (const record of records) resolveCounts(record, measured.at(record.index), plan.tokenizer, plan.ignoreEos);
+    for (const record of records) resolveCounts(record, measured.built(record.index), localCounter, plan.ignoreEos, plan.tokenizer !== null);
     const summary = summarizePoint(records, plan.slo);
     return {
       load,
@@ -177,7 +189,7 @@ export async function runPoint(
       retries: records.reduce((sum, r) => sum + r.retries, 0),
       warmup_requests: plan.warmup,
       input_tokens_mismatched: records.filter(
-        (r) => r.failure === null && r.serverPromptTokens !== null && r.serverPromptTokens !== measured.at(r.index).declaredInputTokens,
+        (r) => r.failure === null && r.serverPromptTokens !== null && r.serverPromptTokens !== measured.built(r.index).declaredInputTokens,
       ).length,
       // Both loops send prompts 0…n−1, each once.
       prompt_set_sha256: measured.sha256(records.length),

@@ -71,6 +71,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
               if (reading.usage.promptTokens !== null) record.serverPromptTokens = reading.usage.promptTokens;
               if (reading.usage.completionTokens !== null) record.serverCompletionTokens = reading.usage.completionTokens;
             }
+            if (reading.timings) record.serverTimings = reading.timings;
         }
       },
       onError(message) {

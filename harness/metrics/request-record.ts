@@ -62,6 +62,8 @@ export interface RequestRecord {
   finishReason: string | null;
   /** Times it was re-sent because its connection closed before any response byte. */
   retries: number;
+  /** The server's own timings of the request, where it reports them (llama.cpp). */
+  serverTimings: { promptN: number; promptMs: number; predictedN: number; predictedMs: number } | null;
 }
 
 /** A record before anything happened: filled in by the request as facts arrive. */
@@ -86,5 +88,6 @@ export function emptyRecord(index: number, requestId: string, scheduledMs: numbe
     serverCompletionTokens: null,
     finishReason: null,
     retries: 0,
+    serverTimings: null,
   };
 }

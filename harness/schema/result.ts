@@ -114,6 +114,11 @@ export const RequestSummarySchema = z
     content_events: count,
     finish_reason: z.string().nullable(),
     retries: count.optional().describe('Times this request was re-sent: its connection closed before any response byte'),
+    server_timings: z
+      .object({ prompt_n: count, prompt_ms: nonNegative, predicted_n: count, predicted_ms: nonNegative })
+      .strict()
+      .optional()
+      .describe("The server's own timings, where it reports them (llama.cpp's final-chunk timings): prompt tokens evaluated and their time, tokens generated and the time from the first to the last"),
   })
   .strict();
 

@@ -27,6 +27,8 @@ export interface TokenizerHints {
   /** The server's base URL (origin + base path), for its /tokenize. */
   readonly server: string;
   readonly headers: Record<string, string>;
+  /** Whether the server's /tokenize may build the prompts (not for datasets). */
+  readonly allowServer?: boolean;
 }
 
 function cachedHubTokenizer(id: string): ModelTokenizer | null {
@@ -46,7 +48,7 @@ export async function chooseTokenizer(hints: TokenizerHints): Promise<TokenizerC
   if (hints.model !== null && isGgufPath(hints.model) && existsSync(hints.model)) {
     return { tokenizer: await loadGgufTokenizer(hints.model), source: 'gguf' };
   }
-  const server = await openServerTokenizer(hints.server, hints.servedModel, hints.headers);
+  const server = hints.allowServer === false ? null : await openServerTokenizer(hints.server, hints.servedModel, hints.headers);
   if (server !== null) return { tokenizer: server, source: 'server' };
   for (const id of [hints.model, hints.servedModel]) {
     const cached = id === null ? null : cachedHubTokenizer(id);

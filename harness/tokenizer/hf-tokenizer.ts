@@ -22,6 +22,8 @@ export interface ChatMessage {
 }
 
 export interface ModelTokenizer extends TokenCounter {
+  /** A server's tokenizer (each call a round trip): builds prompts, never counts streamed text. */
+  readonly remote?: boolean;
   /** sha256 of tokenizer.json: two runs tokenized alike iff these match. */
   readonly sha256: string;
   encode(text: string, addSpecialTokens?: boolean): number[];

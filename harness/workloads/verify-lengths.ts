@@ -1,7 +1,8 @@
 /**
  * Before measuring: ask the server itself how many tokens a sample of the prompts has, when it
  * offers a tokenize endpoint (vLLM, SGLang and TRT-LLM style POST /tokenize with prompt or
- * messages; llama.cpp style POST /tokenize with content). A mismatch means the prompts are not the
+ * messages; llama.cpp style POST /tokenize with content, a conversation rendered by its POST
+ * /apply-template first). A mismatch means the prompts are not the
  * lengths the scenario declares on this server (another tokenizer or chat template): the rate is
  * recorded, so a reader can tell.
  */
@@ -49,8 +50,18 @@ function countOf(json: unknown, style: 'vllm' | 'llamacpp'): number | null {
 
 async function serverCount(url: string, model: string, headers: Record<string, string>, sample: LengthSample, style: 'vllm' | 'llamacpp'): Promise<number | null> {
   if (style === 'llamacpp') {
-    if (!('prompt' in sample.input)) return null; // llama.cpp's /tokenize takes text, not a conversation
-    const { status, json } = await postJson(url, headers, { content: sample.input.prompt, add_special: true });
+    let content: string;
+    if ('prompt' in sample.input) content = sample.input.prompt;
+    else {
+      // llama.cpp's /tokenize takes text: render the conversation with the server's own template
+      // first (POST /apply-template, which drops the template's BOS text as a chat request does).
+      const rendered = await postJson(url.replace(/\/tokenize$/, '/apply-template'), headers, { messages: sample.input.messages });
+      const prompt = (rendered.json as { prompt?: unknown } | null)?.prompt;
+      if (rendered.status !== 200 || typeof prompt !== 'string') return null;
+      content = prompt;
+    }
+    // As llama-server tokenizes a prompt: special tokens added and special-token text parsed.
+    const { status, json } = await postJson(url, headers, { content, add_special: true, parse_special: true });
     return status === 200 ? countOf(json, 'llamacpp') : null;
   }
   const body =

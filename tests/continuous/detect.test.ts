@@ -152,15 +152,15 @@ describe('servebench detect', () => {
   it("first sighting reports only the newest release (image found through GHCR's anonymous bearer flow); other products' tags are skipped", async () => {
     for (let build = 6120; build <= 6125; build++) github.publish('ggml-org/llama.cpp', { tag_name: `b${build}`, published_at: `2026-09-30T0${build - 6120}:00:00Z` });
     github.publish('ggml-org/llama.cpp', { tag_name: 'gguf-v0.17.1', published_at: '2026-09-30T23:00:00Z' });
-    ghcr.push('ggml-org/llama.cpp', 'server-cuda-b6125');
+    ghcr.push('ggml-org/llama.cpp', 'server-cuda12-b6125');
     const run = await detectRun(['--engine', 'llamacpp']);
     expect(run.code).toBe(0);
     expect(run.report.new).toEqual([
-      { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda-b6125', images: [] },
+      { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda12-b6125', images: [] },
     ]);
     expect(Object.keys(run.state.engines['llamacpp']!.seen)).toEqual(['6120', '6121', '6122', '6123', '6124', '6125']);
 
-    const manifest = '/ghcr/v2/ggml-org/llama.cpp/manifests/server-cuda-b6125';
+    const manifest = '/ghcr/v2/ggml-org/llama.cpp/manifests/server-cuda12-b6125';
     expect(answers.filter((a) => a.url.startsWith('/ghcr')).map((a) => `${a.method} ${a.url} ${a.status}`)).toEqual([
       `HEAD ${manifest} 401`,
       'GET /ghcr/token?service=ghcr.io&scope=repository%3Aggml-org%2Fllama.cpp%3Apull 200',
@@ -567,7 +567,7 @@ describe('detectCommand (the CLI entry)', () => {
       ['vllm-project/vllm', 'v0.11.0', () => hub.push('vllm/vllm-openai', 'v0.11.0')],
       ['sgl-project/sglang', 'v0.5.3', () => hub.push('lmsysorg/sglang', 'v0.5.3-cu129')],
       ['InternLM/lmdeploy', 'v0.10.1', () => hub.push('openmmlab/lmdeploy', 'v0.10.1-cu12')],
-      ['ggml-org/llama.cpp', 'b6125', () => ghcr.push('ggml-org/llama.cpp', 'server-cuda-b6125')],
+      ['ggml-org/llama.cpp', 'b6125', () => ghcr.push('ggml-org/llama.cpp', 'server-cuda12-b6125')],
       ['NVIDIA/TensorRT-LLM', 'v1.0.0', () => undefined],
       ['mlc-ai/mlc-llm', 'v0.1.0', () => undefined],
       ['withcatai/node-llama-cpp', 'v3.21.0', () => undefined],
@@ -593,7 +593,7 @@ describe('detectCommand (the CLI entry)', () => {
     expect(report.errors).toEqual([]);
     expect(report.new.map((v) => `${v.engine} ${v.version} ${v.image}`).sort()).toEqual([
       'embedded 3.21.0 null',
-      'llamacpp 6125 ghcr.io/ggml-org/llama.cpp:server-cuda-b6125',
+      'llamacpp 6125 ghcr.io/ggml-org/llama.cpp:server-cuda12-b6125',
       'lmdeploy 0.10.1 openmmlab/lmdeploy:v0.10.1-cu12',
       'mlc 0.1.0 null',
       'sglang 0.5.3 lmsysorg/sglang:v0.5.3-cu129',

@@ -22,11 +22,12 @@ describe('engine specs', () => {
 
   const expected: Record<string, string> = {
     vllm: `vllm serve ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --max-model-len 8192 --kv-cache-dtype fp8_e4m3 --max-num-seqs 256 --gpu-memory-utilization 0.9 --no-enable-prefix-caching`,
-    sglang: `python3 -m sglang.launch_server --model-path ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --context-length 8192 --kv-cache-dtype fp8_e4m3 --max-running-requests 256 --mem-fraction-static 0.9 --disable-radix-cache`,
+    sglang: `python3 -m sglang.launch_server --model-path ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --context-length 8192 --kv-cache-dtype fp8_e4m3 --max-running-requests 256 --mem-fraction-static 0.9 --disable-radix-cache --enable-metrics`,
     trtllm: `trtllm-serve ${MODEL} --backend pytorch --host 127.0.0.1 --port 8000 --tp_size 2 --max_seq_len 8192 --max_batch_size 256 --kv_cache_free_gpu_memory_fraction 0.9`,
     lmdeploy: `lmdeploy serve api_server ${MODEL} --backend turbomind --model-name llama --server-name 127.0.0.1 --server-port 8000 --tp 2 --dtype bfloat16 --session-len 8192 --quant-policy 8 --max-batch-size 256 --cache-max-entry-count 0.9`,
     mlc: `mlc_llm serve ${MODEL} --mode server --enable-debug --host 127.0.0.1 --port 8000 --prefix-cache-mode disable --overrides 'tensor_parallel_shards=2;context_window_size=8192;max_num_sequence=256;gpu_memory_utilization=0.9'`,
-    llamacpp: `llama-server --model ${MODEL} --metrics --cont-batching --alias llama --host 127.0.0.1 --port 8000 --ctx-size 8192 --cache-type-k q8_0 --cache-type-v q8_0 --parallel 256`,
+    // --ctx-size is the KV cache of all slots: 8192 tokens for each of the 256.
+    llamacpp: `llama-server --model ${MODEL} --cont-batching --jinja --alias llama --host 127.0.0.1 --port 8000 --ctx-size 2097152 --cache-type-k q8_0 --cache-type-v q8_0 --parallel 256 --metrics`,
     sim: `npx tsx harness/cli.ts sim --model-name ${MODEL} --host 127.0.0.1 --port 8000 --max-num-seqs 256`,
   };
   const wanted = { served_name: 'llama', tensor_parallel: 2, dtype: 'bfloat16', kv_cache_dtype: 'fp8_e4m3', gpu_memory_utilization: 0.9, prefix_caching: false };
@@ -64,7 +65,7 @@ describe('engine specs', () => {
   it('CLI: engines validate names the file and field of a bad spec (exit 2); list and show work', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'servebench-engines-'));
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, 'name: bad\ndisplay_name: Bad\ndescription: x\nsource: { repository: nope, docs: [] }\nimage: null\nversion: { http: version, field: v }\nserve: { command: [], flags: { turbo: [--x] } }\nhealth: { path: /health, timeout_s: 5 }\nmetrics: null\ntokenize: null\nfatal_log_patterns: []\nquirks: { ignore_eos: body, min_tokens: true, usage: usage_chunk, role_chunk: true, rejects_unknown_fields: false }\n');
+    writeFileSync(bad, 'name: bad\ndisplay_name: Bad\ndescription: x\nsource: { repository: nope, docs: [] }\nimage: null\nversion: { http: version, field: v }\nserve: { command: [], flags: { turbo: [--x] } }\nhealth: { path: /health, timeout_s: 5 }\nmetrics: null\ntokenize: null\nfatal_log_patterns: []\nquirks: { ignore_eos: body }\n');
     const outcome = await runCli(['engines', 'validate', bad]);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/bad\.yaml: source\.repository: owner\/name on GitHub/);

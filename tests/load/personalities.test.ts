@@ -94,7 +94,7 @@ describe('--tokenizer', () => {
     expect(point.token_count_sources.output.tokenizer).toBe(6);
     expect(point.metrics.output_tokens).toBe(72);
     expect(point.itl_split.exact).toBe(6);
-    expect(run.result.workload.tokenizer).toEqual({ name: 'tokenizer-words/tokenizer.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(run.result.workload.tokenizer).toEqual({ name: 'tokenizer-words/tokenizer.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), source: 'flag' });
   });
 
   it('a missing tokenizer is a usage error naming the path', async () => {

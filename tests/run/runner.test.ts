@@ -61,7 +61,7 @@ function engineFile(dir: string, name: string, command: string[], health = '/hea
       'metrics: { path: /metrics }',
       'tokenize: vllm',
       'fatal_log_patterns: []',
-      'quirks: { ignore_eos: body, min_tokens: true, usage: usage_chunk, role_chunk: true, rejects_unknown_fields: false }',
+      'quirks: { ignore_eos: body }',
     ].join('\n'),
   );
   return file;

@@ -59,17 +59,17 @@ describe('exact-length prompts', () => {
 });
 
 describe('determinism', () => {
-  it('same seed and tokenizer: byte-identical request set and hash; another seed differs; warmup differs', () => {
+  it('same seed and tokenizer: byte-identical request set and hash; another seed differs; warmup differs', async () => {
     const w = workload({ input: { dist: 'uniform', min: 20, max: 200 } });
     const spec = { build: { workload: w, tokenizer }, body };
-    const a = pointPrompts(spec, 0, 'measure', 20);
-    const b = pointPrompts(spec, 0, 'measure', 20);
+    const a = await pointPrompts(spec, 0, 'measure', 20);
+    const b = await pointPrompts(spec, 0, 'measure', 20);
     expect(a.sha256(20)).toBe(b.sha256(20));
-    expect(a.at(7).body.equals(b.at(7).body)).toBe(true);
-    const other = pointPrompts({ ...spec, build: { workload: { ...w, seed: 1 }, tokenizer } }, 0, 'measure', 20);
+    expect(a.built(7).body.equals(b.built(7).body)).toBe(true);
+    const other = await pointPrompts({ ...spec, build: { workload: { ...w, seed: 1 }, tokenizer } }, 0, 'measure', 20);
     expect(other.sha256(20)).not.toBe(a.sha256(20));
-    expect(pointPrompts(spec, 0, 'warmup', 20).sha256(20)).not.toBe(a.sha256(20));
-    expect(pointPrompts(spec, 1, 'measure', 20).sha256(20)).not.toBe(a.sha256(20));
+    expect((await pointPrompts(spec, 0, 'warmup', 20)).sha256(20)).not.toBe(a.sha256(20));
+    expect((await pointPrompts(spec, 1, 'measure', 20)).sha256(20)).not.toBe(a.sha256(20));
   });
 });
 

@@ -25,10 +25,10 @@ describe('pinned prompt sets', () => {
     ['chat', '00f3795b0d1ed0a678183c3afbfbb9d2e3d50fd50eb1e1ffaa6972409f18e888'],
     ['multi-turn', '5fe6ab9ed5d4f5d4cb53638b7d46375c98062fc02c4c9430e149bffb21373d0a'],
   ] as const) {
-    it(`${name}: the first 8 prompts hash as recorded, whatever the model name`, () => {
-      const prompts = pointPrompts({ build: { workload: loadWorkload(name), tokenizer: bpe }, body }, 0, 'measure', 0);
+    it(`${name}: the first 8 prompts hash as recorded, whatever the model name`, async () => {
+      const prompts = await pointPrompts({ build: { workload: loadWorkload(name), tokenizer: bpe }, body }, 0, 'measure', 0);
       expect(prompts.sha256(8)).toBe(sha);
-      const renamed = pointPrompts({ build: { workload: loadWorkload(name), tokenizer: bpe }, body: { ...body, model: 'other' } }, 0, 'measure', 0);
+      const renamed = await pointPrompts({ build: { workload: loadWorkload(name), tokenizer: bpe }, body: { ...body, model: 'other' } }, 0, 'measure', 0);
       expect(renamed.sha256(8)).toBe(sha);
     });
   }

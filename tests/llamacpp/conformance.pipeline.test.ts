@@ -1,0 +1,169 @@
+/**
+ * Conformance against upstream llama.cpp: every llama-server that `servebench llamacpp build` made
+ * (npm test's pretest builds the installed node-llama-cpp's; CI also builds an older release),
+ * launched by `servebench run --engine llamacpp --launcher process` on every kind of workload a CPU
+ * can carry, and driven by `servebench load` at concurrency 4 for 500 requests. Nothing here is a
+ * fake: the server is llama.cpp's own, the model a dummy-weight GGUF written by servebench.
+ *
+ * Required of every run: no failed request (a request the server closed its connection on before
+ * answering is re-sent and counted, never lost); the server counted exactly the prompt tokens the
+ * prompt was built to; the output tokens counted are the server's own `timings.predicted_n`; TPOT
+ * agrees with the server's `timings.predicted_ms`.
+ *
+ * TPOT tolerance, derived: llama.cpp's predicted_ms is the time from its first to its last token,
+ * the same interval the client measures between the first and the last content event, so
+ * client TPOT = predicted_ms / (n − 1) up to the difference in delivery delay of those two events.
+ * Per request that difference is scheduling jitter (two shared cores: measured within ±7 ms), so
+ * the 95th percentile of |client interval − predicted_ms| must stay under 15 ms; the median
+ * relative difference must stay under 0.5%, tighter than the 1/(n − 1) ≥ 1/31 = 3.2% that a TPOT
+ * defined over n instead of n − 1 tokens would show, so a wrong definition cannot pass.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, beforeAll } from 'vitest';
+import { listLlamaCppBuilds, type LlamaCppBuild } from '../../harness/builds/llamacpp-build.ts';
+import { installedSource } from '../../harness/builds/llamacpp-source.ts';
+import { ensureDummyModel } from '../../harness/embedded/dummy-model.ts';
+import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
+import { CLI_PATH, runCli } from '../cli/run-cli.ts';
+
+const WORKLOADS = ['completions-sweep', 'chat', 'shared-prefix', 'multi-turn', 'open-loop'] as const;
+const SERVE = ['--max-num-seqs', '4', '--max-model-len', '512'];
+const TPOT_MEDIAN_RELATIVE = 0.005;
+const INTERVAL_P95_MS = 15;
+
+const models = mkdtempSync(join(tmpdir(), 'sb-llamacpp-models-'));
+const model = ensureDummyModel(models, 'micro');
+
+function readResults(dir: string): RunResult[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => RunResultSchema.parse(JSON.parse(readFileSync(join(dir, f), 'utf8'))));
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** Everything a result of a real llama-server must satisfy, with the number of requests checked. */
+function expectConformant(result: RunResult): number {
+  expect(result.status).toBe('completed');
+  expect(result.workload.lengths).toBe('exact');
+  let requests = 0;
+  const relative: number[] = [];
+  const intervalDiffs: number[] = [];
+  for (const point of result.points) {
+    expect(Object.entries(point.failures).filter(([, n]) => n > 0)).toEqual([]);
+    expect(point.input_tokens_mismatched).toBe(0);
+    expect(point.retries).toBeTypeOf('number');
+    for (const request of point.requests!) {
+      requests += 1;
+      expect(request.ok).toBe(true);
+      expect(request.server_prompt_tokens).toBe(request.input_tokens);
+      const timings = request.server_timings!;
+      expect(timings, 'llama.cpp reports timings in its final chunk').toBeDefined();
+      expect(request.output_tokens).toBe(timings.predicted_n);
+      const n = request.output_tokens!;
+      if (n >= 2) {
+        const clientInterval = request.tpot_ms! * (n - 1);
+        intervalDiffs.push(Math.abs(clientInterval - timings.predicted_ms));
+        relative.push(request.tpot_ms! / (timings.predicted_ms / (n - 1)) - 1);
+      }
+    }
+  }
+  expect(Math.abs(quantile(relative, 0.5))).toBeLessThan(TPOT_MEDIAN_RELATIVE);
+  expect(quantile(intervalDiffs, 0.95)).toBeLessThan(INTERVAL_P95_MS);
+  return requests;
+}
+
+/** llama-server processes of this build serving this model (servebench's own argv names the model too). */
+function llamaServerPids(build: LlamaCppBuild): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', `^${build.binary('llama-server')} --model ${model}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const builds: LlamaCppBuild[] = listLlamaCppBuilds();
+
+describe('upstream llama.cpp', () => {
+  beforeAll(async () => {
+    // `npm test` builds the installed node-llama-cpp's llama.cpp first (pretest): it must be here.
+    const installed = await installedSource();
+    expect(builds.map((b) => b.commit), 'run `servebench llamacpp build` (npm test does it in pretest)').toContain(installed.commit);
+  });
+
+  for (const build of builds) {
+    describe(`llama.cpp ${build.tag} (node-llama-cpp ${build.node_llama_cpp})`, () => {
+      it('servebench run on every CPU workload kind: no failure, exact prompt lengths, counts and TPOT as the server reports them', { timeout: 600_000 }, async () => {
+        const results = mkdtempSync(join(tmpdir(), 'sb-llamacpp-results-'));
+        let requests = 0;
+        for (const workload of WORKLOADS) {
+          const outcome = await runCli(
+            ['run', '--engine', 'llamacpp', '--launcher', 'process', '--engine-version', build.tag, '--model', model, '--workload', `tests/fixtures/workloads/conformance-${workload}.yaml`, ...SERVE, '--save-requests', '--results-dir', join(results, workload), '--no-progress'],
+            300_000,
+          );
+          expect(outcome.code, `${workload}: ${outcome.stderr}`).toBe(0);
+          const [result] = readResults(join(results, workload));
+          expect(result!.run!.engine).toMatchObject({ name: 'llamacpp', version: build.tag, launcher: 'process' });
+          expect(result!.run!.engine.command[0]).toBe(build.binary('llama-server'));
+          expect(result!.run!.failure).toBeNull();
+          expect(result!.target.server_version).toMatch(/^b\d+-[0-9a-f]{7}$/);
+          expect(result!.run!.probe).toMatchObject({ ignore_eos_honoured: true, usage: 'final_chunk', tokenize_endpoint: true, metrics_endpoint: true, error: null });
+          expect(result!.workload.tokenizer).toMatchObject({ source: 'gguf' });
+          expect(result!.workload.length_check.checked).toBeGreaterThan(0);
+          expect(result!.workload.length_check.mismatched).toBe(0);
+          for (const point of result!.points) {
+            expect(point.telemetry?.engine_metrics?.after['llamacpp:tokens_predicted_total']).toBeGreaterThan(0);
+            expect(point.telemetry?.server?.cpu_percent).toBeGreaterThan(0);
+          }
+          requests += expectConformant(result!);
+        }
+        expect(requests).toBeGreaterThanOrEqual(500);
+      });
+
+      it('servebench load at concurrency 4 for 500 requests: none lost, lengths exact through the server\'s own /tokenize', { timeout: 600_000 }, async () => {
+        const port = 18_700 + builds.indexOf(build);
+        const server = spawn(build.binary('llama-server'), ['--model', model, '--host', '127.0.0.1', '--port', String(port), '--parallel', '4', '--ctx-size', '2048', '--jinja'], { stdio: 'ignore' });
+        try {
+          const out = mkdtempSync(join(tmpdir(), 'sb-llamacpp-load-'));
+          let outcome = { code: -1, stdout: '', stderr: '' };
+          for (let attempt = 0; attempt < 60 && outcome.code !== 0; attempt++) {
+            outcome = await runCli(['load', '--endpoint', `http://127.0.0.1:${port}`, '--model', model, '--input-len', '128', '--output-len', '32', '--concurrency', '4', '--num-prompts', '500', '--save-requests', '--out', `${out}/`, '--no-progress'], 300_000);
+            if (outcome.code === 2 && /cannot reach/.test(outcome.stderr)) await new Promise((resolve) => setTimeout(resolve, 500));
+            else break;
+          }
+          expect(outcome.code, outcome.stderr).toBe(0);
+          const [result] = readResults(out);
+          expect(result!.workload.tokenizer).toMatchObject({ source: 'server' });
+          expect(expectConformant(result!)).toBe(500);
+        } finally {
+          server.kill('SIGKILL');
+        }
+      });
+
+      it('SIGINT during a run stops it with exit 130, writes the interrupted result and leaves no llama-server behind', { timeout: 180_000 }, async () => {
+        const results = mkdtempSync(join(tmpdir(), 'sb-llamacpp-sigint-'));
+        const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, 'run', '--engine', 'llamacpp', '--launcher', 'process', '--engine-version', build.tag, '--model', model, '--workload', 'tests/fixtures/workloads/conformance-completions-sweep.yaml', '--num-prompts', '100000', ...SERVE, '--results-dir', results, '--no-progress'], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        // The server is up, then measuring runs for a few seconds before the interrupt.
+        for (let i = 0; i < 300 && llamaServerPids(build).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, 3000));
+        const before = llamaServerPids(build);
+        expect(before.length).toBeGreaterThan(0);
+        child.kill('SIGINT');
+        const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+        expect(code, stderr).toBe(130);
+        expect(llamaServerPids(build)).toEqual([]);
+        const [result] = readResults(results);
+        expect(result!.status).toBe('interrupted');
+        expect(existsSync(build.binary('llama-server'))).toBe(true);
+      });
+    });
+  }
+});
