@@ -86,21 +86,29 @@ export function streamFormat(personality: Personality, framing: SseFraming, view
   const objectName = chat ? 'chat.completion.chunk' : 'text_completion';
 
   if (personality === 'llamacpp') {
+    // As llama-server v0.4.0 streams (recorded): chat opens with a role-only chunk (content null),
+    // ends with an empty-delta finish chunk and a separate chunk of usage and timings with no
+    // choices; completions carry usage and timings on the finish chunk itself. Usage (and
+    // timings) come whatever stream_options says.
     const tail = `,"created":${view.created},"id":${id},"model":${model},"system_fingerprint":"${LLAMACPP_FINGERPRINT}","object":"${objectName}"`;
     const contentOpen = open + (chat ? '{"choices":[{"finish_reason":null,"index":0,"delta":{"content":' : '{"choices":[{"text":');
     const contentClose = (chat ? '}}]' : ',"index":0,"logprobs":null,"finish_reason":null}]') + tail + '}' + close;
+    const usageAndTimings = (usage: UsageCounts): string => `"usage":${usageJson(personality, usage)},"timings":${timingsJson(usage)}`;
     return {
-      rolePrelude: '',
+      rolePrelude: chat ? event(`{"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}]${tail}}`) : '',
       keepalive,
       tokensPerEvent: (eventIndex) => LLAMACPP_GROUP_CYCLE[eventIndex % LLAMACPP_GROUP_CYCLE.length]!,
       content: (textJson) => contentOpen + textJson + contentClose,
       lastContent: () => null,
       finish: (reason, usage) => {
-        const choice = chat
-          ? `{"finish_reason":"${reason}","index":0,"delta":{}}`
-          : `{"text":"","index":0,"logprobs":null,"finish_reason":"${reason}"}`;
-        // llama.cpp sends usage (and timings) in its final chunk whatever stream_options says.
-        return event(`{"choices":[${choice}]${tail},"usage":${usageJson(personality, usage)},"timings":${timingsJson(usage)}}`) + done;
+        if (chat) {
+          return (
+            event(`{"choices":[{"finish_reason":"${reason}","index":0,"delta":{}}]${tail}}`) +
+            event(`{"choices":[]${tail},${usageAndTimings(usage)}}`) +
+            done
+          );
+        }
+        return event(`{"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"${reason}"}]${tail},${usageAndTimings(usage)}}`) + done;
       },
       malformed: () => `${contentOpen}"sim-malformed${close}`,
     };

@@ -14,9 +14,10 @@
  * the same interval the client measures between the first and the last content event, so
  * client TPOT = predicted_ms / (n − 1) up to the difference in delivery delay of those two events.
  * Per request that difference is scheduling jitter (two shared cores: measured within ±7 ms), so
- * the 95th percentile of |client interval − predicted_ms| must stay under 15 ms; the median
- * relative difference must stay under 0.5%, tighter than the 1/(n − 1) ≥ 1/31 = 3.2% that a TPOT
- * defined over n instead of n − 1 tokens would show, so a wrong definition cannot pass.
+ * the 95th percentile of |client interval − predicted_ms| must stay under 15 ms. The median
+ * relative difference must stay under 1%: a TPOT defined over n instead of n − 1 tokens would be
+ * off by 1/(n − 1) ≥ 1/31 = 3.2% here, so a wrong definition cannot pass, while the two servers'
+ * own systematic offsets (measured: 0.01% on v0.4.0, 0.54% on b4753) do.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -31,7 +32,7 @@ import { CLI_PATH, runCli } from '../cli/run-cli.ts';
 
 const WORKLOADS = ['completions-sweep', 'chat', 'shared-prefix', 'multi-turn', 'open-loop'] as const;
 const SERVE = ['--max-num-seqs', '4', '--max-model-len', '512'];
-const TPOT_MEDIAN_RELATIVE = 0.005;
+const TPOT_MEDIAN_RELATIVE = 0.01;
 const INTERVAL_P95_MS = 15;
 
 const models = mkdtempSync(join(tmpdir(), 'sb-llamacpp-models-'));
@@ -118,7 +119,8 @@ describe('upstream llama.cpp', () => {
           expect(result!.workload.length_check.checked).toBeGreaterThan(0);
           expect(result!.workload.length_check.mismatched).toBe(0);
           for (const point of result!.points) {
-            expect(point.telemetry?.engine_metrics?.after['llamacpp:tokens_predicted_total']).toBeGreaterThan(0);
+            const metrics = point.telemetry?.engine_metrics;
+            expect(metrics?.after['llamacpp:prompt_tokens_total']).toBeGreaterThan(metrics?.before['llamacpp:prompt_tokens_total'] ?? Infinity);
             expect(point.telemetry?.server?.cpu_percent).toBeGreaterThan(0);
           }
           requests += expectConformant(result!);

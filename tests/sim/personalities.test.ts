@@ -71,16 +71,17 @@ describe('sglang personality', () => {
 });
 
 describe('llamacpp personality', () => {
-  it('groups 1–4 tokens per chunk and puts finish, usage and timings in the final chunk', async () => {
+  it('chat as llama-server v0.4.0 streams it: a role-only chunk, 1–4 tokens per chunk, an empty finish chunk, then usage and timings without choices', async () => {
     const server = await sim({ zeroCost: true, personality: 'llamacpp' });
     const result = await readSse(server.url + CHAT, chatBody({ max_tokens: 23, ignore_eos: true }));
     expect(result.data.at(-1)).toBe('[DONE]');
     const events = jsonEvents(result);
-    const content = events.slice(0, -1);
-    expect(content[0]!['choices'][0].delta.role).toBeUndefined();
+    expect(events[0]!['choices'][0]).toEqual({ finish_reason: null, index: 0, delta: { role: 'assistant', content: null } });
+    const content = events.slice(1, -2);
     expect(content.map((event) => countSimTokens(event['choices'][0].delta.content))).toEqual([1, 2, 3, 4, 1, 2, 3, 4, 1, 2]);
+    expect(events.at(-2)!['choices'][0]).toEqual({ finish_reason: 'length', index: 0, delta: {} });
     const final = events.at(-1)!;
-    expect(final['choices'][0]).toEqual({ finish_reason: 'length', index: 0, delta: {} });
+    expect(final['choices']).toEqual([]);
     expect(final['usage']).toEqual({ completion_tokens: 23, prompt_tokens: 14, total_tokens: 37 });
     expect(Object.keys(final['timings'])).toEqual(['prompt_n', 'prompt_ms', 'predicted_n', 'predicted_ms']);
     expect(final['timings']).toMatchObject({ prompt_n: 14, predicted_n: 23 });
