@@ -25,12 +25,45 @@ function substitute(piece: string, params: ServeParameters, engine: string): str
   });
 }
 
-export function renderServeCommand(engine: Engine, params: ServeParameters): string[] {
+/** Where the engine's settings file is, when it has one (the runner writes it there). */
+export const CONFIG_FILE_PLACEHOLDER = '<engine-config.yaml>';
+
+/**
+ * The settings file of an engine that takes one (engines/*.yaml config_file), as an object: its
+ * fixed settings with each common parameter it carries set at its dotted key; null without one.
+ */
+export function renderConfigFile(engine: Engine, params: ServeParameters): Record<string, unknown> | null {
+  const spec = engine.config_file;
+  if (!spec) return null;
+  const file = structuredClone(spec.always) as Record<string, unknown>;
+  for (const [name, item] of Object.entries(spec.items) as Array<[ServeParameter, NonNullable<typeof spec.items[ServeParameter]>]>) {
+    const value = params[name];
+    if (value === undefined) continue;
+    let written: unknown = value;
+    if (item.values) {
+      if (!(String(value) in item.values)) throw usageError(`engine ${engine.name} has no ${name} ${String(value)}; it takes ${Object.keys(item.values).join(', ')}`);
+      written = item.values[String(value)];
+    }
+    const keys = item.key.split('.');
+    let node = file;
+    for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[keys.at(-1)!] = written;
+  }
+  return file;
+}
+
+/** The serve command; an engine's settings file is named by `configPath` (the placeholder until it is written). */
+export function renderServeCommand(engine: Engine, params: ServeParameters, configPath: string = CONFIG_FILE_PLACEHOLDER): string[] {
   for (const name of Object.keys(params) as ServeParameter[]) {
     if (params[name] === undefined) continue;
     const reason = engine.serve.unsupported[name];
     if (reason !== undefined) throw usageError(`engine ${engine.name} has no way to set ${name}: ${reason}`);
-    if (engine.serve.flags[name] === undefined && engine.serve.joined?.items[name] === undefined && !engine.serve.command.some((piece) => piece.includes(`{${name}}`))) {
+    if (
+      engine.serve.flags[name] === undefined &&
+      engine.serve.joined?.items[name] === undefined &&
+      engine.config_file?.items[name] === undefined &&
+      !engine.serve.command.some((piece) => piece.includes(`{${name}}`))
+    ) {
       throw usageError(`engine ${engine.name} has no flag for ${name}; leave it unset or add it to engines/${engine.name}.yaml`);
     }
   }
@@ -51,6 +84,10 @@ export function renderServeCommand(engine: Engine, params: ServeParameters): str
     }
   }
   for (const piece of engine.metrics?.flag ?? []) if (!argv.includes(piece)) argv.push(piece);
+  if (engine.config_file) {
+    renderConfigFile(engine, params); // refuses a value the file cannot take, before anything launches
+    argv.push(engine.config_file.flag, configPath);
+  }
   const joined = engine.serve.joined;
   if (joined) {
     const items = (Object.entries(joined.items) as Array<[ServeParameter, string]>)

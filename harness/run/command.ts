@@ -11,14 +11,14 @@ import { existsSync } from 'node:fs';
 import { huggingFaceCacheDir } from '../tokenizer/locate.ts';
 import { dockerRunArgs, hostGpuVendor } from './docker-launcher.ts';
 import { EXIT, usageError } from '../errors.ts';
-import { renderServeCommand, shellQuote } from '../engines/render.ts';
+import { renderConfigFile, renderServeCommand, shellQuote } from '../engines/render.ts';
 import { loadEngine } from '../engines/spec-file.ts';
 import { loadSpec, normalizeLoadOptions, redactArgv } from '../load/load-options.ts';
 import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
 import type { ServeParameters } from '../schema/engine.ts';
-import { executeRun, withProgram, type RunPlan } from './runner.ts';
+import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner.ts';
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
 import { freePort } from './free-port.ts';
@@ -98,7 +98,9 @@ export const runCommand: Command = {
       return value;
     };
     const engine = loadEngine(need('engine'));
-    const model = need('model');
+    // A local model file or folder by its absolute path: the launch runs elsewhere (the repository, a container).
+    const modelArg = need('model');
+    const model = existsSync(modelArg) ? resolve(modelArg) : modelArg;
     need('workload');
     const launcher = stringOption(spec, raw, 'launcher')!;
     if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
@@ -163,8 +165,9 @@ export const runCommand: Command = {
         launcher === 'process'
           ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
           : launcher === 'docker'
-            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache }))}`
+            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
             : `endpoint: ${endpoint}`,
+        ...(engine.config_file ? [`config:   ${JSON.stringify(renderConfigFile(engine, params))} (written as YAML to the <engine-config.yaml> above)`] : []),
         `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
         `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
         `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,

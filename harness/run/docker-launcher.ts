@@ -10,6 +10,9 @@ import { execa, type ResultPromise } from 'execa';
 import type { LaunchedServer } from './launched-server.ts';
 import { LaunchError } from './process-launcher.ts';
 
+/** Where the Hugging Face hub cache is mounted in the container. */
+const CONTAINER_HF_HUB = '/root/.cache/huggingface/hub';
+
 export interface DockerLaunch {
   readonly image: string;
   /** The serve command: argv[0] becomes the entrypoint, the rest its arguments. */
@@ -23,6 +26,8 @@ export interface DockerLaunch {
   readonly logFile: string;
   /** Host folder mounted as the container's Hugging Face cache, if any. */
   readonly hfCache: string | null;
+  /** Host files or folders the command names (a local GGUF model): their folders are mounted read-only at the same path. */
+  readonly hostPaths?: readonly string[];
   readonly pullAttempts?: number;
   readonly backoffMs?: number;
 }
@@ -77,7 +82,9 @@ export function dockerRunArgs(launch: DockerLaunch): string[] {
     `127.0.0.1:${launch.port}:${launch.port}`,
     '--ipc',
     'host',
-    ...(launch.hfCache ? ['--volume', `${launch.hfCache}:/root/.cache/huggingface`] : []),
+    // The host's hub folder is the container's hub folder (HF_HUB_CACHE), wherever the image puts HF_HOME.
+    ...(launch.hfCache ? ['--volume', `${launch.hfCache}:${CONTAINER_HF_HUB}`, '--env', `HF_HUB_CACHE=${CONTAINER_HF_HUB}`] : []),
+    ...[...new Set((launch.hostPaths ?? []).map((path) => dirname(path)))].flatMap((dir) => ['--volume', `${dir}:${dir}:ro`]),
     ...PASSED_ENV.filter((name) => process.env[name] !== undefined).flatMap((name) => ['--env', name]),
     '--entrypoint',
     entrypoint!,

@@ -4,12 +4,14 @@
  * attempt ends as one result — completed, interrupted or failed with the phase, the error and the
  * server log's last lines — and the points that completed are kept.
  */
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { writeNewFileAtomic } from '../io/atomic-write.ts';
 import type { LoadConfig } from '../load/load-options.ts';
 import { assembleResult, bodyOptionsOf, newRunId, runLoad, type LoadRun } from '../load/run-load.ts';
 import type { PointProgress } from '../load/run-point.ts';
-import { renderServeCommand } from '../engines/render.ts';
+import { renderConfigFile, renderServeCommand } from '../engines/render.ts';
+import { stringify as stringifyYaml } from 'yaml';
 import type { Engine, ServeParameters } from '../schema/engine.ts';
 import { RunResultSchema, type Point, type Probe, type RunBlock, type RunResult } from '../schema/result.ts';
 import { engineVersion } from './engine-version.ts';
@@ -60,6 +62,12 @@ export interface RunPlan {
   readonly engineVersion?: string;
 }
 
+/** The model, when it is a file or folder on this host: a container must see it at the same path. */
+export function localModelPaths(params: ServeParameters): string[] {
+  const model = params.model;
+  return typeof model === 'string' && isAbsolute(model) && existsSync(model) ? [model] : [];
+}
+
 /** A rendered command with its program replaced (a build's absolute path). */
 export function withProgram(argv: readonly string[], program: string | undefined): string[] {
   return program === undefined ? [...argv] : [program, ...argv.slice(1)];
@@ -76,15 +84,25 @@ const LAUNCH_ATTEMPTS = 3;
 const LAUNCH_BACKOFF_MS = 1000;
 const TRANSIENT_LAUNCH = /address already in use|EADDRINUSE|bind\(\) .*failed|TLS handshake timeout|i\/o timeout/i;
 
-function launch(plan: RunPlan, runId: string, logFile: string): Promise<LaunchedServer> {
-  const command = plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params), plan.program);
+/** Writes the engine's settings file (if it takes one) next to the logs; its path, or the placeholder. */
+function writeEngineConfig(plan: RunPlan, runId: string): string | undefined {
+  const config = renderConfigFile(plan.engine, plan.params);
+  if (config === null) return undefined;
+  mkdirSync(plan.logDir, { recursive: true });
+  const path = join(plan.logDir, `${runId}-engine-config.yaml`);
+  writeFileSync(path, stringifyYaml(config));
+  return path;
+}
+
+function launch(plan: RunPlan, runId: string, logFile: string, configPath: string | undefined): Promise<LaunchedServer> {
+  const command = plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params, configPath), plan.program);
   if (plan.launcher === 'process') {
     const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
     return launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
   }
   if (plan.launcher === 'docker') {
     const docker = plan.docker!;
-    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, gpuVendor: docker.gpuVendor, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache });
+    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, gpuVendor: docker.gpuVendor, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache, hostPaths: [...localModelPaths(plan.params), ...(configPath ? [configPath] : [])] });
   }
   return Promise.resolve(externalServer(plan.endpoint));
 }
@@ -137,7 +155,7 @@ export async function executeRun(
       phase = 'launch';
       const logFile = join(plan.logDir, `${runId}-${attempt}.log`);
       try {
-        server = await launch(current, runId, logFile);
+        server = await launch(current, runId, logFile, writeEngineConfig(current, runId));
         phase = 'health';
         await waitHealthy(server, plan.engine.health, fatalPatterns, signal);
         break;
@@ -235,6 +253,7 @@ export async function executeRun(
         command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params), plan.program),
         image: server?.image ?? plan.docker?.image ?? null,
         image_digest: server?.imageDigest ?? null,
+        ...(plan.engine.config_file && plan.launcher !== 'external' ? { config: renderConfigFile(plan.engine, plan.params) } : {}),
       },
       model: {
         id: String(plan.params.model ?? plan.load.model),

@@ -89,6 +89,26 @@ export const EngineSchema = z
       .enum(['llamacpp'])
       .optional()
       .describe('servebench builds this engine itself (servebench llamacpp build): the process launcher runs that build, by --engine-version'),
+    config_file: z
+      .object({
+        flag: z.string().startsWith('-').describe('The serve flag that takes the file (TensorRT-LLM: --extra_llm_api_options)'),
+        always: z.record(z.string(), z.unknown()).default({}).describe('Settings the file always holds'),
+        items: z
+          .partialRecord(
+            z.enum(SERVE_PARAMETERS),
+            z
+              .object({
+                key: z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/, 'a dotted path: kv_cache_config.dtype'),
+                values: z.record(z.string(), z.unknown()).optional().describe("servebench's value → the file's; any other value is refused"),
+              })
+              .strict(),
+          )
+          .default({})
+          .describe('Common parameters set in the file rather than by a flag'),
+      })
+      .strict()
+      .optional()
+      .describe('A YAML settings file servebench writes for every launch and passes with its flag'),
     health: z
       .object({
         path: z.string().startsWith('/'),
@@ -104,7 +124,6 @@ export const EngineSchema = z
       .strict()
       .nullable()
       .describe("The engine's Prometheus metrics endpoint, or null when it has none"),
-    tokenize: z.enum(['vllm', 'llamacpp']).nullable().describe('Shape of its POST /tokenize, if it has one'),
     fatal_log_patterns: z.array(z.string()).describe('Regular expressions: a matching server log line fails the run at once'),
     quirks: z
       .object({

@@ -193,6 +193,11 @@ export const RunBlockSchema = z
         command: z.array(z.string()).describe('The rendered serve command (empty for external)'),
         image: z.string().nullable(),
         image_digest: z.string().nullable(),
+        config: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .optional()
+          .describe("The settings file servebench wrote for the engine (TensorRT-LLM's --extra_llm_api_options), where it takes one"),
       })
       .strict(),
     model: z

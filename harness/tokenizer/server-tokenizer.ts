@@ -4,7 +4,7 @@
  *   llama.cpp:     POST /tokenize {content, add_special, parse_special} → {tokens}
  *                  POST /detokenize {tokens} → {content}; POST /apply-template {messages} → {prompt}
  *   vLLM, SGLang:  POST /tokenize {model, prompt | messages, add_special_tokens} → {count, tokens}
- *                  POST /detokenize {model, tokens} → {prompt}
+ *                  POST /detokenize {model, tokens} → {prompt} (SGLang: {text}; it counts no messages)
  * Its methods are synchronous, answered from a memo; a missing answer throws AnswerNeeded, which
  * the prompt builders' callers resolve with settle() (tokenizer/deferred.ts). Used only before
  * the clock starts. Every reply is bounded in size and time.
@@ -78,7 +78,8 @@ function callsOf(style: Style, base: string, model: string, headers: Record<stri
     encode,
     async decode(ids) {
       const reply = style === 'llamacpp' ? await post('/detokenize', { tokens: ids }) : await post('/detokenize', { model, tokens: ids });
-      const text = field(reply.json, style === 'llamacpp' ? 'content' : 'prompt');
+      // vLLM answers {prompt}, SGLang {text}.
+      const text = style === 'llamacpp' ? field(reply.json, 'content') : (field(reply.json, 'prompt') ?? field(reply.json, 'text'));
       return reply.status === 200 && typeof text === 'string' ? text : fail('/detokenize', reply.status);
     },
     async countChat(messages) {

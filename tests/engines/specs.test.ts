@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderServeCommand, shellQuote } from '../../harness/engines/render.ts';
+import { renderConfigFile, renderServeCommand, shellQuote } from '../../harness/engines/render.ts';
 import { checkEngineFile, listEngineFiles, loadEngine } from '../../harness/engines/spec-file.ts';
 import { runCli } from '../cli/run-cli.ts';
 
@@ -21,9 +21,9 @@ describe('engine specs', () => {
   });
 
   const expected: Record<string, string> = {
-    vllm: `vllm serve ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --max-model-len 8192 --kv-cache-dtype fp8_e4m3 --max-num-seqs 256 --gpu-memory-utilization 0.9 --no-enable-prefix-caching`,
+    vllm: `vllm serve ${MODEL} --generation-config vllm --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --max-model-len 8192 --kv-cache-dtype fp8_e4m3 --max-num-seqs 256 --gpu-memory-utilization 0.9 --no-enable-prefix-caching`,
     sglang: `python3 -m sglang.launch_server --model-path ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --context-length 8192 --kv-cache-dtype fp8_e4m3 --max-running-requests 256 --mem-fraction-static 0.9 --disable-radix-cache --enable-metrics`,
-    trtllm: `trtllm-serve ${MODEL} --backend pytorch --host 127.0.0.1 --port 8000 --tp_size 2 --max_seq_len 8192 --max_batch_size 256 --kv_cache_free_gpu_memory_fraction 0.9`,
+    trtllm: `trtllm-serve ${MODEL} --backend pytorch --host 127.0.0.1 --port 8000 --tp_size 2 --max_seq_len 8192 --max_batch_size 256 --kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options '<engine-config.yaml>'`,
     lmdeploy: `lmdeploy serve api_server ${MODEL} --backend turbomind --model-name llama --server-name 127.0.0.1 --server-port 8000 --tp 2 --dtype bfloat16 --session-len 8192 --quant-policy 8 --max-batch-size 256 --cache-max-entry-count 0.9`,
     mlc: `mlc_llm serve ${MODEL} --mode server --enable-debug --host 127.0.0.1 --port 8000 --prefix-cache-mode disable --overrides 'tensor_parallel_shards=2;context_window_size=8192;max_num_sequence=256;gpu_memory_utilization=0.9'`,
     // --ctx-size is the KV cache of all slots: 8192 tokens for each of the 256.
@@ -43,6 +43,14 @@ describe('engine specs', () => {
     });
   }
 
+  it("TensorRT-LLM's settings file: Prometheus metrics always, KV-cache dtype and block reuse where asked", () => {
+    const trtllm = loadEngine('trtllm');
+    expect(renderConfigFile(trtllm, COMMON)).toEqual({ return_perf_metrics: true });
+    expect(renderConfigFile(trtllm, { ...COMMON, kv_cache_dtype: 'fp8_e4m3', prefix_caching: false })).toEqual({ return_perf_metrics: true, kv_cache_config: { dtype: 'fp8', enable_block_reuse: false } });
+    expect(renderServeCommand(trtllm, COMMON, '/tmp/x.yaml').slice(-2)).toEqual(['--extra_llm_api_options', '/tmp/x.yaml']);
+    expect(renderConfigFile(loadEngine('vllm'), COMMON)).toBeNull();
+  });
+
   it('each engine spells KV-cache dtypes its own way, and refuses the ones it does not have', () => {
     expect(renderServeCommand(loadEngine('lmdeploy'), { ...COMMON, kv_cache_dtype: 'int8' })).toEqual(expect.arrayContaining(['--quant-policy', '8']));
     expect(renderServeCommand(loadEngine('llamacpp'), { ...COMMON, kv_cache_dtype: 'q8_0' })).toEqual(expect.arrayContaining(['--cache-type-k', 'q8_0', '--cache-type-v', 'q8_0']));
@@ -51,7 +59,8 @@ describe('engine specs', () => {
   });
 
   it('a parameter an engine cannot take is an error with the reason, never dropped silently', () => {
-    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, kv_cache_dtype: 'fp8' })).toThrow(/trtllm has no way to set kv_cache_dtype: set in the YAML config/);
+    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, kv_cache_dtype: 'int8' })).toThrow(/trtllm has no kv_cache_dtype int8; it takes auto, fp8, fp8_e4m3/);
+    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, dtype: 'bfloat16' })).toThrow(/trtllm has no way to set dtype: set in the YAML config/);
     expect(() => renderServeCommand(loadEngine('llamacpp'), { ...COMMON, tensor_parallel: 2 })).toThrow(/splits layers or rows/);
     expect(() => renderServeCommand(loadEngine('vllm'), { ...COMMON, prefix_caching: 'yes' })).toThrow(/prefix_caching is on or off/);
     expect(() => renderServeCommand(loadEngine('vllm'), { host: '127.0.0.1' })).toThrow(/needs model/);
@@ -65,7 +74,7 @@ describe('engine specs', () => {
   it('CLI: engines validate names the file and field of a bad spec (exit 2); list and show work', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'servebench-engines-'));
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, 'name: bad\ndisplay_name: Bad\ndescription: x\nsource: { repository: nope, docs: [] }\nimage: null\nversion: { http: version, field: v }\nserve: { command: [], flags: { turbo: [--x] } }\nhealth: { path: /health, timeout_s: 5 }\nmetrics: null\ntokenize: null\nfatal_log_patterns: []\nquirks: { ignore_eos: body }\n');
+    writeFileSync(bad, 'name: bad\ndisplay_name: Bad\ndescription: x\nsource: { repository: nope, docs: [] }\nimage: null\nversion: { http: version, field: v }\nserve: { command: [], flags: { turbo: [--x] } }\nhealth: { path: /health, timeout_s: 5 }\nmetrics: null\nfatal_log_patterns: []\nquirks: { ignore_eos: body }\n');
     const outcome = await runCli(['engines', 'validate', bad]);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/bad\.yaml: source\.repository: owner\/name on GitHub/);

@@ -13,11 +13,11 @@
  * TPOT tolerance, derived: llama.cpp's predicted_ms is the time from its first to its last token,
  * the same interval the client measures between the first and the last content event, so
  * client TPOT = predicted_ms / (n − 1) up to the difference in delivery delay of those two events.
- * Per request that difference is scheduling jitter (two shared cores: measured within ±7 ms), so
- * the 95th percentile of |client interval − predicted_ms| must stay under 15 ms. The median
+ * Per request that difference is scheduling jitter (two shared cores: measured within ±7 ms at
+ * concurrency 4), so the 95th percentile of |client interval − predicted_ms| must stay under 15 ms. The median
  * relative difference must stay under 1%: a TPOT defined over n instead of n − 1 tokens would be
- * off by 1/(n − 1) ≥ 1/31 = 3.2% here, so a wrong definition cannot pass, while the two servers'
- * own systematic offsets (measured: 0.01% on v0.4.0, 0.54% on b4753) do.
+ * off by 1/(n − 1) ≥ 1/31 = 3.2% here, so a wrong definition cannot pass, while the servers' own
+ * systematic offsets (measured with the tiny model at concurrency 4: see the closing numbers) do.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -37,6 +37,8 @@ const INTERVAL_P95_MS = 15;
 
 const models = mkdtempSync(join(tmpdir(), 'sb-llamacpp-models-'));
 const model = ensureDummyModel(models, 'micro');
+/** ≈ 25 M parameters: a token takes milliseconds on the CPU, so TPOT can be compared. */
+const tinyModel = ensureDummyModel(models, 'tiny');
 
 function readResults(dir: string): RunResult[] {
   return (readdirSync(dir, { recursive: true }) as string[])
@@ -49,8 +51,14 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-/** Everything a result of a real llama-server must satisfy, with the number of requests checked. */
-function expectConformant(result: RunResult): number {
+/**
+ * Everything a result of a real llama-server must satisfy, with the number of requests checked.
+ * TPOT is compared where tokens take milliseconds (the tiny model): the micro model decodes a token
+ * in 0.15–1 ms, less than the client's event-loop delay, so its events reach the client in
+ * batches and client TPOT measures delivery, not decoding (measured: −35% against the server at
+ * concurrency 1, where many tokens share one TCP read).
+ */
+function expectConformant(result: RunResult, compareTpot: boolean): number {
   expect(result.status).toBe('completed');
   expect(result.workload.lengths).toBe('exact');
   let requests = 0;
@@ -75,8 +83,10 @@ function expectConformant(result: RunResult): number {
       }
     }
   }
-  expect(Math.abs(quantile(relative, 0.5))).toBeLessThan(TPOT_MEDIAN_RELATIVE);
-  expect(quantile(intervalDiffs, 0.95)).toBeLessThan(INTERVAL_P95_MS);
+  if (compareTpot) {
+    expect(Math.abs(quantile(relative, 0.5))).toBeLessThan(TPOT_MEDIAN_RELATIVE);
+    expect(quantile(intervalDiffs, 0.95)).toBeLessThan(INTERVAL_P95_MS);
+  }
   return requests;
 }
 
@@ -123,26 +133,26 @@ describe('upstream llama.cpp', () => {
             expect(metrics?.after['llamacpp:prompt_tokens_total']).toBeGreaterThan(metrics?.before['llamacpp:prompt_tokens_total'] ?? Infinity);
             expect(point.telemetry?.server?.cpu_percent).toBeGreaterThan(0);
           }
-          requests += expectConformant(result!);
+          requests += expectConformant(result!, false);
         }
         expect(requests).toBeGreaterThanOrEqual(500);
       });
 
       it('servebench load at concurrency 4 for 500 requests: none lost, lengths exact through the server\'s own /tokenize', { timeout: 600_000 }, async () => {
         const port = 18_700 + builds.indexOf(build);
-        const server = spawn(build.binary('llama-server'), ['--model', model, '--host', '127.0.0.1', '--port', String(port), '--parallel', '4', '--ctx-size', '2048', '--jinja'], { stdio: 'ignore' });
+        const server = spawn(build.binary('llama-server'), ['--model', tinyModel, '--host', '127.0.0.1', '--port', String(port), '--parallel', '4', '--ctx-size', '2048', '--jinja'], { stdio: 'ignore' });
         try {
           const out = mkdtempSync(join(tmpdir(), 'sb-llamacpp-load-'));
           let outcome = { code: -1, stdout: '', stderr: '' };
           for (let attempt = 0; attempt < 60 && outcome.code !== 0; attempt++) {
-            outcome = await runCli(['load', '--endpoint', `http://127.0.0.1:${port}`, '--model', model, '--input-len', '128', '--output-len', '32', '--concurrency', '4', '--num-prompts', '500', '--save-requests', '--out', `${out}/`, '--no-progress'], 300_000);
+            outcome = await runCli(['load', '--endpoint', `http://127.0.0.1:${port}`, '--model', tinyModel, '--input-len', '128', '--output-len', '32', '--concurrency', '4', '--num-prompts', '500', '--save-requests', '--out', `${out}/`, '--no-progress'], 300_000);
             if (outcome.code === 2 && /cannot reach/.test(outcome.stderr)) await new Promise((resolve) => setTimeout(resolve, 500));
             else break;
           }
           expect(outcome.code, outcome.stderr).toBe(0);
           const [result] = readResults(out);
           expect(result!.workload.tokenizer).toMatchObject({ source: 'server' });
-          expect(expectConformant(result!)).toBe(500);
+          expect(expectConformant(result!, true)).toBe(500);
         } finally {
           server.kill('SIGKILL');
         }
