@@ -476,7 +476,7 @@ async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
           ctx,
           night,
           `sim ${release.version} run ${repeat}`,
-          cli('run', ['--engine', 'sim', '--launcher', 'external', '--endpoint', server.url, '--engine-version', release.version, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '4', '--num-prompts', '16', '--source', 'official', '--results-dir', ctx.runnerResults]),
+          cli('run', ['--engine', 'sim', '--launcher', 'external', '--endpoint', server.url, '--engine-version', release.version, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '4', '--num-prompts', '16', '--source', 'official', '--tokenizer', 'tests/fixtures/tokenizer-words', '--results-dir', ctx.runnerResults]),
         );
         ran.record.counts = { results: uploadArtifact(ctx, incoming, `sim-release-${night}-${repeat}`, `${ran.stdout}${ran.stderr}`) };
       }

@@ -92,6 +92,7 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
   const bos = model.tokens.bos;
   const addBos = bos !== null && (model.fileInfo.metadata as { tokenizer?: { ggml?: { add_bos_token?: boolean } } }).tokenizer?.ggml?.add_bos_token !== false;
   const promptTokens = (text: string): Token[] => [...(addBos ? [bos!] : []), ...model.tokenize(text, true)];
+  const vocabularySize = (model.fileInfo.metadata as { tokenizer?: { ggml?: { tokens?: readonly string[] } } }).tokenizer?.ggml?.tokens?.length ?? 0;
   const counters: Counters = { running: 0, promptTokens: 0, generationTokens: 0 };
   const created = Math.floor(Date.now() / 1000);
   let nextId = 0;
@@ -197,18 +198,27 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
         return void res.end(body);
       }
-      if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions' || path === '/tokenize')) {
+      if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions' || path === '/tokenize' || path === '/detokenize')) {
         let body: Record<string, unknown>;
         try {
           body = await readJson(req);
         } catch (error) {
           return json(res, 400, errorBody(400, `invalid JSON body: ${(error as Error).message}`));
         }
+        // vLLM's shapes: /tokenize {prompt, add_special_tokens (default true)} or {messages} → {count, tokens};
+        // /detokenize {tokens} → {prompt}.
         if (path === '/tokenize') {
           const text = typeof body['prompt'] === 'string' ? body['prompt'] : Array.isArray(body['messages']) ? renderChat(body['messages'] as Array<{ role: string; content: string }>) : null;
           if (text === null) return json(res, 400, errorBody(400, 'give "prompt" or "messages"'));
-          const ids = promptTokens(text);
+          const ids = typeof body['prompt'] === 'string' && body['add_special_tokens'] === false ? model.tokenize(text, true) : promptTokens(text);
           return json(res, 200, { count: ids.length, max_model_len: config.contextPerSequence, tokens: [...ids] });
+        }
+        if (path === '/detokenize') {
+          const tokens = body['tokens'];
+          if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocabularySize)) {
+            return json(res, 400, errorBody(400, '"tokens" must be a list of token ids'));
+          }
+          return json(res, 200, { prompt: model.detokenize(tokens as Token[]) });
         }
         return generate(path === '/v1/completions' ? 'completion' : 'chat', body, res);
       }

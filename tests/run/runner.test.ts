@@ -83,6 +83,24 @@ describe('servebench run (process launcher, simulated engine)', () => {
     expect(await listening(Number(result.run!.parameters['port']))).toBe(false);
   });
 
+  it('run takes --extra-body and --no-ignore-eos and records them; a reserved field, and official results without exact lengths, are refused', { timeout: 60_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '1', '--results-dir', results, '--extra-body', '{"top_p":0.5}', '--no-ignore-eos', '--tokenizer', 'none']);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).toMatch(/prompt lengths are APPROXIMATE/);
+    const result = onlyResult(results);
+    expect(result.workload.extra_body).toEqual({ top_p: 0.5 });
+    expect(result.workload.spec.sampling.ignore_eos).toBe(false);
+    expect(result.workload.lengths).toBe('approximate');
+    expect(result.harness.command).toEqual(expect.arrayContaining(['--extra-body', '{"top_p":0.5}', '--no-ignore-eos']));
+    const refused = await runCli(['run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--results-dir', results, '--extra-body', '{"ignore_eos":false}']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--extra-body: ignore_eos is set by servebench; use .*--no-ignore-eos/);
+    const official = await runCli(['run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--results-dir', results, '--source', 'official', '--tokenizer', 'none']);
+    expect(official.code).toBe(2);
+    expect(official.stderr).toMatch(/official results need exact prompt lengths/);
+  });
+
   it('a server that never becomes healthy: failed result (phase health, log tail), nothing left running', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
     const engine = engineFile(dir, 'never-healthy', SIM, '/not-a-health-path', 3);
