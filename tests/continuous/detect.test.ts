@@ -566,7 +566,7 @@ describe('detectCommand (the CLI entry)', () => {
     const releases: Array<[string, string, () => void]> = [
       ['vllm-project/vllm', 'v0.11.0', () => hub.push('vllm/vllm-openai', 'v0.11.0')],
       ['sgl-project/sglang', 'v0.5.3', () => hub.push('lmsysorg/sglang', 'v0.5.3-cu129')],
-      ['InternLM/lmdeploy', 'v0.10.1', () => hub.push('openmmlab/lmdeploy', 'v0.10.1-cu12')],
+      ['InternLM/lmdeploy', 'v0.10.1', () => hub.push('openmmlab/lmdeploy', 'v0.10.1-cu12.8')],
       ['ggml-org/llama.cpp', 'b6125', () => ghcr.push('ggml-org/llama.cpp', 'server-cuda12-b6125')],
       ['NVIDIA/TensorRT-LLM', 'v1.0.0', () => undefined],
       ['mlc-ai/mlc-llm', 'v0.1.0', () => undefined],
@@ -594,7 +594,7 @@ describe('detectCommand (the CLI entry)', () => {
     expect(report.new.map((v) => `${v.engine} ${v.version} ${v.image}`).sort()).toEqual([
       'embedded 3.21.0 null',
       'llamacpp 6125 ghcr.io/ggml-org/llama.cpp:server-cuda12-b6125',
-      'lmdeploy 0.10.1 openmmlab/lmdeploy:v0.10.1-cu12',
+      'lmdeploy 0.10.1 openmmlab/lmdeploy:v0.10.1-cu12.8',
       'mlc 0.1.0 null',
       'sglang 0.5.3 lmsysorg/sglang:v0.5.3-cu129',
       'vllm 0.11.0 vllm/vllm-openai:v0.11.0',

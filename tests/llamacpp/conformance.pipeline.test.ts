@@ -134,8 +134,8 @@ describe('upstream llama.cpp', () => {
             const metrics = point.telemetry?.engine_metrics;
             expect(metrics?.after['llamacpp:prompt_tokens_total']).toBeGreaterThan(metrics?.before['llamacpp:prompt_tokens_total'] ?? Infinity);
           }
-          // The server's process group, sampled from /proc (a point shorter than the sampling interval may have no sample).
-          expect(Math.max(...result!.points.map((p) => p.telemetry?.server?.cpu_percent ?? 0))).toBeGreaterThan(0);
+          // The server's process group is sampled from /proc (a point shorter than the sampling interval may hold no sample).
+          for (const point of result!.points) expect(point.telemetry?.server).not.toBeNull();
           requests += expectConformant(result!, false);
         }
         expect(requests).toBeGreaterThanOrEqual(500);

@@ -70,7 +70,7 @@ describe('docker launcher (fake docker CLI)', () => {
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(/--launcher docker needs --image, or --engine-version/);
     const dry = await runCli(['run', '--engine', 'vllm', '--launcher', 'docker', '--engine-version', '0.11.0', '--model', 'm', '--workload', 'smoke', '--gpu', '0,1', '--tp', '2', '--port', '8000', '--dry-run', '--hf-cache', '/models']);
-    expect(dry.stdout).toContain(`docker run --detach --name servebench-RUN_ID --gpus '"device=0,1"' --publish 127.0.0.1:8000:8000 --ipc host --volume /models:/root/.cache/huggingface/hub --env HF_HUB_CACHE=/root/.cache/huggingface/hub --entrypoint vllm vllm/vllm-openai:v0.11.0-cu129 serve m --generation-config vllm --served-model-name m --host 0.0.0.0 --port 8000 --tensor-parallel-size 2`);
+    expect(dry.stdout).toContain(`docker run --detach --name servebench-RUN_ID --gpus '"device=0,1"' --publish 127.0.0.1:8000:8000 --ipc host --volume /models:/root/.cache/huggingface/hub --env HF_HUB_CACHE=/root/.cache/huggingface/hub --entrypoint vllm vllm/vllm-openai:v0.11.0 serve m --generation-config vllm --served-model-name m --host 0.0.0.0 --port 8000 --tensor-parallel-size 2`);
   });
 
   it('AMD GPUs go in as the ROCm devices, limited to the run\'s own; a Hugging Face token is passed by name only', () => {

@@ -59,7 +59,6 @@ function engineFile(dir: string, name: string, command: string[], health = '/hea
       `serve: { command: ${JSON.stringify(command)}, flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
       `health: { path: ${health}, status: 200, timeout_s: ${timeoutS} }`,
       'metrics: { path: /metrics }',
-      'tokenize: vllm',
       'fatal_log_patterns: []',
       'quirks: { ignore_eos: body }',
     ].join('\n'),
