@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { listLlamaCppBuilds, type LlamaCppBuild } from '../../harness/builds/llamacpp-build.ts';
 import { installedSource } from '../../harness/builds/llamacpp-source.ts';
-import { ensureDummyModel } from '../../harness/embedded/dummy-model.ts';
+import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/embedded/dummy-model.ts';
 import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
 import { CLI_PATH, runCli } from '../cli/run-cli.ts';
 
@@ -138,6 +138,15 @@ describe('upstream llama.cpp', () => {
           for (const point of result!.points) expect(point.telemetry?.server).not.toBeNull();
           requests += expectConformant(result!, false);
         }
+        // With --tokenizer too: the dummy model's Hugging Face tokenizer.json, built to tokenize as llama.cpp does.
+        const flagged = await runCli(
+          ['run', '--engine', 'llamacpp', '--launcher', 'process', '--engine-version', build.tag, '--model', model, '--tokenizer', ensureDummyTokenizer(model, 'micro'), '--workload', 'tests/fixtures/workloads/conformance-chat.yaml', '--num-prompts', '40', ...SERVE, '--save-requests', '--results-dir', join(results, 'flag'), '--no-progress'],
+          300_000,
+        );
+        expect(flagged.code, flagged.stderr).toBe(0);
+        const [withFlag] = readResults(join(results, 'flag'));
+        expect(withFlag!.workload.tokenizer).toMatchObject({ source: 'flag' });
+        requests += expectConformant(withFlag!, false);
         expect(requests).toBeGreaterThanOrEqual(500);
       });
 
