@@ -12,10 +12,10 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ServebenchError } from '../errors.ts';
+import { servebenchCacheDir } from '../io/cache-dir.ts';
 import type { LlamaCppSource } from './llamacpp-source.ts';
 
 export const LLAMACPP_TARGETS = ['llama-server', 'llama-quantize'] as const;
@@ -50,10 +50,6 @@ export interface LlamaCppBuild extends BuildManifest {
   readonly dir: string;
   /** Absolute path of each built program. */
   binary(name: (typeof LLAMACPP_TARGETS)[number]): string;
-}
-
-export function servebenchCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env['SERVEBENCH_CACHE'] ?? join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'servebench');
 }
 
 export function llamaCppCacheDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -3,16 +3,16 @@
  * model, or on a dummy-weight model of a named shape made on first use in the model cache.
  */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../cli.ts';
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec } from '../cli/options.ts';
 import { EXIT, usageError } from '../errors.ts';
+import { servebenchCacheDir } from '../io/cache-dir.ts';
 import { ensureDummyModel, SHAPES } from './dummy-model.ts';
 import { startEmbeddedServer } from './server.ts';
 
 export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env['SERVEBENCH_MODEL_CACHE'] ?? join(env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'servebench', 'models');
+  return env['SERVEBENCH_MODEL_CACHE'] ?? join(servebenchCacheDir(env), 'models');
 }
 
 const spec: CommandSpec = {

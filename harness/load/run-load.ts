@@ -16,7 +16,7 @@ import { settle } from '../tokenizer/deferred.ts';
 import { verifyPromptLengths, type LengthCheck } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
 import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
-import { chooseTokenizer, type TokenizerChoice } from '../tokenizer/choose.ts';
+import { chooseTokenizer } from '../tokenizer/choose.ts';
 import type { TokenizerSource } from '../tokenizer/sources.ts';
 import { smallestLength, type Workload } from '../schema/workload.ts';
 import { usageError } from '../errors.ts';
@@ -94,20 +94,18 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const createdAt = now();
   const runId = newRunId(createdAt);
   const { workload } = config;
+  const connectHeaders = getHeaders(config.headers);
   // The server first: an unreachable one is a usage error before anything else is asked of it.
-  const facts = await preflight(config.endpoint, config.model, getHeaders(config.headers));
-  const choice: TokenizerChoice =
-    config.tokenizerPath === 'none'
-      ? { tokenizer: null, source: null }
-      : await chooseTokenizer({
-          flag: config.tokenizerPath,
-          model: config.modelSource ?? null,
-          servedModel: config.model,
-          server: `${config.endpoint.origin}${config.endpoint.basePath}`,
-          headers: getHeaders(config.headers),
-          // A dataset's texts are counted one by one: too many server round trips (and its lengths come from the dataset).
-          allowServer: workload.dataset === undefined,
-        });
+  const facts = await preflight(config.endpoint, config.model, connectHeaders);
+  const choice = await chooseTokenizer({
+    flag: config.tokenizerPath,
+    model: config.modelSource ?? null,
+    servedModel: config.model,
+    server: `${config.endpoint.origin}${config.endpoint.basePath}`,
+    headers: connectHeaders,
+    // A dataset's texts are counted one by one: too many server round trips (and its lengths come from the dataset).
+    allowServer: workload.dataset === undefined,
+  });
   const tokenizer = choice.tokenizer;
   if (!lengthsAreExact(workload, tokenizer)) {
     const why = tokenizer === null
@@ -127,7 +125,6 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     build: { workload, tokenizer },
     body: bodyOptionsOf(config),
   };
-  const connectHeaders = getHeaders(config.headers);
   const lengthCheck = await verifyPromptLengths(
     `${config.endpoint.origin}${config.endpoint.basePath}/tokenize`,
     config.model,

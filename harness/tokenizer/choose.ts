@@ -18,7 +18,7 @@ export interface TokenizerChoice {
 }
 
 export interface TokenizerHints {
-  /** --tokenizer, if given. */
+  /** --tokenizer, if given ("none": approximate lengths on purpose). */
   readonly flag: string | null;
   /** The model as launched: a local GGUF file or a Hugging Face id (servebench run). */
   readonly model: string | null;
@@ -41,6 +41,7 @@ function cachedHubTokenizer(id: string): ModelTokenizer | null {
 }
 
 export async function chooseTokenizer(hints: TokenizerHints): Promise<TokenizerChoice> {
+  if (hints.flag === 'none') return { tokenizer: null, source: null };
   if (hints.flag !== null) {
     const tokenizer = isGgufPath(hints.flag) ? await loadGgufTokenizer(hints.flag) : await obtainModelTokenizer(hints.flag);
     return { tokenizer, source: 'flag' };
