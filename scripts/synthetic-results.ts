@@ -14,6 +14,7 @@ import { resultRelativePath } from '../harness/run/result-path.ts';
 import type { DistributionJson, Point, RunResult } from '../harness/schema/result.ts';
 import type { Workload } from '../harness/schema/workload.ts';
 import { FAILURE_CLASSES, COUNT_SOURCES } from '../harness/metrics/request-record.ts';
+import { distribution } from '../harness/metrics/stats.ts';
 
 export interface SyntheticRun {
   readonly engine: string;
@@ -56,9 +57,27 @@ function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 }
 
-/** A plausible right-skewed sample summary around a median. */
-function distribution(median: number): DistributionJson {
-  return { mean: median * 1.05, std: median * 0.2, min: median * 0.8, p50: median, p90: median * 1.2, p95: median * 1.3, p99: median * 1.5, p999: median * 1.6, max: median * 1.7 };
+/** Quantile knots of a plausible right-skewed sample, relative to its median (linear between). */
+const SHAPE: ReadonlyArray<readonly [number, number]> = [[0, 0.75], [0.5, 1], [0.9, 1.2], [0.95, 1.3], [0.99, 1.5], [1, 1.7]];
+
+/** One value per request, spread over the shape around the median (sorted). */
+function sample(median: number): number[] {
+  return Array.from({ length: REQUESTS }, (_, i) => {
+    const u = i / (REQUESTS - 1);
+    const k = SHAPE.findIndex(([q]) => q >= u);
+    const [q0, v0] = SHAPE[Math.max(0, k - 1)]!;
+    const [q1, v1] = SHAPE[k]!;
+    return median * (q1 === q0 ? v1 : v0 + ((v1 - v0) * (u - q0)) / (q1 - q0));
+  });
+}
+
+/**
+ * The summary of a sample, as the harness summarizes one (metrics/stats.ts): derived values
+ * (e2el from ttft and tpot, interactivity from tpot) are computed per request, so every
+ * identity validate checks holds.
+ */
+function distributionOf(values: readonly number[]): DistributionJson {
+  return distribution(values)!;
 }
 
 const zeroCounts = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
@@ -67,6 +86,8 @@ function syntheticPoint(run: SyntheticRun, concurrency: number, start: Date, fac
   const tpot = run.tpotMs * factor * (1 + concurrency / 64);
   const ttft = run.ttftMs * factor * (1 + concurrency / 32);
   const e2el = ttft + (OSL - 1) * tpot;
+  const ttfts = sample(ttft);
+  const tpots = sample(tpot);
   const requestThroughput = (concurrency * 1000) / e2el;
   const duration = REQUESTS / requestThroughput;
   return {
@@ -87,13 +108,13 @@ function syntheticPoint(run: SyntheticRun, concurrency: number, start: Date, fac
       output_throughput: (REQUESTS * OSL) / duration,
       total_throughput: (REQUESTS * (ISL + OSL)) / duration,
       goodput: null,
-      ttft_ms: distribution(ttft),
-      tpot_ms: distribution(tpot),
-      itl_ms: distribution(tpot),
-      itl_event_ms: distribution(tpot),
-      e2el_ms: distribution(e2el),
-      queue_ms: distribution(0.1),
-      interactivity_tok_s: distribution(1000 / tpot),
+      ttft_ms: distributionOf(ttfts),
+      tpot_ms: distributionOf(tpots),
+      itl_ms: distributionOf(tpots),
+      itl_event_ms: distributionOf(tpots),
+      e2el_ms: distributionOf(ttfts.map((t, i) => t + (OSL - 1) * tpots[i]!)),
+      queue_ms: distributionOf(sample(0.1)),
+      interactivity_tok_s: distributionOf(tpots.map((t) => 1000 / t)),
     },
     failures: zeroCounts(FAILURE_CLASSES),
     token_count_sources: { input: { ...zeroCounts(COUNT_SOURCES), usage: REQUESTS }, output: { ...zeroCounts(COUNT_SOURCES), usage: REQUESTS } },

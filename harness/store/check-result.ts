@@ -7,7 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { resultRelativePath } from '../run/result-path.ts';
-import { RunResultSchema, SCHEMA_VERSION, type DistributionJson, type RunResult } from '../schema/result.ts';
+import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../schema/result.ts';
+import { checkColumnFit } from './column-fit.ts';
+import { checkPlausibility } from './plausibility.ts';
 
 export interface ResultProblem {
   readonly file: string;
@@ -27,11 +29,16 @@ export interface CheckedResult {
 /** A run with --save-requests over thousands of requests stays well under this. */
 export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
 const MAX_DEPTH = 32;
-/** Relative tolerance for sums and rates recomputed from the file's own numbers. */
-const RATE_TOLERANCE = 0.01;
-const ORDER_EPSILON = 1e-9;
-/** Names shown on the leaderboard: letters, digits and a few separators; never markup or control characters. */
-const SAFE_NAME = /^[\p{L}\p{N} ._:/@+()\-,]*$/u;
+/**
+ * Names the leaderboard shows and groups by: ASCII letters, digits and a few separators. ASCII
+ * because two names that look alike must be alike ("vllм" with a Cyrillic м would be a second
+ * engine that reads as the first); never markup or control characters.
+ */
+const SAFE_NAME = /^[A-Za-z0-9 ._:/@+()\-,]*$/;
+/** An engine is named as its engines/*.yaml file is: the compare page's engine@version needs no @ in it. */
+const ENGINE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** Control and invisible format characters (bidi overrides among them) make a command display differently from what is copied. */
+const HIDDEN_CHARACTER = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 const SAFE_PATH = /^[a-z0-9][a-z0-9./-]*\.json$/;
 
 function jsonPath(path: ReadonlyArray<PropertyKey>): string {
@@ -48,62 +55,6 @@ function depthExceeds(value: unknown, limit: number): boolean {
     for (const child of Object.values(node)) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-function checkDistribution(d: DistributionJson, path: string, add: (path: string, message: string, fix: string) => void): void {
-  const order: Array<[keyof DistributionJson, number]> = [['min', d.min], ['p50', d.p50], ['p90', d.p90], ['p95', d.p95], ['p99', d.p99], ['p999', d.p999], ['max', d.max]];
-  for (let i = 1; i < order.length; i++) {
-    const [lowName, low] = order[i - 1]!;
-    const [highName, high] = order[i]!;
-    if (low > high + ORDER_EPSILON * Math.max(1, Math.abs(high))) {
-      add(`${path}.${highName}`, `${lowName} (${low}) is above ${highName} (${high})`, 'percentiles must not decrease: min ≤ p50 ≤ p90 ≤ p95 ≤ p99 ≤ p999 ≤ max');
-    }
-  }
-  if (d.mean < d.min - ORDER_EPSILON * Math.abs(d.min) || d.mean > d.max + ORDER_EPSILON * Math.abs(d.max)) {
-    add(`${path}.mean`, `mean ${d.mean} lies outside [min ${d.min}, max ${d.max}]`, 'the mean of a sample lies between its min and max');
-  }
-}
-
-function near(actual: number | null, expected: number): boolean {
-  if (actual === null) return false;
-  return Math.abs(actual - expected) <= RATE_TOLERANCE * Math.max(Math.abs(expected), 1e-9);
-}
-
-/** Consistency of the numbers with each other; the schema has already vouched for their types. */
-function checkSemantics(result: RunResult, add: (path: string, message: string, fix: string) => void): void {
-  if (Date.parse(result.finished_at) < Date.parse(result.created_at)) add('finished_at', 'finished before it was created', 'finished_at must be ≥ created_at');
-  const stamp = result.created_at.replace(/[-:]/g, '').slice(0, 15);
-  if (!result.run_id.startsWith(stamp)) add('run_id', `run_id ${result.run_id} does not start with created_at's timestamp ${stamp}Z`, 'keep the run_id the harness generated');
-  result.points.forEach((point, i) => {
-    const at = `points[${i}]`;
-    const m = point.metrics;
-    if (m.completed + m.failed !== point.requests_sent) {
-      add(`${at}.requests_sent`, `completed (${m.completed}) + failed (${m.failed}) ≠ requests_sent (${point.requests_sent})`, 'every sent request either completed or failed');
-    }
-    const failures = Object.values(point.failures).reduce((a, b) => a + b, 0);
-    if (failures !== m.failed) add(`${at}.failures`, `failures by class sum to ${failures}, metrics.failed is ${m.failed}`, 'each failed request has exactly one class');
-    if (m.duration_s > 0) {
-      const rates: Array<[string, number | null, number]> = [
-        ['request_throughput', m.request_throughput, m.completed / m.duration_s],
-        ['output_throughput', m.output_throughput, m.output_tokens / m.duration_s],
-        ['total_throughput', m.total_throughput, (m.input_tokens + m.output_tokens) / m.duration_s],
-      ];
-      for (const [name, value, expected] of rates) {
-        if (value !== null && !near(value, expected)) {
-          add(`${at}.metrics.${name}`, `${name} ${value} disagrees with the token sums over duration_s (${expected.toPrecision(6)})`, `throughputs are counts / duration_s (within ${RATE_TOLERANCE * 100}%)`);
-        }
-      }
-      if (m.goodput !== null && m.goodput > m.request_throughput! * (1 + RATE_TOLERANCE)) add(`${at}.metrics.goodput`, 'goodput exceeds request throughput', 'goodput counts a subset of the completed requests');
-    }
-    for (const key of ['ttft_ms', 'tpot_ms', 'itl_ms', 'itl_event_ms', 'e2el_ms', 'queue_ms', 'interactivity_tok_s'] as const) {
-      const d = m[key];
-      if (d) checkDistribution(d, `${at}.metrics.${key}`, add);
-    }
-    const started = Date.parse(point.started_at);
-    if (started < Date.parse(result.created_at) - 1000 || started > Date.parse(result.finished_at) + 1000) {
-      add(`${at}.started_at`, 'the point started outside the run (created_at … finished_at)', 'points happen during their run');
-    }
-  });
 }
 
 /** What a leaderboard row needs to be trusted and reproduced. */
@@ -131,8 +82,18 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
   ];
   for (const [path, value] of names) {
     if (value && (!SAFE_NAME.test(value) || value.length > 200)) {
-      add(path, `"${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has characters a name may not have`, 'names use letters, digits, spaces and . _ : / @ + ( ) - , only (at most 200)');
+      const odd = [...value].find((c) => !SAFE_NAME.test(c));
+      const named = odd === undefined ? '' : ` (${odd.codePointAt(0)! > 0x7e || odd.codePointAt(0)! < 0x20 ? `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `"${odd}"`})`;
+      add(path, `"${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has a character a name may not have${named}`, 'names use ASCII letters, digits, spaces and . _ : / @ + ( ) - , only (at most 200): a look-alike letter from another script would make a second name that reads as the first');
     }
+  }
+  if (!ENGINE_NAME.test(run.engine.name)) add('run.engine.name', `engine name "${run.engine.name.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" is not an engine file name`, 'engines are named as in engines/*.yaml: lower-case letters, digits, . _ - (at most 64)');
+  const commands: Array<[string, readonly string[]]> = [['harness.command', result.harness.command], ['run.engine.command', run.engine.command]];
+  for (const [path, argv] of commands) {
+    argv.forEach((arg, i) => {
+      const hidden = arg.match(HIDDEN_CHARACTER)?.[0];
+      if (hidden !== undefined) add(`${path}[${i}]`, `holds the invisible character U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}: the command would display differently from what is copied`, 'record the command as typed; control and bidi characters do not belong in a command line');
+    });
   }
 }
 
@@ -181,8 +142,9 @@ export function checkResultText(file: string, text: string, relativePath: string
     return rejected();
   }
   const result = parsed.data;
-  checkSemantics(result, add);
+  checkPlausibility(result, add);
   checkProvenance(result, add);
+  if (result.run) checkColumnFit({ result, run: result.run, relativePath: relativePath ?? file, sha256 }, add);
   if (relativePath !== null && result.run) {
     const expected = resultRelativePath(result, text, sha256);
     if (expected !== relativePath) add('', `the path does not match the content: expected ${expected}`, `move the file to results/${expected} (the name carries the content's sha256; edited files no longer match)`);

@@ -115,8 +115,10 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
   const medians = HEADLINE_METRICS.map((m) => `median(${columnOf(m.column)}) AS ${columnOf(m.column)}`).join(',\n      ');
   const logStats = COMPARED_METRICS.map((m) => {
     const c = columnOf(m.column);
-    const positive = `FILTER (WHERE ${c} > 0)`;
-    return `avg(ln(${c})) ${positive} AS ${columnOf(`${m.column}__meanlog`)}, var_samp(ln(${c})) ${positive} AS ${columnOf(`${m.column}__varlog`)}, (count(${c}) ${positive})::INTEGER AS ${columnOf(`${m.column}__n`)}`;
+    // DuckDB evaluates ln() before an aggregate's FILTER, and ln(0) is an error, not NULL: the
+    // logarithm is taken of positive values only, and the aggregates skip the NULLs.
+    const logOf = `ln(CASE WHEN ${c} > 0 THEN ${c} END)`;
+    return `avg(${logOf}) AS ${columnOf(`${m.column}__meanlog`)}, var_samp(${logOf}) AS ${columnOf(`${m.column}__varlog`)}, (count(${logOf}))::INTEGER AS ${columnOf(`${m.column}__n`)}`;
   }).join(',\n      ');
   await updateReleases(connection, `
     SELECT config_id, scenario_id, ${keyList(CONFIG_KEY)}, engine, engine_version, engine_version_order,

@@ -34,7 +34,8 @@ export const CSV_NULL = 'null';
 
 function csvValue(value: Value): string {
   if (value === null) return CSV_NULL;
-  if (typeof value === 'string') return `"${value.replace(/"/g, '""')}"`;
+  // DuckDB's CSV reader ends a field at NUL: a NUL (from a server's error text) is kept as U+FFFD.
+  if (typeof value === 'string') return `"${value.replace(/"/g, '""').replace(/\u0000/g, '\ufffd')}"`;
   return String(value);
 }
 

@@ -41,7 +41,7 @@ function tableSql(name: string, columns: readonly Column[]): string {
 function readCsvSql(paths: readonly string[], columns: readonly Column[]): string {
   const list = paths.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ');
   const types = columns.map((c) => `${columnOf(c.name).replace(/'/g, "''")}: '${c.type}'`).join(', ');
-  return `SELECT * FROM read_csv([${list}], columns = {${types}}, header = false, delim = ',', quote = '"', escape = '"', nullstr = '${CSV_NULL}', allow_quoted_nulls = false, auto_detect = false, strict_mode = true)`;
+  return `SELECT * FROM read_csv([${list}], columns = {${types}}, header = false, delim = ',', quote = '"', escape = '"', nullstr = '${CSV_NULL}', allow_quoted_nulls = false, auto_detect = false, strict_mode = true, new_line = '\\n')`;
 }
 
 export async function openStore(path: string, memoryLimit = '1GB'): Promise<Store> {

@@ -1,0 +1,40 @@
+/**
+ * Every value a valid file puts in the compiled tables fits its SQL column: what validate
+ * accepts, compile can load. The check runs the same column getters the flattening runs
+ * (columns.ts), so the two cannot disagree about which value goes where.
+ */
+import type { AddProblem } from './plausibility.ts';
+import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type SqlType, type Value } from './columns.ts';
+
+const INTEGER_MAX = 2 ** 31 - 1;
+
+function fits(type: SqlType, value: Value): string | null {
+  if (value === null) return null;
+  switch (type) {
+    case 'INTEGER':
+      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INTEGER_MAX ? null : `is ${value}, beyond a 32-bit integer (±${INTEGER_MAX})`;
+    case 'BIGINT':
+      return typeof value === 'number' && Number.isSafeInteger(value) ? null : `is ${value}, not a whole number below 2^53`;
+    case 'DOUBLE':
+      return typeof value === 'number' && Number.isFinite(value) ? null : `is ${value}, not a finite number`;
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? null : `is ${value}, not true or false`;
+    case 'VARCHAR':
+      return typeof value === 'string' ? null : `is ${value}, not text`;
+    case 'TIMESTAMP':
+    case 'DATE':
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? null : `is ${value}, not a date`;
+  }
+}
+
+function checkColumns<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C, at: string, add: AddProblem): void {
+  for (const column of columns) {
+    const problem = fits(column.type, column.get(context));
+    if (problem !== null) add(at, `the compiled column ${column.name} (${column.type}) ${problem}`, 'a count this large is not a measurement; keep the numbers the harness wrote');
+  }
+}
+
+export function checkColumnFit(context: RunContext, add: AddProblem): void {
+  checkColumns([...CONFIG_COLUMNS, ...RUN_ONLY_COLUMNS], context, '', add);
+  context.result.points.forEach((point, index) => checkColumns(POINT_ONLY_COLUMNS, { ...context, point, index } satisfies PointContext, `points[${index}]`, add));
+}
