@@ -19,7 +19,7 @@ import { usageError } from '../errors.ts';
 import { writeNewFileAtomic } from '../io/atomic-write.ts';
 import { resultRelativePath } from '../run/result-path.ts';
 import { checkResultText, MAX_RESULT_BYTES, type ResultProblem } from '../store/check-result.ts';
-import { listResultFiles, peekRunId } from '../store/result-files.ts';
+import { listResultFiles, readResultText, readRunId } from '../store/result-files.ts';
 import type { RunResult } from '../schema/result.ts';
 import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from './detect-state.ts';
 import { LATEST, missingJobs, PLAN_FORMAT, type Plan, type PlannedJob, type PlannedRelease } from './plan.ts';
@@ -160,9 +160,6 @@ export interface CollectOptions {
   readonly now?: () => Date;
 }
 
-/** Files up to this size are handed to the validator (which reports one over MAX_RESULT_BYTES); larger ones are refused unread. */
-const READ_LIMIT_BYTES = 4 * MAX_RESULT_BYTES;
-
 function posix(path: string): string {
   return path.split(sep).join('/');
 }
@@ -197,15 +194,15 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
       continue;
     }
     const absolute = join(from, file);
-    const size = lstatSync(absolute).size;
-    if (size > READ_LIMIT_BYTES) {
-      // Not even read: the validator refuses anything over MAX_RESULT_BYTES, and an artifact may be huge.
-      invalid.push({ file, path: '', message: `the file is ${size} bytes, far over the ${MAX_RESULT_BYTES} limit of a result`, fix: 'upload the result files `servebench run` wrote (drop --save-requests or split the sweep)' });
-      continue;
-    }
     let text: string;
     try {
-      text = readFileSync(absolute, 'utf8');
+      // Sized before it is read: an artifact may be huge.
+      const read = readResultText(absolute);
+      if ('tooLarge' in read) {
+        invalid.push({ file, path: '', message: `the file is ${read.tooLarge} bytes, over the ${MAX_RESULT_BYTES} limit of a result`, fix: 'upload the result files `servebench run` wrote (drop --save-requests or split the sweep)' });
+        continue;
+      }
+      text = read.text;
     } catch (error) {
       invalid.push({ file, path: '', message: `cannot read: ${(error as Error).message}`, fix: 'check the file permissions' });
       continue;
@@ -227,7 +224,7 @@ function runIdIndex(resultsDir: string): Map<string, string> {
   const index = new Map<string, string>();
   if (!existsSync(resultsDir)) return index;
   for (const file of listResultFiles(resultsDir).files) {
-    const runId = peekRunId(file.absolutePath);
+    const runId = readRunId(file.absolutePath);
     if (runId !== null && !index.has(runId)) index.set(runId, file.relativePath);
   }
   return index;

@@ -10,6 +10,9 @@ import { resultRelativePath } from '../run/result-path.ts';
 import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../schema/result.ts';
 import { checkColumnFit } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
+import { MAX_RESULT_BYTES } from './result-files.ts';
+
+export { MAX_RESULT_BYTES };
 
 export interface ResultProblem {
   readonly file: string;
@@ -26,8 +29,6 @@ export interface CheckedResult {
   readonly problems: ResultProblem[];
 }
 
-/** A run with --save-requests over thousands of requests stays well under this. */
-export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
 const MAX_DEPTH = 32;
 /**
  * Names the leaderboard shows and groups by: ASCII letters, digits and a few separators. ASCII

@@ -17,6 +17,7 @@ import type { PriceTable } from '../schema/prices.ts';
 import { SCHEMA_VERSION } from '../schema/result.ts';
 import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
 import type { ResultProblem } from './check-result.ts';
+import { claimOutFolder, markOutFolder } from './out-folder.ts';
 import { columnOf, CONFIG_COLUMNS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS, type Column } from './columns.ts';
 import { computeDeltas, deriveTables, type Delta } from './derive.ts';
 import { describeColumn } from './dictionary.ts';
@@ -420,7 +421,9 @@ export async function analyze(store: Store, resultsDir: string, prices: PriceTab
 
 export async function compile(options: CompileOptions): Promise<CompileReport> {
   const now = options.now ?? new Date();
+  claimOutFolder(options.outDir);
   mkdirSync(options.outDir, { recursive: true });
+  markOutFolder(options.outDir);
   const store = await openStore(storePath(options.outDir));
   const phases: Record<string, number> = {};
   let mark = performance.now();

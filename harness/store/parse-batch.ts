@@ -3,9 +3,10 @@
  * (DuckDB's CSV reader is several times faster than its JSON reader on wide rows). Runs in a worker thread for large batches, in-thread for
  * small ones: the same function either way.
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { checkResultText, type ResultProblem } from './check-result.ts';
+import { MAX_RESULT_BYTES, readResultText } from './result-files.ts';
 import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type Value } from './columns.ts';
 
 export interface BatchFile {
@@ -71,7 +72,12 @@ export function parseBatch(job: BatchJob): FileVerdict[] {
     for (const file of job.files) {
       let text: string;
       try {
-        text = readFileSync(file.absolutePath, 'utf8');
+        const read = readResultText(file.absolutePath);
+        if ('tooLarge' in read) {
+          verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `the file is ${read.tooLarge} bytes, over the ${MAX_RESULT_BYTES} limit`, fix: 'drop per-request records (--save-requests) or split the sweep into several runs' }] });
+          continue;
+        }
+        text = read.text;
       } catch (error) {
         verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `cannot read: ${(error as Error).message}`, fix: 'check the file permissions' }] });
         continue;

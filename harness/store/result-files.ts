@@ -2,7 +2,7 @@
  * The files of a results folder: every regular *.json below it, with the size and mtime that
  * the incremental compile keys on. Links and other oddities are reported, never followed.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { ResultProblem } from './check-result.ts';
 
@@ -14,7 +14,10 @@ export interface ResultFile {
   readonly mtimeMs: number;
 }
 
-/** Files a results folder may hold besides results. */
+/** A run with --save-requests over thousands of requests stays well under this. */
+export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
+
+/** Files the root of a results folder may hold besides results (a README deeper down is not one of them). */
 export const NON_RESULT_FILES: ReadonlySet<string> = new Set(['.gitkeep', 'README.md']);
 
 export function listResultFiles(root: string): { files: ResultFile[]; problems: ResultProblem[] } {
@@ -30,7 +33,7 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
         walk(absolutePath, `${relativePath}/`);
         continue;
       }
-      if (NON_RESULT_FILES.has(entry.name)) continue;
+      if (prefix === '' && NON_RESULT_FILES.has(entry.name)) continue;
       if (!entry.isFile() || !entry.name.endsWith('.json')) {
         problems.push({ file: relativePath, path: '', message: entry.isSymbolicLink() ? 'a symbolic link' : 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
         continue;
@@ -48,16 +51,34 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
   return { files, problems };
 }
 
-const RUN_ID = /"run_id"\s*:\s*"([^"]{1,64})"/;
-
-/** The run_id near the top of a result file (the harness writes it second), without parsing the whole file. */
-export function peekRunId(path: string): string | null {
+/**
+ * A result file's text, or why it was not read: the size is checked on the open descriptor
+ * before a byte is read (a 1 GB sparse file costs nothing), and the read never goes past the limit
+ * even if the file grows meanwhile.
+ */
+export function readResultText(path: string, limit = MAX_RESULT_BYTES): { text: string } | { tooLarge: number } {
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.alloc(1024);
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, n).toString('utf8').match(RUN_ID)?.[1] ?? null;
+    const size = fstatSync(fd).size;
+    if (size > limit) return { tooLarge: size };
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    for (let n = 1; n > 0 && length <= limit; length += n) n = readSync(fd, buffer, length, buffer.length - length, length);
+    if (length > limit) return { tooLarge: length };
+    return { text: buffer.toString('utf8', 0, length) };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The run_id of a result file (parsed, bounded by the result size limit); null when it has none or is not a result. */
+export function readRunId(path: string): string | null {
+  try {
+    const read = readResultText(path);
+    if (!('text' in read)) return null;
+    const runId = (JSON.parse(read.text) as { run_id?: unknown } | null)?.run_id;
+    return typeof runId === 'string' ? runId : null;
+  } catch {
+    return null;
   }
 }

@@ -12,7 +12,7 @@ import type { ResultProblem } from './check-result.ts';
 import { diffAgainstBase } from './immutability.ts';
 import type { BatchFile } from './parse-batch.ts';
 import { formatProblemLine, githubAnnotation } from './problem-output.ts';
-import { listResultFiles, peekRunId } from './result-files.ts';
+import { listResultFiles, readRunId } from './result-files.ts';
 import { parseFiles } from './store.ts';
 import { RESULTS_OPTION } from './store-options.ts';
 
@@ -77,7 +77,7 @@ export const validateCommand: Command = {
     if (positionals.length > 0 || base !== undefined) {
       for (const file of listResultFiles(resultsDir).files) {
         if (checked.has(file.absolutePath)) continue;
-        const runId = peekRunId(file.absolutePath);
+        const runId = readRunId(file.absolutePath);
         const owner = runId === null ? undefined : owners.get(runId);
         if (owner !== undefined) problems.push({ file: owner, path: 'run_id', message: `run_id ${runId} is already in ${file.relativePath}`, fix: 'a run is submitted once; remove the copy' });
       }

@@ -150,3 +150,68 @@ describe('the plausibility gate refuses fabricated numbers with the rule they br
     expect(problemsOf(synthetic())).toEqual([]);
   });
 });
+
+describe('the small ones', () => {
+  it('compile --out refuses a folder that is not compile output, and /proc', async () => {
+    const checkout = mkdtempSync(join(root, 'checkout-'));
+    mkdirSync(join(checkout, 'site'));
+    writeFileSync(join(checkout, 'site', 'index.astro'), 'sources');
+    const { dir } = place(synthetic());
+    const refused = await runCli(['compile', '--results', dir, '--out', checkout]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not compile output/);
+    expect(readFileSync(join(checkout, 'site', 'index.astro'), 'utf8')).toBe('sources');
+    const proc = await runCli(['compile', '--results', dir, '--out', '/proc/self/servebench-out'], 20_000);
+    expect(proc.code).toBe(2);
+    expect(proc.stderr).toMatch(/pseudo-filesystem/);
+    // A new folder is claimed, and the second compile into it is allowed.
+    const out = join(root, 'fresh-out');
+    expect((await runCli(['compile', '--results', dir, '--out', out])).code).toBe(0);
+    expect((await runCli(['compile', '--results', dir, '--out', out])).code).toBe(0);
+  }, 60_000);
+
+  it('validate --base and FILES find a duplicate run_id anywhere in an existing file, not only in its first 1,024 bytes', async () => {
+    const r = synthetic();
+    // Already in the folder: the run, with a long $schema first, so its run_id starts past byte 1,024.
+    const { dir } = place({ $schema: `https://example.invalid/${'x'.repeat(2000)}`, ...r });
+    const outside = join(root, 'copy.json');
+    writeFileSync(outside, `${JSON.stringify(r, null, 2)}\n`);
+    const checked = await runCli(['validate', '--results', dir, outside]);
+    expect(checked.stderr).toMatch(/run_id .* is already in/);
+    expect(checked.code).toBe(1);
+  }, 30_000);
+
+  it('a nested README.md in results/ is checked (only the root may hold one)', async () => {
+    const { dir, path } = place(synthetic());
+    writeFileSync(join(dir, 'README.md'), 'root readme');
+    writeFileSync(join(dir, dirname(path), 'README.md'), 'not a result');
+    const checked = await runCli(['validate', '--results', dir]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(new RegExp(`${dirname(path)}/README.md: not a result file`));
+    expect(checked.stderr).not.toMatch(/^README.md/m);
+  }, 30_000);
+
+  it('file names cannot inject GitHub Actions workflow commands or break lines', async () => {
+    const { dir } = place(synthetic());
+    const evil = join(dir, '::stop-commands::pwned.json');
+    writeFileSync(evil, '{');
+    writeFileSync(join(dir, 'x\n::error::forged ##[add-mask]y.json'), '{');
+    const checked = await runCli(['validate', '--results', dir], 30_000, { GITHUB_ACTIONS: '' });
+    const lines = checked.stderr.trim().split('\n');
+    expect(lines.every((line) => !line.trimStart().startsWith('::') && !line.includes('##['))).toBe(true);
+    expect(checked.stderr).toMatch(/\\u000a::error::forged/);
+  }, 30_000);
+
+  it('a result file is sized before it is read (a 1 GB sparse file is refused without reading it)', async () => {
+    const { dir, path } = place(synthetic());
+    const big = join(dir, dirname(path), 'big.json');
+    const { openSync, ftruncateSync, closeSync } = await import('node:fs');
+    const fd = openSync(big, 'w');
+    ftruncateSync(fd, 1024 ** 3);
+    closeSync(fd);
+    const checked = await runCli(['validate', '--results', dir, '--json']);
+    expect(checked.code).toBe(1);
+    const report = JSON.parse(checked.stdout) as { problems: Array<{ file: string; message: string }> };
+    expect(report.problems.find((p) => p.file.endsWith('big.json'))?.message).toMatch(/1073741824 bytes, over the 8388608 limit/);
+  }, 30_000);
+});
