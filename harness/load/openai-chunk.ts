@@ -34,15 +34,19 @@ export type ChunkReading =
 
 const DONE = '[DONE]';
 
-function nonNegativeInt(value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+/**
+ * A count as the server reported it: any finite number ≥ 0, however implausible (1e300, 2.5).
+ * Reported values are data; resolve-counts.ts decides whether one can be used as a count.
+ */
+function reportedCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 function readUsage(value: unknown): Usage | null {
   if (value === null || typeof value !== 'object') return null;
   const usage = value as Record<string, unknown>;
-  const promptTokens = nonNegativeInt(usage['prompt_tokens']);
-  const completionTokens = nonNegativeInt(usage['completion_tokens']);
+  const promptTokens = reportedCount(usage['prompt_tokens']);
+  const completionTokens = reportedCount(usage['completion_tokens']);
   return promptTokens === null && completionTokens === null ? null : { promptTokens, completionTokens };
 }
 
@@ -61,8 +65,8 @@ function textOf(choice: Record<string, unknown>): string {
 function readTimings(value: unknown): ServerTimings | null {
   if (value === null || typeof value !== 'object') return null;
   const t = value as Record<string, unknown>;
-  const promptN = nonNegativeInt(t['prompt_n']);
-  const predictedN = nonNegativeInt(t['predicted_n']);
+  const promptN = reportedCount(t['prompt_n']);
+  const predictedN = reportedCount(t['predicted_n']);
   const promptMs = t['prompt_ms'];
   const predictedMs = t['predicted_ms'];
   if (promptN === null || predictedN === null || typeof promptMs !== 'number' || typeof predictedMs !== 'number') return null;

@@ -11,6 +11,18 @@ import { failure } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import type { TokenCounter } from './token-counter.ts';
 
+/** Above any model's context window (the largest are ~10M tokens): a prompt count beyond it was not counted. */
+export const MAX_PLAUSIBLE_PROMPT_TOKENS = 2 ** 24;
+
+/**
+ * A server's count that can be taken as one: a whole number, and no more than the request allowed
+ * (max_tokens for the output, a context window for the prompt). Anything else (1e300, 2.5) is
+ * recorded as reported and flagged, and the count comes from the tokenizer or the stream instead.
+ */
+function usable(reported: number | null, ceiling: number): reported is number {
+  return reported !== null && Number.isSafeInteger(reported) && reported <= ceiling;
+}
+
 /**
  * `tokenizer` counts generated text (a local one: never a server's, whose round trips per event
  * would dwarf the point); `builtExact` says the prompt was built to its length by a tokenizer.
@@ -18,8 +30,11 @@ import type { TokenCounter } from './token-counter.ts';
 export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, tokenizer: TokenCounter | null, ignoreEos: boolean, builtExact = tokenizer !== null): void {
   if (tokenizer && record.contentTexts) record.contentTokens = record.contentTexts.map((text) => tokenizer.count(text));
 
-  if (record.serverCompletionTokens !== null) {
-    record.outputTokens = record.serverCompletionTokens;
+  const completionUsable = usable(record.serverCompletionTokens, prepared.maxTokens);
+  const promptUsable = usable(record.serverPromptTokens, MAX_PLAUSIBLE_PROMPT_TOKENS);
+  record.usageImplausible = (record.serverCompletionTokens !== null && !completionUsable) || (record.serverPromptTokens !== null && !promptUsable);
+  if (completionUsable) {
+    record.outputTokens = record.serverCompletionTokens!;
     record.outputTokensSource = 'usage';
   } else if (tokenizer && record.contentTexts) {
     record.outputTokens = tokenizer.count(record.contentTexts.join(''));
@@ -29,8 +44,8 @@ export function resolveCounts(record: RequestRecord, prepared: PreparedRequest, 
     record.outputTokensSource = 'events';
   }
 
-  if (record.serverPromptTokens !== null) {
-    record.inputTokens = record.serverPromptTokens;
+  if (promptUsable) {
+    record.inputTokens = record.serverPromptTokens!;
     record.inputTokensSource = 'usage';
   } else if (builtExact) {
     // The tokenizer built this prompt to this length, counted as the server counts it.

@@ -58,6 +58,8 @@ function summarizeRequest(record: RequestRecord): RequestSummary {
     input_tokens: record.inputTokens,
     output_tokens: record.outputTokens,
     server_prompt_tokens: record.serverPromptTokens,
+    ...(record.serverCompletionTokens !== null ? { server_completion_tokens: record.serverCompletionTokens } : {}),
+    ...(record.usageImplausible ? { usage_implausible: true } : {}),
     content_events: record.contentTimesMs.length,
     finish_reason: record.finishReason,
     retries: record.retries,
@@ -187,6 +189,7 @@ export async function runPoint(
       stop: outcome.stop,
       requests_sent: records.length,
       retries: records.reduce((sum, r) => sum + r.retries, 0),
+      implausible_usage: records.filter((r) => r.usageImplausible).length,
       warmup_requests: plan.warmup,
       input_tokens_mismatched: records.filter(
         (r) => r.failure === null && r.serverPromptTokens !== null && r.serverPromptTokens !== measured.built(r.index).declaredInputTokens,

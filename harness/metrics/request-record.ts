@@ -59,6 +59,8 @@ export interface RequestRecord {
   serverPromptTokens: number | null;
   /** usage.completion_tokens exactly as the server reported it. */
   serverCompletionTokens: number | null;
+  /** The server's usage was not a count it could have meant (see resolve-counts.ts); the counts came from elsewhere. */
+  usageImplausible: boolean;
   finishReason: string | null;
   /** Times it was re-sent because its connection closed before any response byte. */
   retries: number;
@@ -86,6 +88,7 @@ export function emptyRecord(index: number, requestId: string, scheduledMs: numbe
     outputTokensSource: null,
     serverPromptTokens: null,
     serverCompletionTokens: null,
+    usageImplausible: false,
     finishReason: null,
     retries: 0,
     serverTimings: null,

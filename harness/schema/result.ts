@@ -110,12 +110,20 @@ export const RequestSummarySchema = z
     tpot_ms: finite.nullable(),
     input_tokens: count.nullable(),
     output_tokens: count.nullable(),
-    server_prompt_tokens: count.nullable(),
+    server_prompt_tokens: nonNegative.nullable().describe("usage.prompt_tokens as the server reported it (any number: an implausible one is flagged by usage_implausible)"),
+    server_completion_tokens: nonNegative
+      .nullable()
+      .optional()
+      .describe('usage.completion_tokens as the server reported it; absent when it reported none'),
+    usage_implausible: z
+      .boolean()
+      .optional()
+      .describe('The server reported a usage count it cannot have meant (not a whole number, above max_tokens, or a prompt above 2^24 tokens); the counts came from the tokenizer or the stream'),
     content_events: count,
     finish_reason: z.string().nullable(),
     retries: count.optional().describe('Times this request was re-sent: its connection closed before any response byte'),
     server_timings: z
-      .object({ prompt_n: count, prompt_ms: nonNegative, predicted_n: count, predicted_ms: nonNegative })
+      .object({ prompt_n: nonNegative, prompt_ms: nonNegative, predicted_n: nonNegative, predicted_ms: nonNegative })
       .strict()
       .optional()
       .describe("The server's own timings, where it reports them (llama.cpp's final-chunk timings): prompt tokens evaluated and their time, tokens generated and the time from the first to the last"),
@@ -158,6 +166,9 @@ export const PointSchema = z
     retries: count
       .optional()
       .describe('Re-sends of requests whose keep-alive connection the server closed before answering (the server never started them); each counts once as a request, its TTFT from the re-send; absent in older results'),
+    implausible_usage: count
+      .optional()
+      .describe("Requests whose usage the server reported as a count it cannot have meant (each flagged usage_implausible); their counts came from the tokenizer or the stream; absent in older results"),
     warmup_requests: count,
     prompt_set_sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the prompts (or messages) and max_tokens this point sent, in order: equal across engines for the same scenario, seed and tokenizer.'),
     input_tokens_mismatched: count.describe("Completed requests whose usage.prompt_tokens differs from the length the prompt was built to"),
