@@ -23,8 +23,9 @@ export function claimOutFolder(outDir: string): void {
   if (pseudo !== undefined) throw usageError(`--out ${outDir}: ${pseudo} is a kernel pseudo-filesystem, not a place for compiled data; choose a folder such as build/data`);
   if (existsSync(outDir)) {
     const entries = readdirSync(outDir);
-    // Output of a compile older than the marker: its MANIFEST.json and .cache/ say what it is.
-    const earlierOutput = entries.includes('MANIFEST.json') && entries.includes('.cache');
+    // The store's cache (written by compile before the marker existed, and by regress and
+    // summarize, which keep their store in the same folder) says the folder is ours too.
+    const earlierOutput = existsSync(join(outDir, '.cache', 'store.duckdb'));
     if (entries.length > 0 && !entries.includes(OUT_MARKER) && !earlierOutput) {
       throw usageError(`--out ${outDir}: the folder holds other files (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}) and no ${OUT_MARKER} marker, so it is not compile output; compile replaces site/ and parquet/ in its folder: give a new or empty folder (default build/data)`);
     }

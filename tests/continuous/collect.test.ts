@@ -249,7 +249,7 @@ describe('servebench collect: artifacts into results/', () => {
     let errors = '';
     const textCode = await runCollect(['--from', incoming, '--results', join(dir, 'other-results')], { stdout: (t) => void (text += t), stderr: (t) => void (errors += t) });
     expect(textCode).toBe(1);
-    expect(text).toContain(`  invalid    ${brokenFile}: points[0].requests_sent: completed`);
+    expect(text).toContain(`  invalid    ${brokenFile}: points[0].requests_sent: [sent=completed+failed] completed`);
     expect(text).toContain('(fix: every sent request either completed or failed)');
     expect(errors).toContain('invalid files were not collected');
   });
