@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../metrics/request-record.ts';
 import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../schema/result.ts';
+import { redactArgv, redactValue } from '../schema/credentials.ts';
 import { SERVEBENCH_VERSION } from '../version.ts';
 import { getHeaders, preflight } from './endpoint.ts';
 import type { LoadConfig } from './load-options.ts';
@@ -197,14 +198,18 @@ export interface ResultParts {
   readonly interrupted: boolean;
 }
 
-/** The self-describing result around a run's points (also for runs that failed before measuring). */
+/**
+ * The self-describing result around a run's points (also for runs that failed before measuring).
+ * Results are public: the whole of it passes through the credential rules `validate` enforces, so
+ * a password in --endpoint, a key in --extra-body or any other credential is never written.
+ */
 export function assembleResult(config: LoadConfig, parts: ResultParts): RunResult {
   const { workload } = config;
   const { points, tokenizer, lengthCheck } = parts;
   const sent = points.reduce((sum, point) => sum + point.requests_sent, 0);
   const failed = points.reduce((sum, point) => sum + point.metrics.failed, 0);
   const failureRate = sent > 0 ? failed / sent : 0;
-  return {
+  return redactValue<RunResult>({
     schema_version: SCHEMA_VERSION,
     run_id: parts.runId,
     kind: 'load',
@@ -218,7 +223,7 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
       platform: process.platform,
       arch: process.arch,
       cpus: cpus().length,
-      command: [...parts.argv],
+      command: redactArgv(parts.argv),
     },
     target: { endpoint: config.endpoint.display, api: workload.api, model: config.model, server_version: parts.serverVersion },
     workload: {
@@ -243,5 +248,5 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
       exceeded_max_failure_rate: failureRate > config.maxFailureRate,
       interrupted: parts.interrupted,
     },
-  };
+  });
 }

@@ -7,6 +7,7 @@
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { redactArgv, redactText } from '../schema/credentials.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { LaunchError } from './process-launcher.ts';
 
@@ -64,7 +65,7 @@ async function pull(image: string, attempts: number, backoffMs: number): Promise
       await docker(['pull', image]);
       return;
     } catch (error) {
-      if (attempt >= attempts) throw new LaunchError(`docker pull ${image} failed ${attempts} times: ${(error as Error).message.split('\n')[0]}`);
+      if (attempt >= attempts) throw new LaunchError(redactText(`docker pull ${image} failed ${attempts} times: ${(error as Error).message.split('\n')[0]}`));
       await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
     }
   }
@@ -105,7 +106,8 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     await docker(dockerRunArgs(launch));
   } catch (error) {
     await docker(['rm', '--force', launch.name]).catch(() => '');
-    throw new LaunchError(`docker run failed: ${(error as Error).message.split('\n')[0]}`);
+    // execa's message repeats the whole command line, and it reaches the terminal and the result's failure.
+    throw new LaunchError(redactText(`docker run failed: ${(error as Error).message.split('\n')[0]}`));
   }
   mkdirSync(dirname(launch.logFile), { recursive: true });
   const log = createWriteStream(launch.logFile, { flags: 'a' });
@@ -124,7 +126,7 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     endpoint: `http://127.0.0.1:${launch.port}`,
     logFile: launch.logFile,
     launcher: 'docker',
-    command: ['docker', ...dockerRunArgs(launch)],
+    command: redactArgv(['docker', ...dockerRunArgs(launch)]),
     image: launch.image,
     imageDigest: digest || null,
     pid: null,

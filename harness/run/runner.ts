@@ -14,6 +14,7 @@ import { renderConfigFile, renderServeCommand } from '../engines/render.ts';
 import { stringify as stringifyYaml } from 'yaml';
 import type { Engine, ServeParameters } from '../schema/engine.ts';
 import { RunResultSchema, type Point, type Probe, type RunBlock, type RunResult } from '../schema/result.ts';
+import { redactValue } from '../schema/credentials.ts';
 import { engineVersion } from './engine-version.ts';
 import { externalServer } from './external-server.ts';
 import { fatalLine, logTail, waitHealthy } from './health.ts';
@@ -238,7 +239,9 @@ export async function executeRun(
   });
   const git = harnessGit();
   const host = hostFacts();
-  const result: RunResult = RunResultSchema.parse({
+  // The launch command, the server's log tail and the failure message are recorded as well: the
+  // same credential rules as the load's own fields (a token in a serve flag or a logged arg list).
+  const result: RunResult = RunResultSchema.parse(redactValue({
     ...base,
     points: withTelemetry,
     kind: 'run',
@@ -268,7 +271,7 @@ export async function executeRun(
       probe,
       failure,
     },
-  });
+  }));
   const json = `${JSON.stringify(result, null, 2)}\n`;
   const path = join(plan.resultsDir, resultRelativePath(result, json));
   await writeNewFileAtomic(path, json);

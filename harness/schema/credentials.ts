@@ -1,0 +1,274 @@
+/**
+ * Credentials in results: the one set of rules by which the recorder redacts what it writes and
+ * `validate` refuses a file that still holds one. Results are public (the site shows
+ * harness.command as "Reproduce"), so a password in an --endpoint URL, an --api-key, an
+ * Authorization header, a secret environment variable handed to docker or a token printed in a
+ * server log must never reach one.
+ *
+ * One definition for both sides: findCredentials reports exactly the places redactValue would
+ * change, so whatever the recorder wrote passes validate, and a rule added here is enforced on
+ * both at once. Names are matched as names (a flag, a query parameter, a variable, a field), never
+ * as any word containing "token": --max-num-batched-tokens, --tokenizer, output_tokens, eos_token
+ * and hf_cache are not secrets.
+ */
+
+/** What a secret is replaced with: recognisably redacted, and itself never taken for a secret. */
+export const REDACTED = '<redacted>';
+
+export interface CredentialFinding {
+  /** JSON path of the string that holds it, e.g. harness.command[3]. */
+  readonly path: string;
+  /** What kind of credential, never its value. */
+  readonly what: string;
+}
+
+type Report = (what: string) => void;
+const IGNORE: Report = () => {};
+
+/** Values that stand for no secret: empty, unset, a placeholder, a reference to a variable, or already redacted. */
+function isPlaceholder(value: string): boolean {
+  return /^(?:|none|null|nil|undefined|true|false|redacted|\[redacted\]|\*+|<[^<>]*>|\$\{?[A-Za-z_]\w*\}?)$/i.test(value.trim());
+}
+
+/**
+ * Where a name is seen decides how short a secret name may be: a bare `token` or `key` is a
+ * secret as a flag (--token), a query parameter (?key=) or a variable, but in free text
+ * ("key: value" in a log line) it is too common a word to redact on.
+ */
+type NameContext = 'flag' | 'query' | 'text';
+
+/** The word before `token` that makes it a tokenizer's token (eos_token, --chat-template-pad-token), not a credential. */
+const VOCABULARY_TOKENS = new Set(['bos', 'eos', 'pad', 'unk', 'sep', 'cls', 'mask', 'special', 'stop', 'start', 'end', 'image', 'audio', 'video', 'vision', 'placeholder', 'think', 'reasoning', 'tool', 'added', 'new', 'max', 'num', 'per']);
+/** The word before `key` that makes it a credential (api_key, secret_access_key), not a cache or hash key. */
+const KEY_OWNERS = new Set(['api', 'access', 'secret', 'private', 'auth', 'client', 'subscription', 'account', 'master', 'encryption', 'signing', 'hmac', 'service', 'admin', 'license', 'app', 'webhook', 'session', 'ssh']);
+/** Last words that name a secret wherever they are seen. */
+const SECRET_TAILS = new Set(['token', 'secret', 'apikey', 'pat']);
+/** Last words that are secrets in a URL (signed-URL parameters), but too vague elsewhere. */
+const QUERY_TAILS = new Set(['sig', 'signature', 'credential', 'credentials', 'auth']);
+
+/** Whether a flag, parameter, variable or field of this name holds a secret. */
+export function isSecretName(raw: string, context: NameContext = 'flag'): boolean {
+  const name = raw.replace(/^-+/, '').toLowerCase().replace(/[-.\s]/g, '_');
+  if (name.includes('password') || name.includes('passwd')) return true;
+  const parts = name.split('_').filter((part) => part !== '');
+  const last = parts.at(-1);
+  if (last === undefined) return false;
+  const previous = parts.at(-2);
+  if (context === 'query' && QUERY_TAILS.has(last)) return true;
+  if (last === 'authorization') return true;
+  if (parts.length === 1) {
+    if (last === 'secret' || last === 'apikey') return true;
+    if (last === 'token' || last === 'key') return context !== 'text';
+    return context === 'flag' && last === 'auth';
+  }
+  if (last === 'token') return !VOCABULARY_TOKENS.has(previous!);
+  if (SECRET_TAILS.has(last)) return true;
+  if (last === 'key') return KEY_OWNERS.has(previous!);
+  return false;
+}
+
+/** HTTP headers whose values are credentials. */
+function isSecretHeader(name: string): boolean {
+  const lower = name.trim().toLowerCase();
+  return lower === 'cookie' || lower === 'set-cookie' || isSecretName(lower, 'flag');
+}
+
+/** Well-known token shapes, wherever they appear (a flag of any name, a log line, a path). */
+const TOKEN_SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g, 'Hugging Face token'],
+  [/(?<![\w-])sk-(?=[\w-]*\d)[A-Za-z0-9_-]{20,}/g, 'sk- API key'],
+  [/(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g, 'GitHub token'],
+  [/(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g, 'AWS access key id'],
+  [/(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])/g, 'Google API key'],
+  [/(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/g, 'Slack token'],
+  [/(?<![\w-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, 'JSON web token'],
+];
+
+/** scheme://… up to whitespace, a quote or an angle bracket (which also ends it before a <redacted>). */
+const URL_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s"'<>]*)/gi;
+const PARAM_PATTERN = /([?&;#])([^=&;#\s]+)=([^&;#\s]*)/g;
+
+function redactUrlsIn(text: string, report: Report): string {
+  return text.replace(URL_PATTERN, (_match, scheme: string, rest: string) => {
+    const authorityEnd = rest.search(/[/?#]/);
+    const authority = authorityEnd === -1 ? rest : rest.slice(0, authorityEnd);
+    let tail = authorityEnd === -1 ? '' : rest.slice(authorityEnd);
+    let host = authority;
+    const at = authority.lastIndexOf('@');
+    // Stripped, not replaced: what is left is still a URL that says where, and nothing of who.
+    if (at !== -1) {
+      host = authority.slice(at + 1);
+      report('URL userinfo (user:password@)');
+    }
+    tail = tail.replace(PARAM_PATTERN, (param, separator: string, name: string, value: string) => {
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // a malformed escape: judge the name as written
+      }
+      if (!isSecretName(decoded, 'query') || isPlaceholder(value)) return param;
+      report(`secret URL parameter "${decoded}"`);
+      return `${separator}${name}=${REDACTED}`;
+    });
+    return `${scheme}${host}${tail}`;
+  });
+}
+
+/** Authorization's scheme word stays: "Bearer <redacted>" still says how the server was reached. */
+const BEARER_PATTERN = /\b(Bearer)(\s+)([A-Za-z0-9._~+/-]{8,}=*)/gi;
+
+/** --flag value or --flag=value inside a string (a shell script given to sh -c, a logged command line). */
+const FLAG_PATTERN = /(?<![\w.-])(--?[A-Za-z][\w.-]*)(=|[ \t]+)(?:"([^"]*)"|'([^']*)'|([^\s"']+))/g;
+
+/** name=value, name: value, "name": "value", 'name': 'value', name: ['a', 'b'] (env assignments, JSON, Python reprs such as vLLM's logged args, headers in logs). */
+const ASSIGNMENT_PATTERN = /(?<![\w.-])(["']?)([A-Za-z][\w.-]*)\1([ \t]*[:=][ \t]*)(?:"([^"]*)"|'([^']*)'|(\[[^\]\n]*\]|(?:(?:Bearer|Basic|Digest|Token)[ \t]+)?[^\s"',;&}\])]+))/g;
+
+function redactTextWith(text: string, report: Report): string {
+  let out = redactUrlsIn(text, report);
+  out = out.replace(BEARER_PATTERN, (match, scheme: string, space: string, token: string) => {
+    if (isPlaceholder(token)) return match;
+    report('Bearer token');
+    return `${scheme}${space}${REDACTED}`;
+  });
+  out = out.replace(FLAG_PATTERN, (match, flag: string, separator: string, double?: string, single?: string, bare?: string) => {
+    const value = double ?? single ?? bare ?? '';
+    if (!isSecretName(flag, 'flag') || isPlaceholder(value)) return match;
+    // "--use-auth-token --next-flag": a switch, not a flag with a value.
+    if (separator !== '=' && value.startsWith('-')) return match;
+    report(`value of ${flag}`);
+    const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
+    return `${flag}${separator}${quote}${REDACTED}${quote}`;
+  });
+  out = out.replace(ASSIGNMENT_PATTERN, (match, nameQuote: string, name: string, separator: string, double?: string, single?: string, bare?: string) => {
+    const raw = double ?? single ?? bare ?? '';
+    const value = raw.replace(/^(?:Bearer|Basic|Digest|Token)[ \t]+/i, '');
+    if (!isSecretName(name, 'text') || isPlaceholder(value)) return match;
+    report(`value of ${name}`);
+    const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
+    return `${nameQuote}${name}${nameQuote}${separator}${quote}${raw.slice(0, raw.length - value.length)}${REDACTED}${quote}`;
+  });
+  for (const [pattern, what] of TOKEN_SHAPES) {
+    out = out.replace(pattern, () => {
+      report(what);
+      return REDACTED;
+    });
+  }
+  return out;
+}
+
+/** A header as given to --header/-H ("Name: value"): a credential's value redacted, its name kept. */
+function redactHeaderWith(header: string, report: Report): string {
+  const colon = header.indexOf(':');
+  if (colon > 0 && isSecretHeader(header.slice(0, colon))) {
+    const value = header.slice(colon + 1).trim();
+    const scheme = /^(?:Bearer|Basic|Digest|Token)\s+/i.exec(value)?.[0] ?? '';
+    if (isPlaceholder(value.slice(scheme.length))) return header;
+    report(`${header.slice(0, colon).trim()} header value`);
+    return `${header.slice(0, colon)}: ${scheme}${REDACTED}`;
+  }
+  return redactTextWith(header, report);
+}
+
+const HEADER_FLAGS = new Set(['--header', '-H', '--headers']);
+const FLAG_ONLY = /^--?[A-Za-z][\w.-]*$/;
+const FLAG_INLINE = /^(--?[A-Za-z][\w.-]*)=([\s\S]*)$/;
+
+function redactArgvWith(argv: readonly string[], report: (index: number, what: string) => void): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const here: Report = (what) => report(i, what);
+    const next = argv[i + 1];
+    if (FLAG_ONLY.test(arg) && next !== undefined) {
+      if (HEADER_FLAGS.has(arg)) {
+        out.push(arg, redactHeaderWith(next, (what) => report(i + 1, what)));
+        i += 1;
+        continue;
+      }
+      // The value of a secret flag is a secret whatever it looks like; "--use-auth-token --x" is a switch.
+      if (isSecretName(arg, 'flag') && !next.startsWith('--')) {
+        if (!isPlaceholder(next)) report(i + 1, `value of ${arg}`);
+        out.push(arg, isPlaceholder(next) ? next : REDACTED);
+        i += 1;
+        continue;
+      }
+    }
+    const inline = FLAG_INLINE.exec(arg);
+    if (inline) {
+      const [, flag, value] = inline as unknown as [string, string, string];
+      if (HEADER_FLAGS.has(flag)) out.push(`${flag}=${redactHeaderWith(value, here)}`);
+      else if (isSecretName(flag, 'flag') && !isPlaceholder(value)) {
+        here(`value of ${flag}`);
+        out.push(`${flag}=${REDACTED}`);
+      } else out.push(`${flag}=${redactTextWith(value, here)}`);
+      continue;
+    }
+    out.push(redactTextWith(arg, here));
+  }
+  return out;
+}
+
+/** argv as recorded in results: userinfo stripped from URLs, secret flag values, headers, variables, URL parameters and token shapes redacted. */
+export function redactArgv(argv: readonly string[]): string[] {
+  return redactArgvWith(argv, () => {});
+}
+
+/** Any text (a log line, an error message): the same rules, less the flag-before-value context only an argv has. */
+export function redactText(text: string): string {
+  return redactTextWith(text, IGNORE);
+}
+
+/** A URL without userinfo, with secret query or fragment parameters (and any token shape in it) redacted; everything else as written. */
+export function redactUrl(url: string): string {
+  return redactTextWith(url, IGNORE);
+}
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return path === '' ? key : `${path}.${key}`;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * The walk both sides share. An array of strings is read as an argv (that is how every command in
+ * a result is stored, and `--api-key` `sk` needs its neighbour to be seen); a field named like a
+ * secret (extra_body's api_key, an engine config's hf_token) has its string value redacted whole.
+ */
+function walk(value: unknown, path: string, found: CredentialFinding[] | null): unknown {
+  const reportAt = (where: string): Report => (found === null ? IGNORE : (what) => found.push({ path: where, what }));
+  if (typeof value === 'string') return redactTextWith(value, reportAt(path));
+  if (Array.isArray(value)) {
+    if (value.length > 0 && value.every((item) => typeof item === 'string')) {
+      return redactArgvWith(value as string[], (index, what) => reportAt(childPath(path, index))(what));
+    }
+    return value.map((item, index) => walk(item, childPath(path, index), found));
+  }
+  // Plain objects only: a result is parsed JSON; anything else (a Date, a Buffer) is not walked into.
+  if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    // fromEntries defines each key as data, so a hostile "__proto__" field stays a field.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => {
+        const where = childPath(path, key);
+        if (typeof item === 'string' && isSecretName(key, 'text') && !isPlaceholder(item)) {
+          reportAt(where)(`secret field "${key}"`);
+          return [key, REDACTED];
+        }
+        return [key, walk(item, where, found)];
+      }),
+    );
+  }
+  return value;
+}
+
+/** A copy of any JSON value (a whole result) with every credential redacted, by the rules findCredentials enforces. */
+export function redactValue<T>(value: T): T {
+  return walk(value, '', null) as T;
+}
+
+/** Every credential left in a parsed result (any string anywhere), with its JSON path; empty when there is none. */
+export function findCredentials(value: unknown): CredentialFinding[] {
+  const found: CredentialFinding[] = [];
+  walk(value, '', found);
+  return found;
+}

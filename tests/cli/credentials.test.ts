@@ -1,0 +1,142 @@
+/**
+ * Credentials never reach a result (results are public; the site shows harness.command as
+ * "Reproduce") nor the terminal, while the run still authenticates with them: `load` through a
+ * proxy that refuses requests without the key, `run` against an external endpoint given with
+ * userinfo, and `run` of an engine whose command and log carry tokens.
+ */
+import { createServer, request, type Server } from 'node:http';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_PATH, spawnSim, type SimChild } from '../../harness/process/spawn-cli.ts';
+import { findCredentials } from '../../harness/schema/credentials.ts';
+import { RunResultSchema } from '../../harness/schema/result.ts';
+import { runCli, type CliOutcome } from './run-cli.ts';
+
+const HF = 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567';
+
+function resultFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json') && statSync(join(dir, name)).isFile()).map((name) => join(dir, name));
+}
+
+/** Every secret is absent from the result's text and from what the command printed; the result passes validate's rule. */
+function expectNoSecrets(text: string, outcome: CliOutcome, secrets: readonly string[]): void {
+  for (const secret of secrets) {
+    expect(text, `result holds ${secret}`).not.toContain(secret);
+    expect(outcome.stdout, `stdout holds ${secret}`).not.toContain(secret);
+    expect(outcome.stderr, `stderr holds ${secret}`).not.toContain(secret);
+  }
+  expect(findCredentials(JSON.parse(text))).toEqual([]);
+}
+
+/** A gateway in front of the sim that answers 401 unless both credentials are sent. */
+function authProxy(target: string, expected: Record<string, string>): Promise<{ server: Server; url: string; authorized: () => number; refused: () => number }> {
+  const upstream = new URL(target);
+  let authorized = 0;
+  let refused = 0;
+  const server = createServer((req, res) => {
+    if (Object.entries(expected).some(([name, value]) => req.headers[name] !== value)) {
+      refused += 1;
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    authorized += 1;
+    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({ server, url: `http://127.0.0.1:${port}`, authorized: () => authorized, refused: () => refused });
+    }),
+  );
+}
+
+describe('credentials are used, never recorded or printed', () => {
+  let sim: SimChild;
+  const dir = mkdtempSync(join(tmpdir(), 'servebench-credentials-'));
+  beforeAll(async () => {
+    sim = await spawnSim(['--decode-base-ms', '2', '--decode-per-seq-ms', '0']);
+  });
+  afterAll(async () => {
+    await sim?.stop();
+  });
+
+  const common = ['--model', 'sim-model', '--input-len', '16', '--output-len', '8', '--num-prompts', '6', '--warmup', '1', '--concurrency', '2', '--tokenizer', 'none'];
+
+  it('load --endpoint with userinfo, --api-key and a key header: authenticated run, no secret in the result or the output', { timeout: 60_000 }, async () => {
+    const proxy = await authProxy(sim.url, { authorization: 'Bearer sekrit-api-key', 'x-api-key': 'hdr-secret-1' });
+    try {
+      const endpoint = proxy.url.replace('http://', 'http://bob:hunter2@');
+      const out = join(dir, 'load.json');
+      const outcome = await runCli(['load', '--endpoint', endpoint, ...common, '--api-key', 'sekrit-api-key', '--header', 'X-Api-Key: hdr-secret-1', '--extra-body', '{"api_key":"body-secret-1"}', '--out', out]);
+      expect(outcome.code, outcome.stderr).toBe(0);
+      // It ran through the gateway with its credentials: every request was let in.
+      expect(proxy.refused()).toBe(0);
+      expect(proxy.authorized()).toBeGreaterThanOrEqual(7);
+      const text = readFileSync(out, 'utf8');
+      const result = RunResultSchema.parse(JSON.parse(text));
+      expect(result.points[0]!.metrics.completed).toBe(6);
+      expectNoSecrets(text, outcome, ['hunter2', 'bob:', 'sekrit-api-key', 'hdr-secret-1', 'body-secret-1']);
+      // What was redacted still says what was given: the URL, and that a key and a header were.
+      expect(result.harness.command).toEqual(expect.arrayContaining(['--endpoint', proxy.url, '--api-key', '<redacted>', '--extra-body', '{"api_key":"<redacted>"}']));
+      expect(result.target.endpoint).toBe(proxy.url);
+      expect(result.workload.extra_body).toEqual({ api_key: '<redacted>' });
+    } finally {
+      proxy.server.close();
+    }
+  });
+
+  it('run --launcher external --endpoint with userinfo: no secret in the result or the output', { timeout: 60_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const endpoint = sim.url.replace('http://', 'http://bob:hunter2@');
+    const outcome = await runCli(['run', '--engine', 'sim', '--launcher', 'external', '--endpoint', endpoint, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '1', '--num-prompts', '4', '--tokenizer', 'none', '--results-dir', results]);
+    const files = resultFiles(results);
+    expect(files, outcome.stderr).toHaveLength(1);
+    const text = readFileSync(files[0]!, 'utf8');
+    expectNoSecrets(text, outcome, ['hunter2', 'bob:']);
+    const result = RunResultSchema.parse(JSON.parse(text));
+    expect({ code: outcome.code, status: result.status, failure: result.run!.failure }).toEqual({ code: 0, status: 'completed', failure: null });
+    expect(result.harness.command).toContain(sim.url);
+  });
+
+  it('run of an engine whose command and log carry tokens: the failed result keeps the log tail, without them', { timeout: 60_000 }, async () => {
+    const engines = mkdtempSync(join(tmpdir(), 'sb-engines-'));
+    const engine = join(engines, 'leaky.yaml');
+    const sim = ['node', '--import', 'tsx', CLI_PATH, 'sim'].map((a) => `'${a}'`).join(' ');
+    // A launcher script with a token in it, that logs its arguments the way vLLM does, then never becomes healthy.
+    const script = `export HF_TOKEN=${HF}; echo "non-default args: {'model': '$1', 'api_key': 'engine-secret-1'}"; echo "Authorization: Bearer log-bearer-secret-1"; exec ${sim} --model-name "$1" --port "$2"`;
+    writeFileSync(
+      engine,
+      [
+        'name: leaky',
+        'display_name: test engine',
+        'description: a test engine that leaks tokens into its command and log',
+        'source: { repository: null, docs: ["README.md"] }',
+        'image: null',
+        'version: { http: /version, field: version }',
+        `serve: { command: ${JSON.stringify(['bash', '-c', script, 'engine', '{model}', '{port}'])}, flags: {}, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
+        'health: { path: /not-a-health-path, status: 200, timeout_s: 3 }',
+        'metrics: { path: /metrics }',
+        'fatal_log_patterns: []',
+        'quirks: { ignore_eos: body }',
+      ].join('\n'),
+    );
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--tokenizer', 'none', '--results-dir', results]);
+    expect(outcome.code).toBe(1);
+    const files = resultFiles(results);
+    expect(files).toHaveLength(1);
+    const text = readFileSync(files[0]!, 'utf8');
+    expectNoSecrets(text, outcome, [HF, 'engine-secret-1', 'log-bearer-secret-1']);
+    const result = RunResultSchema.parse(JSON.parse(text));
+    expect(result.run!.failure!.phase).toBe('health');
+    expect(result.run!.failure!.log_tail).toEqual(expect.arrayContaining(["non-default args: {'model': 'sim-model', 'api_key': '<redacted>'}", 'Authorization: Bearer <redacted>']));
+    expect(result.run!.engine.command[2]).toContain('export HF_TOKEN=<redacted>;');
+  });
+});
