@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { resultRelativePath } from '../run/result-path.ts';
 import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../schema/result.ts';
+import { findCredentials } from '../schema/credentials.ts';
 import { checkColumnFit } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
 import { MAX_RESULT_BYTES } from './result-files.ts';
@@ -143,6 +144,10 @@ export function checkResultText(file: string, text: string, relativePath: string
     return rejected();
   }
   const result = parsed.data;
+  // Results are public: the harness redacts when it records, so a credential here was put in by hand or by an older harness.
+  for (const finding of findCredentials(data)) {
+    add(finding.path, `holds a credential (${finding.what}); results are public`, 'remove it or replace it with <redacted> (servebench redacts these when it records a run)');
+  }
   checkPlausibility(result, add);
   checkProvenance(result, add);
   if (result.run) checkColumnFit({ result, run: result.run, relativePath: relativePath ?? file, sha256 }, add);

@@ -215,3 +215,16 @@ describe('the small ones', () => {
     expect(report.problems.find((p) => p.file.endsWith('big.json'))?.message).toMatch(/1073741824 bytes, over the 8388608 limit/);
   }, 30_000);
 });
+
+describe('credentials', () => {
+  it('a result that still holds one is refused, naming where (never the secret)', () => {
+    const r = synthetic();
+    r.harness.command = ['load', '--endpoint', 'http://bob:hunter2@127.0.0.1:8000', '--header', 'Authorization: Bearer abc.def'];
+    r.target.endpoint = 'http://127.0.0.1:8000/?api_key=s3cret';
+    const problems = problemsOf(r).join('\n');
+    expect(problems).toMatch(/harness\.command\[2\]: holds a credential/);
+    expect(problems).toMatch(/harness\.command\[4\]: holds a credential/);
+    expect(problems).toMatch(/target\.endpoint: holds a credential/);
+    expect(problems).not.toMatch(/hunter2|s3cret|abc\.def/);
+  });
+});
