@@ -54,7 +54,9 @@ function mainHelp(): string {
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',
-    'written (it went to stdout), 130 interrupted (SIGINT), 143 terminated (SIGTERM).',
+    'written (it went to stdout), 70 internal error (a servebench bug: please report it, with --debug for the stack),',
+    '129 hung up (SIGHUP: the terminal or SSH session went away), 130 interrupted (SIGINT), 143 terminated (SIGTERM).',
+    'On any of those three signals a run stops its engine and still writes its result.',
     '',
   ].join('\n');
 }
@@ -92,7 +94,7 @@ if (isEntry) {
         process.exitCode = error.exitCode;
       } else {
         process.stderr.write(`servebench: internal error: ${error instanceof Error ? (debug ? error.stack : error.message) : String(error)}\n`);
-        process.exitCode = 70;
+        process.exitCode = EXIT.internalError;
       }
     },
   );

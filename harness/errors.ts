@@ -10,6 +10,10 @@ export const EXIT = {
   usage: 2,
   /** Measured, but the result file could not be written (the result went to stdout instead). */
   outputFailed: 3,
+  /** A servebench bug: an error other than a ServebenchError reached the CLI (EX_SOFTWARE, sysexits.h). */
+  internalError: 70,
+  /** Stopped by SIGHUP: the terminal went away. The signal exit codes are 128 + the signal's number. */
+  hangup: 129,
   /** Interrupted by SIGINT. */
   interrupted: 130,
   /** Terminated by SIGTERM. */

@@ -10,6 +10,7 @@ import { EXIT, usageError } from '../errors.ts';
 import { servebenchCacheDir } from '../io/cache-dir.ts';
 import { ensureDummyModel, SHAPES } from './dummy-model.ts';
 import { startEmbeddedServer } from './server.ts';
+import { untilStopSignal } from '../process/stop-signals.ts';
 
 export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env['SERVEBENCH_MODEL_CACHE'] ?? join(servebenchCacheDir(env), 'models');
@@ -51,10 +52,7 @@ export const embeddedCommand: Command = {
       threads: int('threads', 1),
     });
     process.stdout.write(booleanOption(raw, 'json') ? `${JSON.stringify({ url: server.url })}\n` : `servebench embedded engine listening on ${server.url} (${modelPath})\n`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await untilStopSignal();
     await server.close();
     return EXIT.ok;
   },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EXIT, usageError } from '../errors.ts';
 import { parseCommandArgs } from '../cli/options.ts';
 import { writeNewFileAtomic } from '../io/atomic-write.ts';
+import { stopOnSignal } from '../process/stop-signals.ts';
 import { loadSpec, normalizeLoadOptions, redactArgv } from './load-options.ts';
 import { createProgressReporter } from './progress.ts';
 import { runLoad } from './run-load.ts';
@@ -21,17 +22,11 @@ export const loadCommand = {
     if (config.out !== null && !config.out.endsWith('/') && existsSync(config.out)) {
       throw usageError(`--out: ${config.out} already exists; results are never overwritten`);
     }
-    const controller = new AbortController();
-    let signalExit: number = EXIT.interrupted;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      const code = signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
-      if (controller.signal.aborted) process.exit(code);
-      signalExit = code;
-      process.stderr.write(`\nservebench: ${signal}; keeping the points completed so far (again to quit now)\n`);
-      controller.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // There is no engine to tear down here: a second signal gives up the result and quits.
+    const stop = stopOnSignal({
+      stopping: 'keeping the points completed so far',
+      again: { hint: 'again to quit now', notice: 'quitting now', act: (code) => process.exit(code) },
+    });
     const progress = createProgressReporter(process.stderr, config.loads.length, {
       count: config.numPrompts,
       durationS: config.durationS,
@@ -39,7 +34,7 @@ export const loadCommand = {
     });
     try {
       const { result } = await runLoad(config, {
-        signal: controller.signal,
+        signal: stop.signal,
         argv: ['servebench', 'load', ...redactArgv(argv)],
         onProgress: config.progress ? (i, state) => progress.update(i, config.loads[i]!, state) : undefined,
         onPointDone: () => progress.finishPoint(),
@@ -61,7 +56,7 @@ export const loadCommand = {
         process.stderr.write(`servebench: ${writeError}; the result was printed to stdout instead\n`);
         return EXIT.outputFailed;
       }
-      if (result.outcome.interrupted) return signalExit;
+      if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
       if (result.outcome.exceeded_max_failure_rate) {
         process.stderr.write(
           `servebench: ${(result.outcome.failure_rate * 100).toFixed(1)}% of requests failed, above --max-failure-rate ${(config.maxFailureRate * 100).toFixed(1)}%\n`,
@@ -70,8 +65,7 @@ export const loadCommand = {
       }
       return EXIT.ok;
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stop.dispose();
     }
   },
 };

@@ -68,7 +68,8 @@ export const loadSpec: CommandSpec = {
     '  servebench load --endpoint http://127.0.0.1:8000 --model m --rate 2,4,8 --burstiness 0.5 --max-concurrency 64',
     '',
     'Exit status: 0 ok; 1 failure rate above --max-failure-rate; 2 bad input or unreachable server (nothing measured);',
-    '3 the result could not be written (it went to stdout); 130 SIGINT, 143 SIGTERM (completed points are kept).',
+    '3 the result could not be written (it went to stdout); 70 internal error (a servebench bug);',
+    '129 SIGHUP, 130 SIGINT, 143 SIGTERM (completed points are kept; a second signal quits at once, without them).',
     'Metric definitions: docs/metrics.md.',
   ].join('\n'),
 };

@@ -22,6 +22,9 @@ import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
 import { freePort } from './free-port.ts';
+import { KILL_WAIT_MS, STOP_GRACE_MS } from './process-launcher.ts';
+import { killOwnedGroups } from '../process/owned-groups.ts';
+import { stopOnSignal } from '../process/stop-signals.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -61,7 +64,12 @@ const spec: CommandSpec = {
     { name: 'json', help: 'Print the result JSON instead of the summary table.' },
     { name: 'no-progress', help: 'Do not draw the progress bar.' },
   ],
-  epilog: 'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input; 130 SIGINT, 143 SIGTERM (the server is always stopped, the result always written).',
+  epilog: [
+    'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input;',
+    '70 internal error (a servebench bug); 129 SIGHUP (the terminal went away), 130 SIGINT, 143 SIGTERM: the server is always',
+    `stopped and the result always written. The server gets ${STOP_GRACE_MS / 1000} s from the signal, then SIGKILL (a second signal: SIGKILL`,
+    `at once); the result is written within ${(STOP_GRACE_MS + KILL_WAIT_MS) / 1000} s of the signal, inside the 30 s SLURM and Kubernetes allow by default.`,
+  ].join('\n'),
 };
 
 
@@ -176,20 +184,23 @@ export const runCommand: Command = {
       return EXIT.ok;
     }
 
-    const controller = new AbortController();
-    let signalExit: number = EXIT.interrupted;
-    const onSignal = (received: NodeJS.Signals): void => {
-      signalExit = received === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
-      process.stderr.write(`\nservebench: ${received}; stopping the run and the server\n`);
-      controller.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // A second signal does not skip the teardown: it only takes away the engine's grace period.
+    const stop = stopOnSignal({
+      stopping: 'stopping the run and the server',
+      again: { hint: 'again to kill the server at once', notice: 'killing the server at once', act: () => killOwnedGroups('SIGKILL') },
+    });
+    // Some steps do not heed the abort (the probe's requests wait up to minutes on a slow server):
+    // the engine gets the same grace from the signal whatever the run was doing, then is killed,
+    // which fails whatever still waits on it, so the result is written inside a scheduler's grace.
+    let deadline: NodeJS.Timeout | undefined;
+    stop.signal.addEventListener('abort', () => {
+      deadline = setTimeout(() => killOwnedGroups('SIGKILL'), STOP_GRACE_MS).unref();
+    });
     const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
     try {
       const { result, path } = await executeRun(
         plan,
-        controller.signal,
+        stop.signal,
         booleanOption(raw, 'no-progress') ? undefined : (i, state) => progress.update(i, load.loads[i]!, state),
         () => progress.finishPoint(),
       );
@@ -197,13 +208,13 @@ export const runCommand: Command = {
       process.stderr.write(`servebench: wrote ${path}\n`);
       if (result.run?.failure) {
         process.stderr.write(`servebench: the run failed during ${result.run.failure.phase}: ${result.run.failure.message}\n`);
-        return controller.signal.aborted ? signalExit : EXIT.thresholdExceeded;
+        return stop.exitCode() ?? EXIT.thresholdExceeded;
       }
-      if (result.outcome.interrupted) return signalExit;
+      if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
       return result.outcome.exceeded_max_failure_rate ? EXIT.thresholdExceeded : EXIT.ok;
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      clearTimeout(deadline);
+      stop.dispose();
     }
   },
 };

@@ -1,6 +1,7 @@
 /**
- * `servebench sim`: runs the simulated engine until SIGINT/SIGTERM. Prints exactly one line when
- * listening (JSON with --json) because tests and scripts spawn it and read that line for the port.
+ * `servebench sim`: runs the simulated engine until SIGINT, SIGTERM or SIGHUP. Prints exactly one
+ * line when listening (JSON with --json) because tests and scripts spawn it and read that line for
+ * the port.
  */
 import type { Command } from '../cli.ts';
 import {
@@ -15,6 +16,7 @@ import { EXIT, usageError } from '../errors.ts';
 import { PERSONALITIES, SIM_DEFAULTS, isLoopbackHost, type Personality, type SimConfig } from './config.ts';
 import { parseFaultSpec } from './faults.ts';
 import { startSimServer } from './server.ts';
+import { untilStopSignal } from '../process/stop-signals.ts';
 
 const spec: CommandSpec = {
   name: 'sim',
@@ -106,25 +108,13 @@ export function simConfigFromArgs(argv: readonly string[]): Partial<SimConfig> &
   };
 }
 
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
-
 export const simCommand: Command = {
   spec,
   async run(argv) {
     const { json, ...config } = simConfigFromArgs(argv);
     const server = await startSimServer(config);
     // Listen for signals before announcing the port, so whoever reads the line can stop us at once.
-    const signal = waitForSignal();
+    const signal = untilStopSignal();
     const { personality } = server.config;
     process.stdout.write(json
       ? `${JSON.stringify({ url: server.url, port: server.port, personality })}\n`

@@ -1,0 +1,389 @@
+/**
+ * Every signal that asks servebench to stop, sent to real processes mid-measurement: from a
+ * terminal (Ctrl-C's SIGINT; SIGHUP when an SSH session drops, by `kill` and by a real pty
+ * hang-up), from `kill` and schedulers (SIGTERM, then SIGKILL after a grace period: Kubernetes
+ * signals servebench only, SLURM every process of the job). Each time: servebench exits by itself
+ * with 128 + the signal's number, the result says interrupted, and no process of the engine's
+ * group is left (on a GPU host, one would hold the GPU).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_PATH, spawnSim } from '../../harness/process/spawn-cli.ts';
+import { exitCodeFor, STOP_SIGNALS } from '../../harness/process/stop-signals.ts';
+import { killOwnedGroups } from '../../harness/process/owned-groups.ts';
+import { freePort } from '../../harness/run/free-port.ts';
+import type { LaunchedServer } from '../../harness/run/launched-server.ts';
+import { launchProcess } from '../../harness/run/process-launcher.ts';
+import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A process as /proc/<pid>/stat describes it (Linux). */
+interface Proc {
+  readonly pid: number;
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgrp: number;
+}
+
+function processes(): Proc[] {
+  const out: Proc[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+    const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.push({ pid: Number(name), state: state!, ppid: Number(ppid), pgrp: Number(pgrp) });
+  }
+  return out;
+}
+
+/** Live (not zombie) members of a process group. */
+function groupMembers(pgid: number): number[] {
+  return processes().filter((p) => p.pgrp === pgid && p.state !== 'Z').map((p) => p.pid);
+}
+
+function running(pid: number): boolean {
+  return processes().some((p) => p.pid === pid && p.state !== 'Z');
+}
+
+/** The engine servebench launched: its child that leads a process group of its own. */
+function engineGroupOf(servebenchPid: number): number {
+  const leaders = processes().filter((p) => p.ppid === servebenchPid && p.pgrp === p.pid);
+  expect(leaders, 'servebench should have launched exactly one engine group').toHaveLength(1);
+  return leaders[0]!.pid;
+}
+
+/** Groups to SIGKILL after each test, so that a failing run leaves nothing behind. */
+const leftovers: number[] = [];
+afterEach(() => {
+  for (const pgid of leftovers.splice(0)) {
+    if (!(pgid > 1)) continue; // kill(-0) would be our own group
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // already gone: the expected case
+    }
+  }
+});
+
+/** Until `check` holds (polling), or false after `ms`. */
+async function eventually(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+}
+
+function resultFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.json')) out.push(path);
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+function onlyResult(dir: string): RunResult {
+  const files = resultFiles(dir);
+  expect(files, 'exactly one result file').toHaveLength(1);
+  return RunResultSchema.parse(JSON.parse(readFileSync(files[0]!, 'utf8')));
+}
+
+/** Measured requests (not the probe's) the sim on `port` has received for point `point`. */
+async function measuredRequests(port: number, point: number): Promise<number> {
+  try {
+    const truth = (await (await fetch(`http://127.0.0.1:${port}/ground-truth`)).json()) as { requests: Array<{ request_id: string }> };
+    return truth.requests.filter((r) => r.request_id.includes(`-p${point}-`)).length;
+  } catch {
+    return 0; // not listening yet
+  }
+}
+
+interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Date.now() at the exit. */
+  readonly at: number;
+}
+
+interface StartedRun {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly results: string;
+  readonly exited: Promise<Exit>;
+  /** The engine's process group, found once the run measures. */
+  readonly engine: number;
+  stderr(): string;
+}
+
+/** Requests the sim on `port` has received: the probe's and the measured ones. */
+async function allRequests(port: number): Promise<number> {
+  try {
+    return ((await (await fetch(`http://127.0.0.1:${port}/ground-truth`)).json()) as { requests: unknown[] }).requests.length;
+  } catch {
+    return 0;
+  }
+}
+
+/** `servebench run --launcher process` on the sim (or `engine`), returned once it measures (or probes). */
+async function startRun(engine = 'sim', phase: 'measure' | 'probe' = 'measure'): Promise<StartedRun> {
+  const port = await freePort();
+  const results = mkdtempSync(join(tmpdir(), 'sb-signals-'));
+  // 2000 requests take a minute on the sim: every signal lands mid-measurement.
+  const args = ['run', '--engine', engine, '--launcher', 'process', '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '2', '--num-prompts', '2000', '--tokenizer', 'none', '--port', String(port), '--results-dir', results, '--no-progress'];
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const there = await eventually(async () => gone || (phase === 'measure' ? (await measuredRequests(port, 0)) >= 4 : (await allRequests(port)) > 0), 40_000);
+  expect(there && !gone, `the run should be in its ${phase} phase: ${stderr}`).toBe(true);
+  if (phase === 'probe') expect(await measuredRequests(port, 0)).toBe(0);
+  const group = engineGroupOf(child.pid!);
+  leftovers.push(group);
+  return { child, port, results, exited, engine: group, stderr: () => stderr };
+}
+
+/** What must hold after every stop: the engine's whole group is gone, its port closed. */
+async function expectEngineGone(run: { engine: number; port: number }): Promise<void> {
+  // SIGKILL is delivered asynchronously: allow the kernel a moment, not the engine a grace period.
+  expect(await eventually(() => groupMembers(run.engine).length === 0, 1000), `engine group ${run.engine} left: ${groupMembers(run.engine).join(', ')}`).toBe(true);
+  expect(await listening(run.port)).toBe(false);
+}
+
+async function listening(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+}
+
+/**
+ * A scheduler: `signal` to the given processes, then SIGKILL to servebench after `graceMs` if
+ * it is still there. Resolves with how servebench ended and how long after the signal.
+ */
+async function schedulerStop(run: StartedRun, signal: NodeJS.Signals, graceMs: number, alsoGroup = false): Promise<Exit & { afterMs: number; killed: boolean }> {
+  const sentAt = Date.now();
+  run.child.kill(signal);
+  if (alsoGroup) process.kill(-run.engine, signal);
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    run.child.kill('SIGKILL');
+  }, graceMs);
+  const exit = await run.exited;
+  clearTimeout(timer);
+  return { ...exit, afterMs: exit.at - sentAt, killed };
+}
+
+/** An engine spec that runs the sim through `bash -c script` (model and port as $1 and $2). */
+function simEngine(name: string, script: (sim: string) => string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
+  const sim = [process.execPath, '--import', 'tsx', CLI_PATH, 'sim', '--model-name', '"$1"', '--port', '"$2"'].map((a) => (a.startsWith('"') ? a : `'${a}'`)).join(' ');
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      `name: ${name}`,
+      'display_name: a variant of the sim',
+      'description: a test engine',
+      'source: { repository: null, docs: ["README.md"] }',
+      'image: null',
+      'version: { http: /version, field: version }',
+      `serve: { command: ${JSON.stringify(['bash', '-c', script(sim), 'engine', '{model}', '{port}'])}, flags: {}, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
+      'health: { path: /health, status: 200, timeout_s: 30 }',
+      'metrics: { path: /metrics }',
+      'fatal_log_patterns: []',
+      'quirks: { ignore_eos: body }',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/** Its leader ignores SIGTERM (as an engine slow to shut down): only SIGKILL ends it. */
+const stubbornEngine = (): string => simEngine('stubborn', (sim) => `trap '' TERM; ${sim} & while :; do sleep 0.2; done`);
+
+describe('stop signals', () => {
+  it('exit 128 + the signal number, as a shell reports a process the signal killed', () => {
+    for (const signal of STOP_SIGNALS) expect(exitCodeFor(signal)).toBe(128 + constants.signals[signal]);
+    expect(STOP_SIGNALS).toEqual(['SIGINT', 'SIGTERM', 'SIGHUP']);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('the process launcher stops the whole group, in bounded time', () => {
+  const stubbornGroup = (): Promise<LaunchedServer> =>
+    launchProcess({ argv: ['bash', '-c', "trap '' TERM; sleep 60 & while :; do sleep 0.1; done"], endpoint: 'http://127.0.0.1:1', logFile: join(mkdtempSync(join(tmpdir(), 'sb-launch-')), 'log'), graceMs: 500 });
+
+  it('a leader that ignores SIGTERM gets SIGKILL after the grace; nothing of its group is left', async () => {
+    const server = await stubbornGroup();
+    leftovers.push(server.pid!);
+    await sleep(200);
+    const started = Date.now();
+    await server.stop();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(await eventually(() => groupMembers(server.pid!).length === 0, 1000)).toBe(true);
+  });
+
+  it('killOwnedGroups (a second signal, the run\'s deadline) ends the grace at once', async () => {
+    const server = await stubbornGroup();
+    leftovers.push(server.pid!);
+    await sleep(200);
+    const started = Date.now();
+    const stopping = server.stop();
+    killOwnedGroups('SIGKILL');
+    await stopping;
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(await eventually(() => groupMembers(server.pid!).length === 0, 1000)).toBe(true);
+  });
+
+  it('servebench exiting before stop() (a crash) still kills the group', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-crash-'));
+    const script = join(dir, 'crash.mts');
+    const launcher = new URL('../../harness/run/process-launcher.ts', import.meta.url).href;
+    writeFileSync(
+      script,
+      [
+        `import { launchProcess } from ${JSON.stringify(launcher)};`,
+        `const server = await launchProcess({ argv: ['sleep', '60'], endpoint: 'http://127.0.0.1:1', logFile: ${JSON.stringify(join(dir, 'log'))} });`,
+        'console.log(server.pid);',
+        "setTimeout(() => { throw new Error('a servebench bug'); }, 100);",
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const pgid = Number(stdout.trim());
+    leftovers.push(pgid);
+    expect(code).toBe(1);
+    expect(pgid).toBeGreaterThan(0);
+    expect(await eventually(() => groupMembers(pgid).length === 0, 1000)).toBe(true);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('servebench run stopped by a signal (process launcher, sim engine)', () => {
+  // SIGINT: Ctrl-C. SIGHUP: the terminal went away (before: killed at once, no result, the engine
+  // left running). Each with SIGKILL after 5 s, so a run that does not stop by itself fails.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    it(`${signal}: exit ${code} by itself, an interrupted result written, the engine's group gone`, { timeout: 60_000 }, async () => {
+      const run = await startRun();
+      const exit = await schedulerStop(run, signal, 5000);
+      expect(exit.killed, run.stderr()).toBe(false);
+      expect({ code: exit.code, signal: exit.signal }, run.stderr()).toEqual({ code, signal: null });
+      const result = onlyResult(run.results);
+      expect(result.status).toBe('interrupted');
+      expect(result.outcome.interrupted).toBe(true);
+      expect(run.stderr()).toContain(`servebench: ${signal}; stopping the run and the server`);
+      await expectEngineGone(run);
+    });
+  }
+
+  it('SLURM: SIGTERM to every process of the job (servebench and the engine), SIGKILL after a grace: exit 143 before it, result written, engine gone', { timeout: 60_000 }, async () => {
+    const run = await startRun();
+    const exit = await schedulerStop(run, 'SIGTERM', 5000, true);
+    expect(exit.killed, run.stderr()).toBe(false);
+    expect(exit.code, run.stderr()).toBe(143);
+    // The engine may die before servebench notices the signal: the run is then failed as well as
+    // interrupted; either way it is written.
+    expect(onlyResult(run.results).outcome.interrupted).toBe(true);
+    await expectEngineGone(run);
+  });
+
+  it("an engine that ignores SIGTERM: SIGKILL after the launcher's 10 s grace, so servebench exits by itself inside the schedulers' default 30 s", { timeout: 90_000 }, async () => {
+    const run = await startRun(stubbornEngine());
+    const exit = await schedulerStop(run, 'SIGTERM', 30_000);
+    expect(exit.killed, run.stderr()).toBe(false);
+    expect(exit.code, run.stderr()).toBe(143);
+    expect(exit.afterMs).toBeGreaterThanOrEqual(9_000); // it did wait out the grace
+    expect(exit.afterMs).toBeLessThan(16_000);
+    expect(onlyResult(run.results).outcome.interrupted).toBe(true);
+    await expectEngineGone(run);
+  });
+
+  it("SIGTERM while the probe waits on a server that does not answer: the engine is killed at the grace's end, so servebench still exits inside 30 s", { timeout: 90_000 }, async () => {
+    // Every response stalls for 10 minutes: the probe (which does not heed the abort) would wait for its own 120 s timeout.
+    const run = await startRun(simEngine('stalls', (sim) => `exec ${sim} --faults stall=1 --stall-ms 600000`), 'probe');
+    const exit = await schedulerStop(run, 'SIGTERM', 30_000);
+    expect(exit.killed, run.stderr()).toBe(false);
+    expect(exit.code, run.stderr()).toBe(143);
+    expect(exit.afterMs).toBeLessThan(16_000);
+    const result = onlyResult(run.results);
+    expect(result.outcome.interrupted).toBe(true);
+    // The probe was cut short by the kill (and the run failed at its next request to the server).
+    expect(result.run!.probe!.error).toBeTruthy();
+    expect(result.run!.failure).not.toBeNull();
+    await expectEngineGone(run);
+  });
+
+  it('a second signal during teardown does not skip it: the engine is killed at once, the result written, the exit code the first signal\'s', { timeout: 60_000 }, async () => {
+    const run = await startRun(stubbornEngine());
+    run.child.kill('SIGTERM');
+    await sleep(1000); // tearing down: the stubborn leader waits out its grace
+    const sentAt = Date.now();
+    run.child.kill('SIGINT');
+    const exit = await run.exited;
+    expect(exit.code, run.stderr()).toBe(143);
+    expect(exit.at - sentAt).toBeLessThan(5000);
+    expect(run.stderr()).toContain('servebench: SIGINT again; killing the server at once');
+    expect(onlyResult(run.results).outcome.interrupted).toBe(true);
+    await expectEngineGone(run);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('a real hang-up (the pty closes under it, progress bar drawn on it): the run still stops the engine and writes its result', { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    const results = mkdtempSync(join(tmpdir(), 'sb-signals-'));
+    const argv = [process.execPath, '--import', 'tsx', CLI_PATH, 'run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '2', '--num-prompts', '2000', '--tokenizer', 'none', '--port', String(port), '--results-dir', results];
+    // script(1) runs servebench on a pty as its session leader; SIGKILL of script closes the pty's
+    // master, and the kernel hangs up the session: SIGHUP, then EIO on every write to the terminal.
+    const script = spawn('script', ['-qfec', `exec ${argv.map((a) => `'${a}'`).join(' ')}`, '/dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      expect(await eventually(async () => (await measuredRequests(port, 0)) >= 4, 40_000), 'the run should be measuring').toBe(true);
+      const servebench = processes().find((p) => p.ppid === script.pid)!.pid;
+      const engine = engineGroupOf(servebench);
+      leftovers.push(engine);
+      script.kill('SIGKILL');
+      expect(await eventually(() => !running(servebench), 15_000), 'servebench should exit by itself').toBe(true);
+      const result = onlyResult(results);
+      expect(result.status).toBe('interrupted');
+      await expectEngineGone({ engine, port });
+    } finally {
+      script.kill('SIGKILL');
+      script.stdin!.destroy();
+    }
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('servebench load stopped by SIGHUP', () => {
+  it('exit 129, the completed points written', { timeout: 60_000 }, async () => {
+    const sim = await spawnSim();
+    try {
+      const out = join(mkdtempSync(join(tmpdir(), 'sb-signals-')), 'hup.json');
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, 'load', '--endpoint', sim.url, '--model', 'sim-model', '--input-len', '32', '--output-len', '16', '--warmup', '0', '--tokenizer', 'none', '--concurrency', Array(12).fill('1').join(','), '--num-prompts', '20', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      const port = Number(new URL(sim.url).port);
+      expect(await eventually(async () => (await measuredRequests(port, 1)) > 0, 30_000), stderr).toBe(true);
+      child.kill('SIGHUP');
+      expect(await exited, stderr).toEqual({ code: 129, signal: null });
+      const result = RunResultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
+      expect(result.status).toBe('interrupted');
+      expect(result.points.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await sim.stop();
+    }
+  });
+});
