@@ -296,24 +296,3 @@ export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = p
     progress: !booleanOption(raw, 'no-progress'),
   };
 }
-
-/** argv as recorded in results: secrets replaced. */
-export function redactArgv(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), true] : [arg, false];
-    if (flag === '--api-key' || flag === '--header') {
-      const value = inline ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1] ?? '';
-      const redacted = flag === '--api-key' ? '<redacted>' : `${value.split(':')[0]}: <redacted>`;
-      out.push(inline ? `${flag}=${redacted}` : flag);
-      if (!inline) {
-        out.push(redacted);
-        i += 1;
-      }
-      continue;
-    }
-    out.push(arg);
-  }
-  return out;
-}
