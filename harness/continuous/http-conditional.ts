@@ -11,7 +11,7 @@
  * https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api
  * https://docs.github.com/en/rest/using-the-rest-api/troubleshooting-the-rest-api#rate-limit-errors
  */
-import { request } from 'undici';
+import { BoundedReadError, requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 
 export interface HttpPolicy {
   /** The longest rate-limit wait (seconds) worth sitting out; a longer one fails at once. */
@@ -94,7 +94,10 @@ export async function send(req: HttpRequest, policy: HttpPolicy): Promise<HttpRe
       response = await follow(req, policy);
     } catch (error) {
       if (error instanceof HttpError) throw error;
-      if (failures >= policy.retries) throw new HttpError(`${req.method ?? 'GET'} ${req.url}: ${(error as Error).message}`, req.url, null);
+      if (failures >= policy.retries) {
+        // A read over its time limit already names the request and the limit.
+        throw new HttpError(error instanceof BoundedReadError ? error.message : `${req.method ?? 'GET'} ${req.url}: ${(error as Error).message}`, req.url, null);
+      }
       await policy.sleep(policy.backoffMs * 2 ** failures++);
       continue;
     }
@@ -206,20 +209,29 @@ async function follow(req: HttpRequest, policy: HttpPolicy): Promise<HttpRespons
   }
 }
 
+/**
+ * A page of 100 GitHub releases with their notes, or of 100 issues, is a few megabytes; a
+ * registry's manifest or token, kilobytes. 32 MiB is none of those, only a body that never ends.
+ */
+export const MAX_API_BODY_BYTES = 32 * 1024 * 1024;
+
 async function once(req: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
   const method = req.method ?? 'GET';
-  const response = await request(req.url, {
-    method,
-    headers: { ...req.headers },
-    headersTimeout: policy.timeoutMs,
-    bodyTimeout: policy.timeoutMs,
-  });
-  const body = method === 'HEAD' ? (await response.body.dump(), '') : await response.body.text();
+  // The policy's timeout bounds the whole answer, not only the silence between two reads.
+  const limits: ReadLimits = { maxBytes: MAX_API_BODY_BYTES, timeoutMs: policy.timeoutMs };
+  let response;
+  try {
+    response = await requestBounded(req.url, { method, headers: { ...req.headers }, label: `${method} ${req.url}` }, limits);
+  } catch (error) {
+    // Too big is what that server answers every time: fail now. Too slow may pass: retried as a timeout is.
+    if (error instanceof BoundedReadError && error.limit === 'size') throw new HttpError(error.message, req.url, null);
+    throw error;
+  }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return { url: req.url, status: response.statusCode, headers, body };
+  return { url: req.url, status: response.status, headers, body: response.text() };
 }
 
 function hostOf(url: string): string {

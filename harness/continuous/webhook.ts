@@ -9,8 +9,8 @@
  * Slack answers 200 with the body `ok`; any other status is an error whose body names the cause
  * (e.g. 400 invalid_payload, 404 no_service, 410 channel_is_archived).
  */
-import { fetch } from 'undici';
 import { ServebenchError } from '../errors.ts';
+import { BoundedReadError, requestBounded } from '../io/bounded-body.ts';
 import type { AlertRegression } from './alert-input.ts';
 import { describeLoad, formatChange, type DisplayName } from './alert-markdown.ts';
 import { HEADLINE_METRICS } from '../store/headline-metrics.ts';
@@ -20,6 +20,8 @@ import type { HttpPolicy } from './http-conditional.ts';
 /** Slack: at most 50 blocks per message, 3000 characters per section text, 150 per header. */
 const MAX_LISTED = 20;
 const MAX_SECTION = 3000;
+/** What is read of the webhook's answer: enough to quote its error code. */
+const WEBHOOK_REPLY_BYTES = 4096;
 
 export interface NewRegression {
   readonly regression: AlertRegression;
@@ -97,14 +99,20 @@ export async function postWebhook(url: string, payload: SlackPayload, policy: Pi
   for (let attempt = 0; ; attempt++) {
     let response;
     try {
-      response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), signal: AbortSignal.timeout(policy.timeoutMs) });
+      // Slack answers "ok" or an error code: the first kilobytes say all there is to quote.
+      response = await requestBounded(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), label: `the webhook at ${where}`, overflow: 'truncate' },
+        { maxBytes: WEBHOOK_REPLY_BYTES, timeoutMs: policy.timeoutMs },
+      );
     } catch (error) {
+      if (error instanceof BoundedReadError) throw new ServebenchError(`webhook: ${error.message}`, REMOTE_FAILED);
       const cause = (error as Error & { cause?: Error }).cause;
       throw new ServebenchError(`webhook: cannot reach ${where}: ${cause?.message ?? (error as Error).message}`, REMOTE_FAILED);
     }
-    const text = (await response.text()).slice(0, 200);
-    if (response.ok) return;
-    const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
+    const text = response.text().slice(0, 200);
+    if (response.status >= 200 && response.status < 300) return;
+    const retryAfter = Number(response.headers['retry-after'] ?? NaN);
     if (response.status === 429 && attempt === 0 && Number.isFinite(retryAfter) && retryAfter <= policy.maxWaitS) {
       await policy.sleep(retryAfter * 1000);
       continue;

@@ -2,8 +2,8 @@
  * The target server: its URL, and a preflight that fails fast (exit 2) when it cannot be reached
  * or does not serve the model, instead of recording a run of connection errors.
  */
-import { request } from 'undici';
 import { usageError } from '../errors.ts';
+import { BoundedReadError, requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 
 export interface Endpoint {
   /** scheme://host:port, what undici's Pool connects to. */
@@ -41,16 +41,20 @@ export interface ServerFacts {
   readonly serverVersion: string | null;
 }
 
-async function getJson(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
-  const response = await request(url, { method: 'GET', headers, headersTimeout: 10_000, bodyTimeout: 10_000 });
-  const text = await response.body.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  return { status: response.statusCode, body };
+/**
+ * /v1/models: a single-model engine answers in well under a kilobyte; a gateway listing hundreds
+ * of models with their metadata, around a megabyte. 10 s: a healthy server answers at once.
+ */
+export const MODELS_LIMITS: ReadLimits = { maxBytes: 8 * 1024 * 1024, timeoutMs: 10_000 };
+/**
+ * /version is a few bytes; /props (llama.cpp: settings and the chat template) and /server_info
+ * (SGLang: every server argument) are tens of kilobytes.
+ */
+export const VERSION_LIMITS: ReadLimits = { maxBytes: 1024 * 1024, timeoutMs: 10_000 };
+
+async function getJson(url: string, headers: Record<string, string>, limits: ReadLimits): Promise<{ status: number; body: unknown }> {
+  const response = await requestBounded(url, { method: 'GET', headers }, limits);
+  return { status: response.status, body: response.json() };
 }
 
 const VERSION_SOURCES: ReadonlyArray<readonly [string, string]> = [
@@ -63,8 +67,12 @@ const VERSION_SOURCES: ReadonlyArray<readonly [string, string]> = [
 export async function preflight(endpoint: Endpoint, model: string, headers: Record<string, string>): Promise<ServerFacts> {
   let models: { status: number; body: unknown };
   try {
-    models = await getJson(`${endpoint.origin}${endpoint.basePath}/v1/models`, headers);
+    models = await getJson(`${endpoint.origin}${endpoint.basePath}/v1/models`, headers, MODELS_LIMITS);
   } catch (error) {
+    // It answered, but not as a server does: say so, rather than that it cannot be reached.
+    if (error instanceof BoundedReadError) {
+      throw usageError(`${error.message}; ${error.limit === 'size' ? `is ${endpoint.display} an OpenAI-compatible server?` : 'is the server overloaded or hung?'}`);
+    }
     const code = (error as { code?: string }).code ?? (error as Error).message;
     throw usageError(`cannot reach ${endpoint.display} (${code}); is the server running and listening there?`);
   }
@@ -83,7 +91,7 @@ export async function preflight(endpoint: Endpoint, model: string, headers: Reco
   // vLLM (and the sim) answer GET /version; llama.cpp has build_info in /props; SGLang /server_info.
   for (const [path, field] of VERSION_SOURCES) {
     try {
-      const answer = await getJson(`${endpoint.origin}${endpoint.basePath}${path}`, headers);
+      const answer = await getJson(`${endpoint.origin}${endpoint.basePath}${path}`, headers, VERSION_LIMITS);
       const value = (answer.body as Record<string, unknown> | null)?.[field];
       if (answer.status === 200 && typeof value === 'string' && value !== '') {
         serverVersion = value.slice(0, 200);

@@ -9,7 +9,7 @@ import { emptyRecord, type RequestRecord } from '../metrics/request-record.ts';
 import { readChunk } from './openai-chunk.ts';
 import { classifyError, failure, RequestAbortedError, RequestTimeoutError } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
-import { createSseDecoder } from './sse-decoder.ts';
+import { createSseDecoder, MAX_SSE_BUFFER_BYTES } from './sse-decoder.ts';
 
 export interface LiveCounters {
   contentEvents: number;
@@ -75,7 +75,13 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
         }
       },
       onError(message) {
-        streamProblem ??= failure('malformed_event', message);
+        // An event over the decoder's bound (a line that never ends): nothing after it can be
+        // decoded, so the request fails now rather than holding its connection to the timeout.
+        streamProblem ??= failure('malformed_event', `an event larger than ${MAX_SSE_BUFFER_BYTES / (1024 * 1024)} MiB: ${message}`);
+        const problem = streamProblem;
+        // Settled first: the abort reports back at once, as an error of its own.
+        finish(problem);
+        if (controller && !controller.aborted) controller.abort(new Error(problem.message));
       },
     });
 

@@ -1,17 +1,19 @@
 /** The running engine's version, the way its spec says to read it (HTTP field or a command). */
 import { execFile } from 'node:child_process';
-import { request } from 'undici';
+import { requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 import type { Engine } from '../schema/engine.ts';
 import type { LaunchedServer } from './launched-server.ts';
+
+/** A version field lives in a small JSON document (vLLM's /version, llama.cpp's /props: tens of KB). */
+export const ENGINE_VERSION_LIMITS: ReadLimits = { maxBytes: 1024 * 1024, timeoutMs: 10_000 };
 
 export async function engineVersion(engine: Engine, server: LaunchedServer): Promise<string | null> {
   const how = engine.version;
   if ('http' in how) {
     try {
-      const response = await request(`${server.endpoint}${how.http}`, { headersTimeout: 5000, bodyTimeout: 5000 });
-      const body = (await response.body.json()) as Record<string, unknown>;
-      const value = body[how.field];
-      return response.statusCode === 200 && (typeof value === 'string' || typeof value === 'number') ? String(value) : null;
+      const response = await requestBounded(`${server.endpoint}${how.http}`, {}, ENGINE_VERSION_LIMITS);
+      const value = (response.json() as Record<string, unknown> | null)?.[how.field];
+      return response.status === 200 && (typeof value === 'string' || typeof value === 'number') ? String(value) : null;
     } catch {
       return null;
     }

@@ -4,7 +4,7 @@
  * showed a fatal line — whichever comes first, with the reason.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { request } from 'undici';
+import { requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 import type { LaunchedServer } from './launched-server.ts';
 
 export class HealthError extends Error {}
@@ -48,11 +48,17 @@ export function fatalLineWatcher(file: string | null, patterns: readonly RegExp[
   };
 }
 
+/**
+ * Only the status counts, so the body is read just far enough to keep the connection for the next
+ * poll (64 KiB, then cut). 2 s for the whole answer: a server that cannot say it is healthy in 2 s
+ * is asked again on the next poll, not waited for.
+ */
+export const HEALTH_LIMITS: ReadLimits = { maxBytes: 64 * 1024, timeoutMs: 2000 };
+
 async function probeOnce(url: string, expected: number): Promise<boolean> {
   try {
-    const response = await request(url, { method: 'GET', headersTimeout: 2000, bodyTimeout: 2000 });
-    await response.body.dump();
-    return response.statusCode === expected;
+    const response = await requestBounded(url, { overflow: 'truncate' }, HEALTH_LIMITS);
+    return response.status === expected;
   } catch {
     return false;
   }

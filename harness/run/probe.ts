@@ -3,15 +3,25 @@
  * usage, does a chat stream start with a role-only chunk, which optional endpoints exist. The
  * findings go into the result, so a reader knows how the engine behaved, not how it is said to.
  */
-import { request } from 'undici';
+import { requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 import { readChunk } from '../load/openai-chunk.ts';
 import { requestBody, type BodyOptions } from '../load/request-body.ts';
 import { createSseDecoder } from '../load/sse-decoder.ts';
+import { METRICS_LIMITS } from '../telemetry/engine-metrics.ts';
 import type { Api, Probe } from '../schema/result.ts';
 import type { Engine } from '../schema/engine.ts';
 import { verifyPromptLengths } from '../workloads/verify-lengths.ts';
 
 const PROBE_TOKENS = 8;
+
+/**
+ * Eight tokens stream as a few kilobytes (an event per token, usage and timings at the end), so
+ * 4 MiB is only reached by a stream that never ends. 120 s for the whole stream, as long as the
+ * first completion after start-up may take (lazily compiled kernels, a cold cache).
+ */
+export const PROBE_LIMITS: ReadLimits = { maxBytes: 4 * 1024 * 1024, timeoutMs: 120_000 };
+/** Of an error's body only its start is quoted. */
+const ERROR_QUOTE_CHARS = 200;
 
 /**
  * `body` is the run's own body options (engine fields, the user's --extra-body): the probe's request
@@ -28,42 +38,46 @@ export async function probeServer(endpoint: string, engine: Engine, api: Api, bo
   let first = true;
   let error: string | null = null;
   try {
-    const response = await request(`${endpoint}${api === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify(requestJson),
-      headersTimeout: 120_000,
-      bodyTimeout: 120_000,
+    let errorText = '';
+    const decoder = createSseDecoder({
+      onData(data) {
+        const reading = readChunk(data);
+        if (reading.kind !== 'chunk') return;
+        if (first && reading.text === '' && reading.finishReason === null && reading.usage === null) roleChunk = api === 'chat';
+        first = false;
+        if (reading.text !== '') events += 1;
+        if (reading.usage?.completionTokens != null) {
+          completionTokens = reading.usage.completionTokens;
+          usage = reading.finishReason !== null || reading.text !== '' ? 'final_chunk' : 'usage_chunk';
+        }
+      },
+      onError(message) {
+        error = message;
+      },
     });
-    if (response.statusCode !== 200) {
-      error = `HTTP ${response.statusCode}: ${(await response.body.text()).slice(0, 200)}`;
-    } else {
-      const decoder = createSseDecoder({
-        onData(data) {
-          const reading = readChunk(data);
-          if (reading.kind !== 'chunk') return;
-          if (first && reading.text === '' && reading.finishReason === null && reading.usage === null) roleChunk = api === 'chat';
-          first = false;
-          if (reading.text !== '') events += 1;
-          if (reading.usage?.completionTokens != null) {
-            completionTokens = reading.usage.completionTokens;
-            usage = reading.finishReason !== null || reading.text !== '' ? 'final_chunk' : 'usage_chunk';
-          }
+    const response = await requestBounded(
+      `${endpoint}${api === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify(requestJson),
+        onChunk(chunk, status) {
+          if (status === 200) decoder.push(chunk);
+          else if (errorText.length < ERROR_QUOTE_CHARS) errorText += chunk.toString('utf8');
         },
-        onError(message) {
-          error = message;
-        },
-      });
-      for await (const chunk of response.body) decoder.push(chunk as Buffer);
-      decoder.end();
-    }
+      },
+      PROBE_LIMITS,
+    );
+    if (response.status !== 200) error = `HTTP ${response.status}: ${errorText.slice(0, ERROR_QUOTE_CHARS)}`;
+    else decoder.end();
   } catch (caught) {
     error = (caught as Error).message;
   }
   const produced: number | null = completionTokens ?? (events > 0 ? events : null);
+  // Read in full, as a scrape will: an endpoint whose answer a scrape cannot take is no endpoint.
   const metricsOk = engine.metrics
-    ? await request(`${endpoint}${engine.metrics.path}`, { headersTimeout: 5000, bodyTimeout: 5000, headers }).then(
-        async (r) => (await r.body.dump(), r.statusCode === 200),
+    ? await requestBounded(`${endpoint}${engine.metrics.path}`, { headers }, METRICS_LIMITS).then(
+        (r) => r.status === 200,
         () => false,
       )
     : false;

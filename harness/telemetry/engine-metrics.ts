@@ -3,7 +3,7 @@
  * a result (requests running and waiting, KV-cache use, prefix-cache hits, preemptions), summed
  * over their labels. Names differ by engine; any metric whose name says what it counts is kept.
  */
-import { request } from 'undici';
+import { requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 
 const INTERESTING = /(running|waiting|swapped|cache_usage|cache_hit|cache_quer|prefix|preempt|kv_cache|num_requests|prompt_tokens_total|generation_tokens_total)/i;
 const MAX_METRICS = 64;
@@ -22,11 +22,18 @@ export function parsePrometheus(text: string): Record<string, number> {
   return Object.fromEntries(Object.entries(values).slice(0, MAX_METRICS));
 }
 
+/**
+ * A real vLLM's /metrics is about 100 KB (histograms per model and LoRA adapter add more); 16 MiB
+ * leaves room for many labels and stops a broken exporter. 10 s: it is scraped between points,
+ * where every second waited is a second the run is longer.
+ */
+export const METRICS_LIMITS: ReadLimits = { maxBytes: 16 * 1024 * 1024, timeoutMs: 10_000 };
+
+/** The interesting metrics, or null when the server has none to give (or gave too much, too slowly). */
 export async function scrapeEngineMetrics(url: string): Promise<Record<string, number> | null> {
   try {
-    const response = await request(url, { headersTimeout: 5000, bodyTimeout: 5000 });
-    const text = await response.body.text();
-    return response.statusCode === 200 ? parsePrometheus(text) : null;
+    const response = await requestBounded(url, {}, METRICS_LIMITS);
+    return response.status === 200 ? parsePrometheus(response.text()) : null;
   } catch {
     return null;
   }

@@ -7,38 +7,20 @@
  * One place for both the prompt builder (server-tokenizer.ts) and the length check before a run
  * (workloads/verify-lengths.ts). Every reply is bounded in size and time.
  */
-import { request } from 'undici';
+import { requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 import type { ChatMessage } from './hf-tokenizer.ts';
 
 export type ServerStyle = 'llamacpp' | 'vllm';
 
-const TIMEOUT_MS = 30_000;
-const MAX_REPLY_BYTES = 32 * 1024 * 1024;
+/**
+ * A /tokenize answer for a long prompt is its ids as JSON (a 128k-token prompt is about 1 MB;
+ * vLLM may add each token's text); 32 MiB is far above that. 30 s: one call tokenizes one prompt.
+ */
+export const TOKENIZE_LIMITS: ReadLimits = { maxBytes: 32 * 1024 * 1024, timeoutMs: 30_000 };
 
 export async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: unknown }> {
-  const response = await request(url, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    headersTimeout: TIMEOUT_MS,
-    bodyTimeout: TIMEOUT_MS,
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-  });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REPLY_BYTES) {
-      response.body.destroy();
-      throw new Error(`${url} answered more than ${MAX_REPLY_BYTES} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { status: response.statusCode, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-  } catch {
-    return { status: response.statusCode, json: null };
-  }
+  const response = await requestBounded(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }, TOKENIZE_LIMITS);
+  return { status: response.status, json: response.json() };
 }
 
 function field(json: unknown, name: string): unknown {
