@@ -15,10 +15,10 @@
  * is eventually consistent (an issue created a minute ago may not be found yet, and would be filed
  * twice) and has its own, much lower rate limit.
  */
-import { fetch } from 'undici';
+import { requestBounded } from '../io/bounded-body.ts';
 import { ServebenchError } from '../errors.ts';
 import { githubGet, githubHeaders, githubRateLimitHint, parseLinkHeader, type GithubClient } from './github-http.ts';
-import { HttpError, rateLimitWaitS, RateLimitError, summarizeBody, type HttpResponse } from './http-conditional.ts';
+import { HttpError, MAX_API_BODY_BYTES, rateLimitWaitS, RateLimitError, summarizeBody, type HttpResponse } from './http-conditional.ts';
 
 /** Exit status of a command that a remote service (GitHub, a webhook) failed. */
 export const REMOTE_FAILED = 1;
@@ -178,13 +178,10 @@ export function createGitHubIssuesClient(options: GitHubIssuesOptions): GitHubIs
       if (pause > 0) await policy.sleep(pause);
       let response: HttpResponse;
       try {
-        const answer = await fetch(url, {
-          method,
-          headers: { ...githubHeaders(github, url), 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(policy.timeoutMs),
-        });
-        response = { url, status: answer.status, headers: Object.fromEntries(answer.headers), body: await answer.text() };
+        // Bounded like every read of a remote answer (harness/io/bounded-body.ts).
+        const answer = await requestBounded(url, { method, headers: { ...githubHeaders(github, url), 'content-type': 'application/json' }, body: JSON.stringify(body) }, { maxBytes: MAX_API_BODY_BYTES, timeoutMs: policy.timeoutMs });
+        const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+        response = { url, status: answer.status, headers, body: answer.text() };
       } catch (error) {
         const cause = (error as Error & { cause?: Error }).cause;
         throw remoteError(`cannot reach the GitHub API at ${origin} for ${method} ${path}: ${cause?.message ?? (error as Error).message}; not retried (it may have been applied), the next run picks up from what exists`);

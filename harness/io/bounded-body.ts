@@ -38,7 +38,7 @@ export class BoundedReadError extends Error {
 }
 
 export interface BoundedRequest {
-  readonly method?: 'GET' | 'HEAD' | 'POST';
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PATCH';
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
   readonly dispatcher?: Dispatcher;

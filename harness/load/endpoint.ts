@@ -4,6 +4,7 @@
  */
 import { usageError } from '../errors.ts';
 import { BoundedReadError, requestBounded, type ReadLimits } from '../io/bounded-body.ts';
+import { redactUrl } from '../schema/credentials.ts';
 
 export interface Endpoint {
   /** scheme://host:port, what undici's Pool connects to. */
@@ -12,22 +13,27 @@ export interface Endpoint {
   readonly basePath: string;
   /** The endpoint as recorded in results: no credentials, query or fragment. */
   readonly display: string;
+  /** "Basic …" from user:password@ in the URL (sent as Authorization unless one is given), else null. */
+  readonly basicAuth: string | null;
 }
 
 export function parseEndpoint(text: string): Endpoint {
   let url: URL;
+  // Error messages reach logs: the URL is quoted without its credentials.
+  const shown = redactUrl(text);
   try {
     url = new URL(text);
   } catch {
-    throw usageError(`--endpoint: "${text}" is not a URL; write e.g. http://127.0.0.1:8000`);
+    throw usageError(`--endpoint: "${shown}" is not a URL; write e.g. http://127.0.0.1:8000`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw usageError(`--endpoint: "${text}" must use http:// or https://`);
+    throw usageError(`--endpoint: "${shown}" must use http:// or https://`);
   }
-  if (url.search || url.hash) throw usageError(`--endpoint: "${text}" must not have a query or fragment`);
+  if (url.search || url.hash) throw usageError(`--endpoint: "${shown}" must not have a query or fragment (give tokens with --api-key or --header)`);
   // Accept both http://host:port and http://host:port/v1, as users copy either.
   const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return { origin: url.origin, basePath, display: `${url.origin}${basePath}` };
+  const basicAuth = url.username || url.password ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : null;
+  return { origin: url.origin, basePath, display: `${url.origin}${basePath}`, basicAuth };
 }
 
 /** The headers for a GET: credentials and the user's own, without the POST's content-type and accept. */

@@ -108,8 +108,10 @@ function required(raw: RawOptions, name: string): string {
   return value;
 }
 
-function parseHeaders(raw: RawOptions, env: NodeJS.ProcessEnv): Record<string, string> {
+function parseHeaders(raw: RawOptions, env: NodeJS.ProcessEnv, endpoint: Endpoint): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  // user:password@ in the endpoint is HTTP Basic authentication; --api-key or an Authorization --header replaces it.
+  if (endpoint.basicAuth) headers['authorization'] = endpoint.basicAuth;
   const apiKey = stringOption(loadSpec, raw, 'api-key') ?? env['OPENAI_API_KEY'];
   if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
   for (const item of listOption(raw, 'header')) {
@@ -286,7 +288,7 @@ export function normalizeLoadOptions(raw: RawOptions, env: NodeJS.ProcessEnv = p
     durationS: workload.requests.duration_s ?? null,
     loads,
     extraBody: parseExtraBody(raw),
-    headers: parseHeaders(raw, env),
+    headers: parseHeaders(raw, env, endpoint),
     timeoutS: numberOption(loadSpec, raw, 'timeout', { min: 0, exclusiveMin: true, max: MAX_TIMEOUT_S })!,
     maxFailureRate: numberOption(loadSpec, raw, 'max-failure-rate', { min: 0, max: 1 })!,
     tokenizerPath: stringOption(loadSpec, raw, 'tokenizer') ?? null,

@@ -84,15 +84,19 @@ function connectionsFor(load: Load): number | null {
 /** Prepared ahead for a closed loop that only a duration stops; more are made on demand. */
 const DURATION_PREPARE_AHEAD_PER_WORKER = 16;
 
+/** The answers are ignored (read at most 128 KiB, then dropped); a server that trickles is not waited for beyond this. */
+const OPEN_CONNECTIONS_TIMEOUT_MS = 10_000;
+
 /**
  * Opens `n` connections (concurrent GETs, answers ignored) so that TCP setup is not inside the
  * TTFT of the first request on each connection.
  */
 async function openConnections(pool: Pool, n: number, path: string, headers: Record<string, string>): Promise<void> {
+  const signal = AbortSignal.timeout(OPEN_CONNECTIONS_TIMEOUT_MS);
   await Promise.all(
     Array.from({ length: n }, () =>
-      pool.request({ path, method: 'GET', headers }).then(
-        (response) => response.body.dump(),
+      pool.request({ path, method: 'GET', headers, signal }).then(
+        (response) => response.body.dump({ limit: 128 * 1024, signal }).catch(() => undefined),
         () => undefined,
       ),
     ),

@@ -3,7 +3,7 @@
  * expected status, or the run fails because the time ran out, the server exited, or its log
  * showed a fatal line — whichever comes first, with the reason.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { requestBounded, type ReadLimits } from '../io/bounded-body.ts';
 import type { LaunchedServer } from './launched-server.ts';
 
@@ -11,15 +11,30 @@ export class HealthError extends Error {}
 
 const POLL_MS = 250;
 
-export function logTail(file: string | null, lines = 40): string[] {
-  if (file === null || !existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  return text.split('\n').filter((line) => line !== '').slice(-lines);
+/** An engine's log can reach gigabytes (a debug log, a loop of warnings): only its end is read. */
+const LOG_TAIL_BYTES = 256 * 1024;
+
+function readTail(file: string, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = statSync(file).size;
+    const chunk = Buffer.alloc(Math.min(size, bytes));
+    readSync(fd, chunk, 0, chunk.length, size - chunk.length);
+    return chunk.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
+export function logTail(file: string | null, lines = 40): string[] {
+  if (file === null || !existsSync(file)) return [];
+  return readTail(file, LOG_TAIL_BYTES).split('\n').filter((line) => line !== '').slice(-lines);
+}
+
+/** The first fatal line in the log's last LOG_TAIL_BYTES (the watcher below sees every line as it is written). */
 export function fatalLine(file: string | null, patterns: readonly RegExp[]): string | null {
   if (file === null || patterns.length === 0 || !existsSync(file)) return null;
-  for (const line of readFileSync(file, 'utf8').split('\n')) if (patterns.some((p) => p.test(line))) return line;
+  for (const line of readTail(file, LOG_TAIL_BYTES).split('\n')) if (patterns.some((p) => p.test(line))) return line;
   return null;
 }
 

@@ -92,6 +92,26 @@ describe('credentials are used, never recorded or printed', () => {
     }
   });
 
+  it('userinfo alone is HTTP Basic authentication: a gateway that wants it lets every request in', { timeout: 60_000 }, async () => {
+    const proxy = await authProxy(sim.url, { authorization: `Basic ${Buffer.from('bob:hunter2').toString('base64')}` });
+    try {
+      const out = join(dir, 'basic.json');
+      const outcome = await runCli(['load', '--endpoint', proxy.url.replace('http://', 'http://bob:hunter2@'), ...common, '--out', out]);
+      expect(outcome.code, outcome.stderr).toBe(0);
+      expect(proxy.refused()).toBe(0);
+      expectNoSecrets(readFileSync(out, 'utf8'), outcome, ['hunter2', 'bob:']);
+    } finally {
+      proxy.server.close();
+    }
+  });
+
+  it('an endpoint refused for its query does not print the token in it', async () => {
+    const outcome = await runCli(['load', '--endpoint', `${sim.url}/v1?token=query-secret-1`, ...common]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/must not have a query/);
+    expect(outcome.stderr).not.toContain('query-secret-1');
+  });
+
   it('run --launcher external --endpoint with userinfo: no secret in the result or the output', { timeout: 60_000 }, async () => {
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const endpoint = sim.url.replace('http://', 'http://bob:hunter2@');
