@@ -54,6 +54,8 @@ export interface BoundedRequest {
    * limits still count every byte. Called after the status is known.
    */
   readonly onChunk?: (chunk: Buffer, status: number) => void;
+  /** The caller's own stop (SIGINT/SIGTERM/SIGHUP during a run): ends the read at once. */
+  readonly signal?: AbortSignal;
 }
 
 export interface BoundedResponse {
@@ -79,7 +81,7 @@ export async function requestBounded(url: string, options: BoundedRequest, limit
       headers: { ...options.headers },
       ...(options.body !== undefined ? { body: options.body } : {}),
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-      signal: deadline.signal,
+      signal: options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal,
       // The deadline bounds the whole exchange; these only make a silent server fail sooner.
       headersTimeout: limits.timeoutMs,
       bodyTimeout: limits.timeoutMs,

@@ -27,7 +27,7 @@ const ERROR_QUOTE_CHARS = 200;
  * `body` is the run's own body options (engine fields, the user's --extra-body): the probe's request
  * differs from a measured one only in its prompt, its length and greedy sampling.
  */
-export async function probeServer(endpoint: string, engine: Engine, api: Api, body: BodyOptions, headers: Record<string, string>): Promise<Probe> {
+export async function probeServer(endpoint: string, engine: Engine, api: Api, body: BodyOptions, headers: Record<string, string>, signal?: AbortSignal): Promise<Probe> {
   const model = body.model;
   const input = api === 'chat' ? { messages: [{ role: 'user', content: 'Count from one to twenty.' }] } : { prompt: 'Count from one to twenty:' };
   const requestJson = requestBody({ ...body, temperature: 0, ignoreEos: true }, { input, maxTokens: PROBE_TOKENS });
@@ -61,6 +61,7 @@ export async function probeServer(endpoint: string, engine: Engine, api: Api, bo
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify(requestJson),
+        ...(signal ? { signal } : {}),
         onChunk(chunk, status) {
           if (status === 200) decoder.push(chunk);
           else if (errorText.length < ERROR_QUOTE_CHARS) errorText += chunk.toString('utf8');

@@ -175,30 +175,33 @@ export async function executeRun(
     }
     plan = current;
     phase = 'probe';
-    probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, bodyOptionsOf(plan.load), plan.load.headers);
-    version = plan.engineVersion ?? (await engineVersion(plan.engine, server));
-    proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
-    const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
-    let before: Record<string, number> | null = null;
-    phase = 'measure';
-    loadRun = await runLoad(plan.load, {
-      signal,
-      argv: plan.argv,
-      ...(onProgress ? { onProgress } : {}),
-      onPointStart: async () => {
-        before = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
-      },
-      onPointDone: async (i, point) => {
-        const after = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
-        engineMetrics.set(i, before && after ? { before, after } : null);
-        points.push(point);
-        onPointDone?.();
-      },
-    });
-    const exit = server.exitStatus();
-    if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
-    const fatal = fatalLine(server.logFile, fatalPatterns);
-    if (fatal) fail(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
+    probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, bodyOptionsOf(plan.load), plan.load.headers, signal);
+    // Stopped while probing: nothing to measure. The result says interrupted, not that the (killed) server could not be reached.
+    if (!signal.aborted) {
+      version = plan.engineVersion ?? (await engineVersion(plan.engine, server));
+      proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
+      const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
+      let before: Record<string, number> | null = null;
+      phase = 'measure';
+      loadRun = await runLoad(plan.load, {
+        signal,
+        argv: plan.argv,
+        ...(onProgress ? { onProgress } : {}),
+        onPointStart: async () => {
+          before = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+        },
+        onPointDone: async (i, point) => {
+          const after = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+          engineMetrics.set(i, before && after ? { before, after } : null);
+          points.push(point);
+          onPointDone?.();
+        },
+      });
+      const exit = server.exitStatus();
+      if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
+      const fatal = fatalLine(server.logFile, fatalPatterns);
+      if (fatal) fail(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
+    }
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   } finally {
