@@ -17,14 +17,14 @@ import { readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeNewFileAtomic } from '../harness/io/atomic-write.ts';
-import { normalizeLoadOptions } from '../harness/load/load-options.ts';
-import { readChunk } from '../harness/load/openai-chunk.ts';
-import { runLoad } from '../harness/load/run-load.ts';
-import { createSseDecoder } from '../harness/load/sse-decoder.ts';
-import { pinProcess } from '../harness/process/cpu-affinity.ts';
-import { spawnSim } from '../harness/process/spawn-cli.ts';
-import type { Point } from '../harness/schema/result.ts';
+import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
+import { normalizeLoadOptions } from '../harness/measure/load/load-options.ts';
+import { readChunk } from '../harness/measure/load/openai-chunk.ts';
+import { runLoad } from '../harness/measure/load/run-load.ts';
+import { createSseDecoder } from '../harness/measure/load/sse-decoder.ts';
+import { pinProcess } from '../harness/lib/process/cpu-affinity.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
+import type { Point } from '../harness/contract/result.ts';
 
 const quick = process.argv.includes('--quick');
 const CLIENT_CPU = 0;
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
       paced_2000_streams: paced.map((p) => ({ offered: p.offered_events_per_s, achieved: p.content_events_per_s, eld_p99_ms: p.event_loop_delay_p99_ms, saturated: p.saturated })),
     },
   };
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  const dir = fileURLToPath(new URL('./results', import.meta.url));
   const file = join(dir, `client-${result.created_at.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}${quick ? '-quick' : ''}.json`);
   await writeNewFileAtomic(file, `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\nwrote ${file}\n`);

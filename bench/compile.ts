@@ -19,8 +19,8 @@ import { gzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { parquetReadObjects } from 'hyparquet';
-import { writeNewFileAtomic } from '../harness/io/atomic-write.ts';
-import { fleetHistory, syntheticResult, writeResult } from '../scripts/synthetic-results.ts';
+import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
+import { fleetHistory, syntheticResult, writeResult } from '../harness/testbed/synthetic-results.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' } } });

@@ -10,14 +10,14 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeNewFileAtomic } from '../harness/io/atomic-write.ts';
-import { normalizeLoadOptions } from '../harness/load/load-options.ts';
-import { runLoad } from '../harness/load/run-load.ts';
-import { requestTimings } from '../harness/metrics/summarize.ts';
-import { percentileSorted } from '../harness/metrics/stats.ts';
-import { pinProcess } from '../harness/process/cpu-affinity.ts';
-import { spawnSim } from '../harness/process/spawn-cli.ts';
-import { monotonicOriginMs, type GroundTruthDocument } from '../harness/sim/ground-truth.ts';
+import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
+import { normalizeLoadOptions } from '../harness/measure/load/load-options.ts';
+import { runLoad } from '../harness/measure/load/run-load.ts';
+import { requestTimings } from '../harness/measure/metrics/summarize.ts';
+import { percentileSorted } from '../harness/measure/metrics/stats.ts';
+import { pinProcess } from '../harness/lib/process/cpu-affinity.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
+import { monotonicOriginMs, type GroundTruthDocument } from '../harness/testbed/sim/ground-truth.ts';
 
 const SIM_ARGS = ['--decode-base-ms', '10', '--decode-per-seq-ms', '0.05', '--prefill-tokens-per-s', '50000'];
 const POINTS = [
@@ -63,6 +63,6 @@ try {
   await sim.stop();
 }
 const createdAt = new Date().toISOString();
-const file = join(fileURLToPath(new URL('./results/', import.meta.url)), `fidelity-${createdAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`);
+const file = join(fileURLToPath(new URL('./results', import.meta.url)), `fidelity-${createdAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.json`);
 await writeNewFileAtomic(file, `${JSON.stringify({ benchmark: 'fidelity', created_at: createdAt, node: process.version, sim_args: SIM_ARGS, points }, null, 2)}\n`);
 process.stdout.write(`wrote ${file}\n`);

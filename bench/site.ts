@@ -18,10 +18,10 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { chromium } from 'playwright-core';
-import { writeNewFileAtomic } from '../harness/io/atomic-write.ts';
+import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { compile } from '../harness/store/compile.ts';
 import { loadPrices } from '../harness/store/prices.ts';
-import { fleetHistory, syntheticResult, writeResult } from '../scripts/synthetic-results.ts';
+import { fleetHistory, syntheticResult, writeResult } from '../harness/testbed/synthetic-results.ts';
 import { serveStatic } from '../scripts/static-server.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));

@@ -2,31 +2,25 @@
 /**
  * servebench command-line entry. The only place that catches ServebenchError and decides the exit code.
  */
-import { EXIT, ServebenchError } from './errors.ts';
-import { formatHelp, type CommandSpec } from './cli/options.ts';
-
-export interface Command {
-  readonly spec: CommandSpec;
-  /** Runs the command; resolves to the process exit code. */
-  run(argv: readonly string[]): Promise<number>;
-}
+import { EXIT, ServebenchError } from './lib/errors.ts';
+import { formatHelp, type Command } from './lib/cli/options.ts';
 
 export const COMMANDS: Record<string, () => Promise<Command>> = {
-  run: async () => (await import('./run/command.ts')).runCommand,
-  load: async () => (await import('./load/command.ts')).loadCommand,
-  sim: async () => (await import('./sim/command.ts')).simCommand,
-  embedded: async () => (await import('./embedded/command.ts')).embeddedCommand,
-  llamacpp: async () => (await import('./builds/command.ts')).llamacppCommand,
-  workloads: async () => (await import('./workloads/command.ts')).workloadsCommand,
-  engines: async () => (await import('./engines/command.ts')).enginesCommand,
+  run: async () => (await import('./measure/run/command.ts')).runCommand,
+  load: async () => (await import('./measure/load/command.ts')).loadCommand,
+  sim: async () => (await import('./testbed/sim/command.ts')).simCommand,
+  embedded: async () => (await import('./testbed/embedded/command.ts')).embeddedCommand,
+  llamacpp: async () => (await import('./measure/builds/command.ts')).llamacppCommand,
+  workloads: async () => (await import('./measure/workloads/command.ts')).workloadsCommand,
+  engines: async () => (await import('./measure/engines/command.ts')).enginesCommand,
   validate: async () => (await import('./store/validate-command.ts')).validateCommand,
   compile: async () => (await import('./store/compile-command.ts')).compileCommand,
   regress: async () => (await import('./store/regress-command.ts')).regressCommand,
-  detect: async () => (await import('./continuous/detect-command.ts')).detectCommand,
-  plan: async () => (await import('./continuous/plan-command.ts')).planCommand,
-  alert: async () => (await import('./continuous/alert-command.ts')).alertCommand,
-  collect: async () => (await import('./continuous/collect-command.ts')).collectCommand,
-  summarize: async () => (await import('./continuous/summarize-command.ts')).summarizeCommand,
+  detect: async () => (await import('./pipeline/detect/command.ts')).detectCommand,
+  plan: async () => (await import('./pipeline/plan/command.ts')).planCommand,
+  alert: async () => (await import('./pipeline/alert/command.ts')).alertCommand,
+  collect: async () => (await import('./pipeline/collect/command.ts')).collectCommand,
+  summarize: async () => (await import('./pipeline/submission/command.ts')).summarizeCommand,
 };
 
 function mainHelp(): string {

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { resultJsonSchema } from '../harness/schema/result.ts';
+import { resultJsonSchema } from '../harness/contract/result.ts';
 
 export const JSON_SCHEMA_PATH = fileURLToPath(new URL('../docs/result.schema.json', import.meta.url));
 

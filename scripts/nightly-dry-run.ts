@@ -14,12 +14,12 @@
  * every engine in engines/ as a scheduled night does), and each night's results and state are
  * committed as the workflow's "Commit to the branch" step does, so `summarize --base HEAD` (the
  * new files untracked) and `regress --base <the commit before the night>` (the new files through
- * git diff) both run for real. tests/continuous/nightly-dry-run.pipeline.test.ts checks each
+ * git diff) both run for real. tests/pipeline/nightly-dry-run.pipeline.test.ts checks each
  * command's argv against the `run:` text of nightly.yml. What reaches GitHub, Docker Hub and the
  * webhook goes through the environment instead (SERVEBENCH_GITHUB_API_URL,
  * SERVEBENCH_REGISTRY_OVERRIDE, SERVEBENCH_WEBHOOK_URL: the loopback fakes), so no flag differs.
  *
- * This script is a test harness: it imports the loopback fakes from tests/fakes/ (one server on
+ * This script is a test harness: it imports the loopback fakes from harness/testbed/fakes/ (one server on
  * 127.0.0.1 answers for GitHub's releases and issues APIs, Docker Hub and the webhook). Nothing
  * leaves the machine, and everything is written into a temp folder (never the repository's
  * results/ or fleet/), which marks itself as a dry run (DRY-RUN.md, results/README.md).
@@ -61,14 +61,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { spawnSim } from '../harness/process/spawn-cli.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
 import { checkResultText } from '../harness/store/check-result.ts';
 import { listResultFiles } from '../harness/store/result-files.ts';
-import { fakeGithub } from '../tests/fakes/fake-github-releases.ts';
-import { createFakeGitHub, type FakeGitHub } from '../tests/fakes/fake-github-issues.ts';
-import { fakeDockerHub } from '../tests/fakes/fake-registries.ts';
-import { startFakeServer, type FakeServer, type RecordedRequest } from '../tests/fakes/fake-server.ts';
-import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../tests/fakes/fake-webhook.ts';
+import { fakeGithub } from '../harness/testbed/fakes/fake-github-releases.ts';
+import { createFakeGitHub, type FakeGitHub } from '../harness/testbed/fakes/fake-github-issues.ts';
+import { fakeDockerHub } from '../harness/testbed/fakes/fake-registries.ts';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '../harness/testbed/fakes/fake-server.ts';
+import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../harness/testbed/fakes/fake-webhook.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO, 'harness', 'cli.ts');
@@ -631,7 +631,7 @@ const MARKER = `# DRY RUN of the servebench nightly pipeline
 
 Written by scripts/nightly-dry-run.ts. Nothing here is an official result:
 - the "GPU fleet" is the embedded CPU engine (llama.cpp with a dummy-weight model) on this machine;
-- GitHub, Docker Hub and the webhook were loopback fakes (tests/fakes/); the git repository here
+- GitHub, Docker Hub and the webhook were loopback fakes (harness/testbed/fakes/); the git repository here
   has no remote, and its commits are the dry run's;
 - the simulated engine's releases "1.0.0+dryrun" and "1.1.0+dryrun" are names this dry run gave
   \`servebench sim\` runs with --decode-base-ms 8 and 12 (a planted 1.5x slower step), so that

@@ -6,9 +6,9 @@
  * markup in names) ends as problems, never as an exception.
  */
 import { createHash } from 'node:crypto';
-import { resultRelativePath } from '../run/result-path.ts';
-import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../schema/result.ts';
-import { findCredentials } from '../schema/credentials.ts';
+import { resultRelativePath } from '../contract/result-path.ts';
+import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../contract/result.ts';
+import { findCredentials } from '../contract/credentials.ts';
 import { checkColumnFit } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
 import { MAX_RESULT_BYTES } from './result-files.ts';

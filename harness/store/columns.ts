@@ -3,9 +3,9 @@
  * and (for columns read from result files) where its value comes from. It drives the flattening
  * of result files, the DuckDB table types and the data dictionary shipped with the snapshots.
  */
-import { methodologyOf } from '../metrics/methodology.ts';
-import { hardwareLabel } from '../run/result-path.ts';
-import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../schema/result.ts';
+import { methodologyOf } from '../contract/methodology.ts';
+import { hardwareLabel } from '../contract/result-path.ts';
+import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../contract/result.ts';
 import { versionOrderKey } from './version-order.ts';
 
 export type SqlType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE';

@@ -1,8 +1,7 @@
 /** `servebench compile`: results/ → Parquet snapshots, manifest, dictionary and the site's data. */
 import { resolve } from 'node:path';
-import type { Command } from '../cli.ts';
-import { booleanOption, parseCommandArgs, stringOption, type CommandSpec } from '../cli/options.ts';
-import { EXIT } from '../errors.ts';
+import { booleanOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
+import { EXIT } from '../lib/errors.ts';
 import { compile } from './compile.ts';
 import { loadPrices } from './prices.ts';
 import { formatProblemLine } from './problem-output.ts';

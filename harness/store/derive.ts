@@ -11,8 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareReleases, pooledLogVariance, type SampleSummary } from '../metrics/significance.ts';
-import type { PriceTable } from '../schema/prices.ts';
+import { compareReleases, pooledLogVariance, type SampleSummary } from './significance.ts';
+import type { PriceTable } from '../contract/prices.ts';
 import { columnOf } from './columns.ts';
 import { COMPARED_METRICS, HEADLINE_METRICS } from './headline-metrics.ts';
 import { CONFIG_KEY, SCENARIO_KEY } from './ids.ts';

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { relative, resolve, sep } from 'node:path';
-import { usageError } from '../errors.ts';
+import { usageError } from '../lib/errors.ts';
 import type { ResultProblem } from './check-result.ts';
 import { NON_RESULT_FILES } from './result-files.ts';
 

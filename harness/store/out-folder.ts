@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { usageError } from '../errors.ts';
+import { usageError } from '../lib/errors.ts';
 
 /** Left in every output folder by the first compile; its presence makes the folder safe to rewrite. */
 export const OUT_MARKER = '.servebench-compile';

@@ -8,7 +8,7 @@
  * (1e-6 relative); rates recomputed from sums hold to RATE_TOLERANCE (1%), as before.
  */
 import { MAX_OUTPUT_TOKENS_PER_S, MAX_REQUESTS_PER_S, MAX_RUN_DAYS, OLDEST_RESULT, FUTURE_SLACK_MS } from './physical-bounds.ts';
-import type { DistributionJson, Point, RunResult } from '../schema/result.ts';
+import type { DistributionJson, Point, RunResult } from '../contract/result.ts';
 
 export type AddProblem = (path: string, message: string, fix: string) => void;
 

@@ -4,9 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from '../cli.ts';
-import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec } from '../cli/options.ts';
-import { EXIT, usageError } from '../errors.ts';
+import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
+import { EXIT, usageError } from '../lib/errors.ts';
 import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';
 import { loadPrices } from './prices.ts';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Delta } from './derive.ts';
 import { HEADLINE_METRICS } from './headline-metrics.ts';
-import { escapeTableCell, significant } from '../io/markdown.ts';
+import { escapeTableCell, significant } from '../lib/io/markdown.ts';
 
 export interface Regression extends Delta {
   readonly key: string;

@@ -1,5 +1,5 @@
 /** Flags the results-store commands share, so their names, defaults and help stay one. */
-import type { OptionSpec } from '../cli/options.ts';
+import type { OptionSpec } from '../lib/cli/options.ts';
 
 export const RESULTS_OPTION: OptionSpec = { name: 'results', value: 'DIR', help: 'The results folder.', default: 'results' };
 export const OUT_OPTION: OptionSpec = { name: 'out', value: 'DIR', help: 'The compiled data folder (its .cache/ makes the next compile incremental).', default: 'build/data' };

@@ -9,7 +9,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { SCHEMA_VERSION } from '../schema/result.ts';
+import { SCHEMA_VERSION } from '../contract/result.ts';
 import type { ResultProblem } from './check-result.ts';
 import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
 import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';

@@ -5,9 +5,8 @@
  */
 import { existsSync, lstatSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import type { Command } from '../cli.ts';
-import { booleanOption, parseCommandLine, stringOption, type CommandSpec } from '../cli/options.ts';
-import { EXIT, usageError } from '../errors.ts';
+import { booleanOption, parseCommandLine, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
+import { EXIT, usageError } from '../lib/errors.ts';
 import type { ResultProblem } from './check-result.ts';
 import { diffAgainstBase } from './immutability.ts';
 import type { BatchFile } from './parse-batch.ts';

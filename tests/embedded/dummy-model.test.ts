@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getLlama, readGgufFileInfo } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
-import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES, TOKEN_TYPE } from '../../harness/embedded/dummy-model.ts';
-import { loadModelTokenizer } from '../../harness/tokenizer/hf-tokenizer.ts';
-import { corpusText } from '../../harness/workloads/corpus.ts';
-import { toHalf } from '../../harness/embedded/gguf-writer.ts';
+import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES, TOKEN_TYPE } from '../../harness/testbed/embedded/dummy-model.ts';
+import { loadModelTokenizer } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
+import { corpusText } from '../../harness/measure/workloads/corpus.ts';
+import { toHalf } from '../../harness/testbed/embedded/gguf-writer.ts';
 
 describe('half precision', () => {
   it('rounds to nearest even, with subnormals, infinities and NaN', () => {

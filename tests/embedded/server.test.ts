@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/embedded/dummy-model.ts';
-import { startEmbeddedServer, type EmbeddedServer } from '../../harness/embedded/server.ts';
-import { TextStream } from '../../harness/embedded/text-stream.ts';
-import { RunResultSchema } from '../../harness/schema/result.ts';
+import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/testbed/embedded/dummy-model.ts';
+import { startEmbeddedServer, type EmbeddedServer } from '../../harness/testbed/embedded/server.ts';
+import { TextStream } from '../../harness/testbed/embedded/text-stream.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { loadAgainst } from '../load/run-sim.ts';
 

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderConfigFile, renderServeCommand, shellQuote } from '../../harness/engines/render.ts';
-import { checkEngineFile, listEngineFiles, loadEngine } from '../../harness/engines/spec-file.ts';
+import { renderConfigFile, renderServeCommand, shellQuote } from '../../harness/measure/engines/render.ts';
+import { checkEngineFile, listEngineFiles, loadEngine } from '../../harness/measure/engines/spec-file.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';

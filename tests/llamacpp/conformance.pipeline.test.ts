@@ -24,10 +24,10 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, beforeAll } from 'vitest';
-import { listLlamaCppBuilds, type LlamaCppBuild } from '../../harness/builds/llamacpp-build.ts';
-import { installedSource } from '../../harness/builds/llamacpp-source.ts';
-import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/embedded/dummy-model.ts';
-import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
+import { listLlamaCppBuilds, type LlamaCppBuild } from '../../harness/measure/builds/llamacpp-build.ts';
+import { installedSource } from '../../harness/measure/builds/llamacpp-source.ts';
+import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/testbed/embedded/dummy-model.ts';
+import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { CLI_PATH, runCli } from '../cli/run-cli.ts';
 
 const WORKLOADS = ['completions-sweep', 'chat', 'shared-prefix', 'multi-turn', 'open-loop'] as const;

@@ -3,8 +3,8 @@
  * say `saturated`; idling at concurrency 1 against a 10 ms/token server it must not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allCpus, pinProcess } from '../../harness/process/cpu-affinity.ts';
-import { spawnSim, type SimChild } from '../../harness/process/spawn-cli.ts';
+import { allCpus, pinProcess } from '../../harness/lib/process/cpu-affinity.ts';
+import { spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
 import { loadAgainst } from './run-sim.ts';
 
 describe('client health', () => {

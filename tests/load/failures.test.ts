@@ -1,7 +1,7 @@
 /** Every failure class, provoked by the sim's fault injection and seen from the client side. */
 import { describe, expect, it } from 'vitest';
-import type { FailureClass } from '../../harness/metrics/request-record.ts';
-import type { FaultKind } from '../../harness/sim/config.ts';
+import type { FailureClass } from '../../harness/contract/vocabulary.ts';
+import type { FaultKind } from '../../harness/testbed/sim/config.ts';
 import { loadAgainst } from './run-sim.ts';
 import { fastSim } from './sim-fixture.ts';
 
@@ -48,8 +48,8 @@ describe('failure classes', () => {
 
   it('a server that goes away: connection_refused', async () => {
     const sim = await fastSim();
-    const { runPoint } = await import('../../harness/load/run-point.ts');
-    const { commandLineWorkload } = await import('../../harness/load/load-options.ts');
+    const { runPoint } = await import('../../harness/measure/load/run-point.ts');
+    const { commandLineWorkload } = await import('../../harness/measure/load/load-options.ts');
     const origin = sim.url;
     await sim.close();
     const point = await runPoint(

@@ -15,10 +15,10 @@
  * falls between clusters jumps by a step for a sub-millisecond shift.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestTimings } from '../../harness/metrics/summarize.ts';
-import { allCpus, pinProcess } from '../../harness/process/cpu-affinity.ts';
-import { spawnSim, type SimChild } from '../../harness/process/spawn-cli.ts';
-import { monotonicOriginMs, type GroundTruthDocument } from '../../harness/sim/ground-truth.ts';
+import { requestTimings } from '../../harness/measure/metrics/summarize.ts';
+import { allCpus, pinProcess } from '../../harness/lib/process/cpu-affinity.ts';
+import { spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
+import { monotonicOriginMs, type GroundTruthDocument } from '../../harness/testbed/sim/ground-truth.ts';
 import { loadAgainst, median } from './run-sim.ts';
 
 const TOLERANCE_MS = 2;

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RunResultSchema } from '../../harness/schema/result.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const OUTPUT_TOKENS = 4;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readChunk } from '../../harness/load/openai-chunk.ts';
+import { readChunk } from '../../harness/measure/load/openai-chunk.ts';
 import { LLAMACPP_CHAT_EVENTS, VLLM_CHAT_EVENTS } from '../fixtures/streams.ts';
 
 describe('readChunk', () => {

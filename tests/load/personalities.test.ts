@@ -1,6 +1,6 @@
 /** The load generator against each stream shape real engines send (via the sim's personalities). */
 import { describe, expect, it } from 'vitest';
-import { requestTimings, tokensPerEvent } from '../../harness/metrics/summarize.ts';
+import { requestTimings, tokensPerEvent } from '../../harness/measure/metrics/summarize.ts';
 import { loadAgainst } from './run-sim.ts';
 import { fastSim } from './sim-fixture.ts';
 

@@ -7,7 +7,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_RESENDS, sendRequest, type LiveCounters } from '../../harness/load/send-request.ts';
+import { MAX_RESENDS, sendRequest, type LiveCounters } from '../../harness/measure/load/send-request.ts';
 
 const SSE_RESPONSE = [
   'HTTP/1.1 200 OK',

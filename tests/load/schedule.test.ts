@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalOffsetsMs } from '../../harness/load/schedule.ts';
-import { createRng } from '../../harness/load/rng.ts';
+import { arrivalOffsetsMs } from '../../harness/measure/load/schedule.ts';
+import { createRng } from '../../harness/lib/rng.ts';
 
 function gaps(offsets: Float64Array): number[] {
   return Array.from(offsets.subarray(1), (t, i) => t - offsets[i]!);

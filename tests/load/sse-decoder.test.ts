@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSseDecoder } from '../../harness/load/sse-decoder.ts';
+import { createSseDecoder } from '../../harness/measure/load/sse-decoder.ts';
 import { FRAMINGS, LLAMACPP_CHAT_EVENTS, VLLM_CHAT_EVENTS, frame } from '../fixtures/streams.ts';
 
 function decodeInPieces(bytes: Uint8Array, cuts: readonly number[]): { data: string[]; errors: string[] } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distribution, percentileSorted } from '../../harness/metrics/stats.ts';
+import { distribution, percentileSorted } from '../../harness/measure/metrics/stats.ts';
 
 describe('distribution', () => {
   it('matches numpy (linear percentiles, population std) on a hand-checked sample', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { emptyRecord, type RequestRecord } from '../../harness/metrics/request-record.ts';
-import { requestTimings, summarizePoint, tokensPerEvent } from '../../harness/metrics/summarize.ts';
-import { createRng } from '../../harness/load/rng.ts';
+import { emptyRecord, type RequestRecord } from '../../harness/measure/metrics/request-record.ts';
+import { requestTimings, summarizePoint, tokensPerEvent } from '../../harness/measure/metrics/summarize.ts';
+import { createRng } from '../../harness/lib/rng.ts';
 
 function record(partial: Partial<RequestRecord> & Pick<RequestRecord, 'sendMs' | 'endMs'>): RequestRecord {
   return { ...emptyRecord(0, 'r', partial.sendMs, false), finishReason: 'length', ...partial };

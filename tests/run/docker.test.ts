@@ -8,8 +8,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dockerRunArgs } from '../../harness/run/docker-launcher.ts';
-import { RunResultSchema } from '../../harness/schema/result.ts';
+import { dockerRunArgs } from '../../harness/measure/run/docker-launcher.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const FAKE = resolve('tests/fixtures/fake-docker');

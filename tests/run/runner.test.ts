@@ -9,8 +9,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_PATH } from '../../harness/process/spawn-cli.ts';
-import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
+import { CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
+import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 function resultsIn(dir: string): string[] {

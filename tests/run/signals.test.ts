@@ -11,13 +11,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, spawnSim } from '../../harness/process/spawn-cli.ts';
-import { exitCodeFor, STOP_SIGNALS } from '../../harness/process/stop-signals.ts';
-import { killOwnedGroups } from '../../harness/process/owned-groups.ts';
-import { freePort } from '../../harness/run/free-port.ts';
-import type { LaunchedServer } from '../../harness/run/launched-server.ts';
-import { launchProcess } from '../../harness/run/process-launcher.ts';
-import { RunResultSchema, type RunResult } from '../../harness/schema/result.ts';
+import { CLI_PATH, spawnSim } from '../../harness/lib/process/spawn-cli.ts';
+import { exitCodeFor, STOP_SIGNALS } from '../../harness/lib/process/stop-signals.ts';
+import { killOwnedGroups } from '../../harness/lib/process/owned-groups.ts';
+import { freePort } from '../../harness/measure/run/free-port.ts';
+import type { LaunchedServer } from '../../harness/measure/run/launched-server.ts';
+import { launchProcess } from '../../harness/measure/run/process-launcher.ts';
+import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -252,7 +252,7 @@ describe.skipIf(process.platform !== 'linux')('the process launcher stops the wh
   it('servebench exiting before stop() (a crash) still kills the group', { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-crash-'));
     const script = join(dir, 'crash.mts');
-    const launcher = new URL('../../harness/run/process-launcher.ts', import.meta.url).href;
+    const launcher = new URL('../../harness/measure/run/process-launcher.ts', import.meta.url).href;
     writeFileSync(
       script,
       [

@@ -8,12 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunResultSchema } from '../../harness/schema/result.ts';
-import { parsePrometheus } from '../../harness/telemetry/engine-metrics.ts';
-import { parseDockerStats } from '../../harness/telemetry/docker-stats.ts';
-import { parseSampleLine, summarizeGpuWindow, type GpuSample } from '../../harness/telemetry/nvidia-smi.ts';
-import { amdSmiGpus, parseMetricJson, parseRocmVersion, parseStaticJson } from '../../harness/telemetry/amd-smi.ts';
-import { readProcessGroup, summarizeProcWindow } from '../../harness/telemetry/proc-sampler.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
+import { parsePrometheus } from '../../harness/measure/telemetry/engine-metrics.ts';
+import { parseDockerStats } from '../../harness/measure/telemetry/docker-stats.ts';
+import { parseSampleLine, summarizeGpuWindow, type GpuSample } from '../../harness/measure/telemetry/nvidia-smi.ts';
+import { amdSmiGpus, parseMetricJson, parseRocmVersion, parseStaticJson } from '../../harness/measure/telemetry/amd-smi.ts';
+import { readProcessGroup, summarizeProcWindow } from '../../harness/measure/telemetry/proc-sampler.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 describe('GPU window statistics', () => {
@@ -280,7 +280,7 @@ describe('servebench run with a (fake) AMD GPU', () => {
 describe('fatal log lines', () => {
   it('are found in what the log appended since the last look, also when a line arrives in pieces', async () => {
     const { appendFileSync, mkdtempSync: tempDir } = await import('node:fs');
-    const { fatalLineWatcher } = await import('../../harness/run/health.ts');
+    const { fatalLineWatcher } = await import('../../harness/measure/run/health.ts');
     const file = join(tempDir(join(tmpdir(), 'sb-log-')), 'server.log');
     const next = fatalLineWatcher(file, [/CUDA out of memory/]);
     expect(next()).toBeNull(); // no log yet

@@ -1,6 +1,6 @@
 /** Each personality's stream shape over real HTTP: role chunk, finish placement, usage, tokens per event. */
 import { describe, expect, it } from 'vitest';
-import { countSimTokens, outputText, promptHash } from '../../harness/sim/tokens.ts';
+import { countSimTokens, outputText, promptHash } from '../../harness/testbed/sim/tokens.ts';
 import { chatBody, completionBody, jsonEvents, post, readSse, sim, streamedText } from './helpers.ts';
 
 const CHAT = '/v1/chat/completions';

@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import type { RunResult } from '../../harness/schema/result.ts';
+import type { RunResult } from '../../harness/contract/result.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber, formatPercent } from '../../site/lib/format.ts';

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkResultText, MAX_RESULT_BYTES } from '../../harness/store/check-result.ts';
-import { resultRelativePath } from '../../harness/run/result-path.ts';
-import type { RunResult } from '../../harness/schema/result.ts';
-import { syntheticResult } from '../../scripts/synthetic-results.ts';
+import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import type { RunResult } from '../../harness/contract/result.ts';
+import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
 
 function good(): RunResult {
   return syntheticResult({ engine: 'vllm', version: '0.11.0', model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', date: new Date('2026-03-01T12:00:00Z'), concurrencies: [1, 8], tpotMs: 10, ttftMs: 50, noise: 0, seed: 7 });

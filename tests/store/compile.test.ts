@@ -10,10 +10,10 @@ import { tableFromIPC } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileReport } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import type { RunResult } from '../../harness/schema/result.ts';
+import type { RunResult } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
-import { syntheticResult, writeResult } from '../../scripts/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../../harness/testbed/synthetic-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-compile-'));
 const resultsDir = join(root, 'results');

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { syntheticResult, writeResult, type SyntheticRun } from '../../scripts/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
 
 export const PLANTED_FACTOR = 1 / 0.85;
 

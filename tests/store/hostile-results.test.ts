@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { resultRelativePath } from '../../harness/run/result-path.ts';
-import type { RunResult } from '../../harness/schema/result.ts';
-import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
-import { syntheticResult } from '../../scripts/synthetic-results.ts';
+import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import type { RunResult } from '../../harness/contract/result.ts';
+import { startSimServer, type SimServer } from '../../harness/testbed/sim/server.ts';
+import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { writeFixturePrices } from './fixture-results.ts';
 

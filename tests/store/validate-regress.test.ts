@@ -7,10 +7,10 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareReleases, summarizeLogs } from '../../harness/metrics/significance.ts';
-import { resultRelativePath } from '../../harness/run/result-path.ts';
-import type { RunResult } from '../../harness/schema/result.ts';
-import { syntheticResult, writeResult } from '../../scripts/synthetic-results.ts';
+import { compareReleases, summarizeLogs } from '../../harness/store/significance.ts';
+import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import type { RunResult } from '../../harness/contract/result.ts';
+import { syntheticResult, writeResult } from '../../harness/testbed/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
 

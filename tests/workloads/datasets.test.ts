@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadModelTokenizer } from '../../harness/tokenizer/hf-tokenizer.ts';
-import { loadDataset, traceOffsetsMs } from '../../harness/workloads/datasets.ts';
+import { loadModelTokenizer } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
+import { loadDataset, traceOffsetsMs } from '../../harness/measure/workloads/datasets.ts';
 import { loadAgainst } from '../load/run-sim.ts';
 import { fastSim } from '../load/sim-fixture.ts';
 

@@ -1,7 +1,7 @@
 /** Prompt lengths checked against the server's own tokenize endpoint before measuring. */
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { verifyPromptLengths } from '../../harness/workloads/verify-lengths.ts';
+import { verifyPromptLengths } from '../../harness/measure/workloads/verify-lengths.ts';
 import { loadAgainst } from '../load/run-sim.ts';
 import { fastSim } from '../load/sim-fixture.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../harness/load/rng.ts';
-import type { LengthDistribution } from '../../harness/schema/workload.ts';
-import { sampleLength } from '../../harness/workloads/lengths.ts';
-import { smallestLength } from '../../harness/schema/workload.ts';
+import { createRng } from '../../harness/lib/rng.ts';
+import type { LengthDistribution } from '../../harness/contract/workload.ts';
+import { sampleLength } from '../../harness/measure/workloads/lengths.ts';
+import { smallestLength } from '../../harness/contract/workload.ts';
 
 const N = 20_000;
 function draw(dist: LengthDistribution, seed = 1): number[] {

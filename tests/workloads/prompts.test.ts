@@ -3,12 +3,12 @@
  * small byte-level BPE trained on the corpus, with BOS for plain prompts and a ChatML template).
  */
 import { describe, expect, it } from 'vitest';
-import { commandLineWorkload } from '../../harness/load/load-options.ts';
-import { pointPrompts } from '../../harness/load/point-prompts.ts';
-import { WorkloadSchema, type Workload } from '../../harness/schema/workload.ts';
-import { loadModelTokenizer, type ChatMessage } from '../../harness/tokenizer/hf-tokenizer.ts';
-import { buildRequest } from '../../harness/workloads/build-request.ts';
-import { loadWorkload } from '../../harness/workloads/spec-file.ts';
+import { commandLineWorkload } from '../../harness/measure/load/load-options.ts';
+import { pointPrompts } from '../../harness/measure/load/point-prompts.ts';
+import { WorkloadSchema, type Workload } from '../../harness/contract/workload.ts';
+import { loadModelTokenizer, type ChatMessage } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
+import { buildRequest } from '../../harness/measure/workloads/build-request.ts';
+import { loadWorkload } from '../../harness/measure/workloads/spec-file.ts';
 
 const tokenizer = loadModelTokenizer('tests/fixtures/tokenizer-bpe');
 const body = { model: 'm', temperature: 0, ignoreEos: true, extraBody: {} };

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSpecFile, listWorkloadFiles } from '../../harness/workloads/spec-file.ts';
+import { checkSpecFile, listWorkloadFiles } from '../../harness/measure/workloads/spec-file.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-specs-'));

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModelTokenizer, obtainModelTokenizer } from '../../harness/tokenizer/hf-tokenizer.ts';
+import { loadModelTokenizer, obtainModelTokenizer } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
 
 const FIXTURE = 'tests/fixtures/tokenizer-bpe';
 

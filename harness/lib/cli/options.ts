@@ -1,0 +1,174 @@
+/**
+ * One option table per command: it drives both the parser and --help, so the two cannot drift.
+ * Parsing returns raw strings; each command's normalize step turns them into a typed config
+ * with the helpers below, which name the flag and the fix on bad input.
+ */
+import { parseArgs } from 'node:util';
+import { usageError } from '../errors.ts';
+
+export interface OptionSpec {
+  /** Long flag name without dashes, e.g. "input-len". */
+  readonly name: string;
+  /** Placeholder for the value in --help (e.g. "N"); absent for boolean switches. */
+  readonly value?: string;
+  readonly help: string;
+  /** Default as shown in --help and applied by the command's normalize step. */
+  readonly default?: string;
+  /** The flag may be given several times (values are collected in order). */
+  readonly multiple?: boolean;
+}
+
+export interface CommandSpec {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: readonly OptionSpec[];
+  readonly epilog?: string;
+}
+
+/** A subcommand: its option table and what it does (harness/cli.ts dispatches to it). */
+export interface Command {
+  readonly spec: CommandSpec;
+  /** Runs the command; resolves to the process exit code. */
+  run(argv: readonly string[]): Promise<number>;
+}
+
+export type RawOptions = Record<string, string | string[] | boolean | undefined>;
+
+const HELP_OPTION: OptionSpec = { name: 'help', help: 'Show this help and exit.' };
+
+export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): RawOptions {
+  const { options, positionals } = parseCommandLine(spec, argv);
+  if (positionals.length > 0) throw usageError(`${spec.name}: unexpected argument "${positionals[0]}"; see \`servebench ${spec.name} --help\``);
+  return options;
+}
+
+/** Flags and positional arguments (for commands with subcommands or file lists). */
+export function parseCommandLine(spec: CommandSpec, argv: readonly string[]): { options: RawOptions; positionals: string[] } {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
+  for (const option of [...spec.options, HELP_OPTION]) {
+    options[option.name] = option.value === undefined
+      ? { type: 'boolean' }
+      : { type: 'string', ...(option.multiple ? { multiple: true } : {}) };
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    return { options: values as RawOptions, positionals };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw usageError(`${spec.name}: ${message.replace(/\. To specify a positional argument.*$/s, '')}; see \`servebench ${spec.name} --help\``);
+  }
+}
+
+export function formatHelp(spec: CommandSpec): string {
+  const rows = [...spec.options, HELP_OPTION].map((option) => {
+    const flag = `--${option.name}${option.value ? ` ${option.value}` : ''}`;
+    const extra = option.default !== undefined ? ` (default: ${option.default})` : '';
+    return [flag, `${option.help}${extra}`] as const;
+  });
+  const width = Math.min(34, Math.max(...rows.map(([flag]) => flag.length)) + 2);
+  const lines = rows.map(([flag, text]) =>
+    flag.length + 2 > width ? `  ${flag}\n  ${' '.repeat(width)}${text}` : `  ${flag.padEnd(width)}${text}`,
+  );
+  return [
+    `servebench ${spec.name}: ${spec.summary}`,
+    '',
+    `Usage: ${spec.usage}`,
+    '',
+    'Options:',
+    ...lines,
+    ...(spec.epilog ? ['', spec.epilog] : []),
+    '',
+  ].join('\n');
+}
+
+function defaultOf(spec: CommandSpec, name: string): string | undefined {
+  return spec.options.find((option) => option.name === name)?.default;
+}
+
+/** The raw string value of a flag, falling back to the table's default. */
+export function stringOption(spec: CommandSpec, raw: RawOptions, name: string): string | undefined {
+  const value = raw[name];
+  if (Array.isArray(value)) return value[value.length - 1];
+  if (typeof value === 'string') return value;
+  return defaultOf(spec, name);
+}
+
+export function listOption(raw: RawOptions, name: string): string[] {
+  const value = raw[name];
+  if (Array.isArray(value)) return value;
+  return typeof value === 'string' ? [value] : [];
+}
+
+export function booleanOption(raw: RawOptions, name: string): boolean {
+  return raw[name] === true;
+}
+
+interface NumberBounds {
+  readonly min?: number;
+  readonly max?: number;
+  /** When true, min itself is not allowed (e.g. a rate must be > 0). */
+  readonly exclusiveMin?: boolean;
+}
+
+export function parseNumber(flag: string, text: string, bounds: NumberBounds = {}, integer = false): number {
+  const trimmed = text.trim();
+  const value = trimmed === 'inf' ? Number.POSITIVE_INFINITY : Number(trimmed);
+  if (trimmed === '' || Number.isNaN(value) || (integer && Number.isFinite(value) && !Number.isInteger(value))) {
+    throw usageError(`--${flag}: "${text}" is not ${integer ? 'an integer' : 'a number'}`);
+  }
+  const { min, max, exclusiveMin } = bounds;
+  if (min !== undefined && (exclusiveMin ? value <= min : value < min)) {
+    throw usageError(`--${flag}: ${text} is too small; it must be ${exclusiveMin ? '>' : '≥'} ${min}`);
+  }
+  if (max !== undefined && value > max) {
+    throw usageError(`--${flag}: ${text} is too large; it must be ≤ ${max}`);
+  }
+  return value;
+}
+
+export function numberOption(
+  spec: CommandSpec,
+  raw: RawOptions,
+  name: string,
+  bounds: NumberBounds = {},
+  integer = false,
+): number | undefined {
+  const text = stringOption(spec, raw, name);
+  return text === undefined ? undefined : parseNumber(name, text, bounds, integer);
+}
+
+/** A comma-separated list of numbers, e.g. "--concurrency 1,4,16". */
+export function numberListOption(
+  spec: CommandSpec,
+  raw: RawOptions,
+  name: string,
+  bounds: NumberBounds = {},
+  integer = false,
+): number[] | undefined {
+  const text = stringOption(spec, raw, name);
+  if (text === undefined) return undefined;
+  const parts = text.split(',').map((part) => part.trim());
+  if (parts.some((part) => part === '')) throw usageError(`--${name}: "${text}" has an empty item; write e.g. 1,4,16`);
+  return parts.map((part) => parseNumber(name, part, bounds, integer));
+}
+
+/** "key=value,key=value" pairs, e.g. "--slo ttft_ms=2000,tpot_ms=50". */
+export function keyValueOption(
+  spec: CommandSpec,
+  raw: RawOptions,
+  name: string,
+  allowedKeys: readonly string[],
+): Map<string, string> {
+  const text = stringOption(spec, raw, name);
+  const pairs = new Map<string, string>();
+  if (text === undefined || text.trim() === '') return pairs;
+  for (const item of text.split(',')) {
+    const eq = item.indexOf('=');
+    const key = item.slice(0, eq).trim();
+    if (eq < 0 || key === '') throw usageError(`--${name}: "${item}" is not key=value; allowed keys: ${allowedKeys.join(', ')}`);
+    if (!allowedKeys.includes(key)) throw usageError(`--${name}: unknown key "${key}"; allowed keys: ${allowedKeys.join(', ')}`);
+    pairs.set(key, item.slice(eq + 1).trim());
+  }
+  return pairs;
+}

@@ -1,0 +1,91 @@
+/**
+ * `servebench llamacpp build | list`: upstream llama.cpp's server built from the source that a
+ * node-llama-cpp release ships (the installed one by default, any other from the npm registry),
+ * cached by commit; `run --engine llamacpp --launcher process` finds these builds by release.
+ */
+import { availableParallelism } from 'node:os';
+import { booleanOption, numberOption, parseCommandLine, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { EXIT, usageError } from '../../lib/errors.ts';
+import { buildLlamaCpp, listLlamaCppBuilds, llamaCppCacheDir, type BuildProgress, type LlamaCppBuild } from './llamacpp-build.ts';
+import { installedSource, registrySource } from './llamacpp-source.ts';
+
+const spec: CommandSpec = {
+  name: 'llamacpp',
+  summary: "build upstream llama.cpp's server for the CPU from node-llama-cpp's bundled source, and list the builds",
+  usage: 'servebench llamacpp build [--node-llama-cpp VERSION…] [--jobs N] [--json]\n       servebench llamacpp list [--json]',
+  options: [
+    { name: 'node-llama-cpp', value: 'VERSION', help: 'Build the llama.cpp that this node-llama-cpp release bundles (fetched with npm pack); repeatable (default: the installed one).', multiple: true },
+    { name: 'jobs', value: 'N', help: 'Parallel compile jobs (default: the number of CPUs).' },
+    { name: 'json', help: 'Print the builds as JSON.' },
+    { name: 'no-progress', help: 'Do not draw the progress bar.' },
+  ],
+  epilog: [
+    `Builds live in ${llamaCppCacheDir()}/<commit>/ (set SERVEBENCH_CACHE to move them); a build is made once per commit.`,
+    'The build is portable (GGML_NATIVE=OFF), static, without libcurl, OpenSSL or the web UI; it needs git, cmake and a C++ compiler.',
+    'Then: servebench run --engine llamacpp --launcher process --engine-version TAG … (default: the installed node-llama-cpp\'s build).',
+    'Exit status: 0 built or found; 1 the build failed (its last output is printed); 2 bad input (an unknown release).',
+  ].join('\n'),
+};
+
+function describe(build: LlamaCppBuild): string {
+  return `llama.cpp ${build.tag} (node-llama-cpp ${build.node_llama_cpp}, bundle ${build.commit.slice(0, 10)}) built in ${build.build_seconds} s → ${build.binary('llama-server')}`;
+}
+
+function progressPrinter(enabled: boolean, label: string): (progress: BuildProgress) => void {
+  const tty = process.stderr.isTTY === true;
+  let lastStage: BuildProgress['stage'] | null = null;
+  let lastDecile = -1;
+  const started = performance.now();
+  return (progress) => {
+    if (!enabled) return;
+    const elapsed = ((performance.now() - started) / 1000).toFixed(0);
+    if (progress.percent === null || progress.stage !== 'compile') {
+      if (progress.stage !== lastStage && progress.stage !== 'compile') process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${label}: ${progress.stage}…${tty ? '' : '\n'}`);
+      lastStage = progress.stage;
+      return;
+    }
+    lastStage = progress.stage;
+    if (tty) {
+      const filled = Math.round((progress.percent / 100) * 24);
+      process.stderr.write(`\r\x1b[2K${label}: [${'█'.repeat(filled)}${'░'.repeat(24 - filled)}] ${progress.percent}%  ${elapsed}s`);
+    } else if (Math.floor(progress.percent / 10) > lastDecile) {
+      lastDecile = Math.floor(progress.percent / 10);
+      process.stderr.write(`${label}: compiling ${progress.percent}% (${elapsed} s)\n`);
+    }
+  };
+}
+
+export const llamacppCommand: Command = {
+  spec,
+  async run(argv) {
+    const { options, positionals } = parseCommandLine(spec, argv);
+    const json = booleanOption(options, 'json');
+    const [action, ...rest] = positionals;
+    if (rest.length > 0) throw usageError(`llamacpp: unexpected argument "${rest[0]}"; see \`servebench llamacpp --help\``);
+    if (action === 'list') {
+      const builds = listLlamaCppBuilds();
+      if (json) process.stdout.write(`${JSON.stringify(builds, null, 2)}\n`);
+      else process.stdout.write(builds.length === 0 ? 'no llama.cpp builds yet; run `servebench llamacpp build`\n' : `${builds.map(describe).join('\n')}\n`);
+      return EXIT.ok;
+    }
+    if (action !== 'build') throw usageError('llamacpp: say `build` or `list`; see `servebench llamacpp --help`');
+    const versions = (options['node-llama-cpp'] as string[] | undefined) ?? [];
+    const jobs = numberOption(spec, options, 'jobs', { min: 1 }, true) ?? availableParallelism();
+    const progress = !booleanOption(options, 'no-progress') && !json;
+    const built: LlamaCppBuild[] = [];
+    for (const version of versions.length > 0 ? versions : [null]) {
+      const source = version === null ? await installedSource() : await registrySource(version);
+      try {
+        const label = `llama.cpp ${source.tag}`;
+        const { build, cached } = await buildLlamaCpp(source, { jobs, onProgress: progressPrinter(progress, label) });
+        if (progress && process.stderr.isTTY) process.stderr.write('\n');
+        if (!json) process.stdout.write(`${cached ? 'cached' : 'built'}: ${describe(build)}\n`);
+        built.push(build);
+      } finally {
+        source.dispose();
+      }
+    }
+    if (json) process.stdout.write(`${JSON.stringify(built, null, 2)}\n`);
+    return EXIT.ok;
+  },
+};

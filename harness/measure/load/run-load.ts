@@ -1,0 +1,252 @@
+/**
+ * A whole `load` run as a function: a preflight, each point of the sweep in turn (each prepares
+ * its requests before its clock starts), and the self-describing result object.
+ */
+import { cpus } from 'node:os';
+import { createHash, randomBytes } from 'node:crypto';
+import type { RequestRecord } from '../metrics/request-record.ts';
+import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../../contract/result.ts';
+import { redactArgv, redactValue } from '../../contract/credentials.ts';
+import { SERVEBENCH_VERSION } from '../../lib/version.ts';
+import { getHeaders, preflight } from './endpoint.ts';
+import type { LoadConfig } from './load-options.ts';
+import type { PromptSpec } from './point-prompts.ts';
+import { API_PATHS, type BodyOptions } from './request-body.ts';
+import { buildRequest, type BuiltRequest } from '../workloads/build-request.ts';
+import { settle } from '../tokenizer/deferred.ts';
+import { verifyPromptLengths, type LengthCheck } from '../workloads/verify-lengths.ts';
+import { runPoint, type PointProgress } from './run-point.ts';
+import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
+import { chooseTokenizer } from '../tokenizer/choose.ts';
+import type { TokenizerSource } from '../../contract/vocabulary.ts';
+import { smallestLength, type Workload } from '../../contract/workload.ts';
+import { usageError } from '../../lib/errors.ts';
+import { preloadDataset } from '../workloads/datasets.ts';
+
+/** Exact when the model's tokenizer built the prompts and can count them as the server does. */
+function lengthsAreExact(workload: Workload, tokenizer: ModelTokenizer | null): boolean {
+  return tokenizer !== null && (workload.api === 'completions' || tokenizer.hasChatTemplate);
+}
+
+/** Refuses, before anything is measured, an input shorter than what every request already holds. */
+function checkReachableLengths(workload: Workload, tokenizer: ModelTokenizer | null): void {
+  if (!tokenizer || workload.dataset || workload.multi_turn) return;
+  const fixed = tokenizer.countRequest(workload.api, '').tokens;
+  const smallest = smallestLength(workload.input);
+  if (smallest < fixed) {
+    throw usageError(
+      `input: the scenario can draw ${smallest} tokens, but every ${workload.api} request holds ${fixed} with this tokenizer (special tokens, chat template); raise the input length`,
+    );
+  }
+}
+
+/** The first n requests of the first point, as the length check sends them to the server. */
+async function buildSample(prompts: PromptSpec, n: number): Promise<BuiltRequest[]> {
+  const sample: BuiltRequest[] = [];
+  for (let i = 0; i < n; i++) sample.push(await settle(() => buildRequest(prompts.build, 0, 'measure', i)));
+  return sample;
+}
+
+/** Dataset entries read per point when only a duration bounds it. */
+const DATASET_ENTRIES_WITHOUT_COUNT = 10_000;
+
+/** Prompts of the first point checked against the server's own tokenizer, when it has an endpoint. */
+const LENGTH_CHECK_SAMPLE = 16;
+
+export interface RunLoadEffects {
+  readonly signal: AbortSignal;
+  readonly onProgress?: (pointIndex: number, progress: PointProgress) => void;
+  readonly onPointDone?: (pointIndex: number, point: Point) => void | Promise<void>;
+  /** Called (and awaited) before each point starts: e.g. to scrape the engine's metrics. */
+  readonly onPointStart?: (pointIndex: number) => void | Promise<void>;
+  readonly argv?: readonly string[];
+  /** Keep every point's raw records in memory for the caller (they can be large). */
+  readonly keepRecords?: boolean;
+  readonly now?: () => Date;
+  /** Where a warning for the person at the terminal goes (default: stderr). */
+  readonly notice?: (line: string) => void;
+}
+
+export interface LoadRun {
+  readonly result: RunResult;
+  /** Raw request records per point when effects.keepRecords (tests, calibration); else empty. */
+  readonly records: RequestRecord[][];
+}
+
+/** Sortable and unique: UTC time to the second plus 32 random bits. */
+export function newRunId(date: Date): string {
+  const stamp = date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return `${stamp}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The body options of every request of a load (and of the runner's probe). */
+export function bodyOptionsOf(config: LoadConfig): BodyOptions {
+  return {
+    model: config.model,
+    temperature: config.workload.sampling.temperature,
+    ignoreEos: config.workload.sampling.ignore_eos,
+    ...(config.engineRequest ? { ignoreEosField: config.engineRequest.ignoreEosField, engineBody: config.engineRequest.body } : {}),
+    extraBody: config.extraBody,
+  };
+}
+
+export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Promise<LoadRun> {
+  const now = effects.now ?? (() => new Date());
+  const createdAt = now();
+  const runId = newRunId(createdAt);
+  const { workload } = config;
+  const connectHeaders = getHeaders(config.headers);
+  // The server first: an unreachable one is a usage error before anything else is asked of it.
+  const facts = await preflight(config.endpoint, config.model, connectHeaders);
+  const choice = await chooseTokenizer({
+    flag: config.tokenizerPath,
+    model: config.modelSource ?? null,
+    servedModel: config.model,
+    server: `${config.endpoint.origin}${config.endpoint.basePath}`,
+    headers: connectHeaders,
+    // A dataset's texts are counted one by one: too many server round trips (and its lengths come from the dataset).
+    allowServer: workload.dataset === undefined,
+  });
+  const tokenizer = choice.tokenizer;
+  if (!lengthsAreExact(workload, tokenizer)) {
+    const why = tokenizer === null
+      ? 'no tokenizer found (no --tokenizer, the model is not a local GGUF file, the server has no /tokenize, the model is not in the Hugging Face cache)'
+      : `the tokenizer ${tokenizer.name} has no chat template`;
+    if (config.requireExactLengths) throw usageError(`prompt lengths would be approximate: ${why}; give --tokenizer (official results need exact lengths)`);
+    (effects.notice ?? ((line: string) => process.stderr.write(`${line}\n`)))(`servebench: WARNING: prompt lengths are APPROXIMATE: ${why}. Token counts will not match the scenario; give --tokenizer for exact lengths.`);
+  }
+  await settle(() => checkReachableLengths(workload, tokenizer));
+  if (workload.dataset) {
+    // Enough conversations for every point and warmup to get its own (a huge file is not read whole).
+    const perPoint = (workload.requests.count ?? DATASET_ENTRIES_WITHOUT_COUNT) + workload.requests.warmup;
+    await preloadDataset(workload.dataset, workload.api, tokenizer, perPoint * config.loads.length);
+  }
+
+  const prompts: PromptSpec = {
+    build: { workload, tokenizer },
+    body: bodyOptionsOf(config),
+  };
+  const lengthCheck = await verifyPromptLengths(
+    `${config.endpoint.origin}${config.endpoint.basePath}/tokenize`,
+    config.model,
+    connectHeaders,
+    await buildSample(prompts, Math.min(LENGTH_CHECK_SAMPLE, config.numPrompts ?? LENGTH_CHECK_SAMPLE)),
+  );
+
+  const points: Point[] = [];
+  const records: RequestRecord[][] = [];
+  for (let i = 0; i < config.loads.length; i++) {
+    if (effects.signal.aborted) break;
+    await effects.onPointStart?.(i);
+    const { records: pointRecords, ...point } = await runPoint(
+      {
+        origin: config.endpoint.origin,
+        path: `${config.endpoint.basePath}${API_PATHS[workload.api]}`,
+        connectPath: `${config.endpoint.basePath}/v1/models`,
+        connectHeaders,
+        headers: config.headers,
+        timeoutMs: config.timeoutS * 1000,
+        ignoreEos: workload.sampling.ignore_eos,
+        tokenizer,
+        prompts,
+        warmup: workload.requests.warmup,
+        count: config.numPrompts,
+        durationS: config.durationS,
+        seed: workload.seed,
+        slo: workload.slo ?? null,
+        saveRequests: config.saveRequests,
+        requestIdPrefix: `sb-${runId}`,
+      },
+      config.loads[i]!,
+      i,
+      effects.signal,
+      (progress) => effects.onProgress?.(i, progress),
+    );
+    // A point cut short by an interrupt would report a distorted load: keep only whole points.
+    if (effects.signal.aborted) break;
+    points.push(point);
+    if (effects.keepRecords) records.push(pointRecords);
+    await effects.onPointDone?.(i, point);
+  }
+
+  const result = assembleResult(config, {
+    runId,
+    createdAt,
+    finishedAt: now(),
+    argv: effects.argv ?? [],
+    tokenizer,
+    tokenizerSource: choice.source,
+    serverVersion: facts.serverVersion,
+    lengthCheck,
+    points,
+    interrupted: effects.signal.aborted,
+  });
+  // Our own output must satisfy our own schema; a failure here is a servebench bug.
+  return { result: RunResultSchema.parse(result), records };
+}
+
+export interface ResultParts {
+  readonly runId: string;
+  readonly createdAt: Date;
+  readonly finishedAt: Date;
+  readonly argv: readonly string[];
+  readonly tokenizer: ModelTokenizer | null;
+  readonly tokenizerSource?: TokenizerSource | null;
+  readonly serverVersion: string | null;
+  readonly lengthCheck: LengthCheck | null;
+  readonly points: Point[];
+  readonly interrupted: boolean;
+}
+
+/**
+ * The self-describing result around a run's points (also for runs that failed before measuring).
+ * Results are public: the whole of it passes through the credential rules `validate` enforces, so
+ * a password in --endpoint, a key in --extra-body or any other credential is never written.
+ */
+export function assembleResult(config: LoadConfig, parts: ResultParts): RunResult {
+  const { workload } = config;
+  const { points, tokenizer, lengthCheck } = parts;
+  const sent = points.reduce((sum, point) => sum + point.requests_sent, 0);
+  const failed = points.reduce((sum, point) => sum + point.metrics.failed, 0);
+  const failureRate = sent > 0 ? failed / sent : 0;
+  return redactValue<RunResult>({
+    schema_version: SCHEMA_VERSION,
+    run_id: parts.runId,
+    kind: 'load',
+    status: parts.interrupted ? 'interrupted' : 'completed',
+    created_at: parts.createdAt.toISOString(),
+    finished_at: parts.finishedAt.toISOString(),
+    harness: {
+      name: 'servebench',
+      version: SERVEBENCH_VERSION,
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: cpus().length,
+      command: redactArgv(parts.argv),
+    },
+    target: { endpoint: config.endpoint.display, api: workload.api, model: config.model, server_version: parts.serverVersion },
+    workload: {
+      name: config.workloadName,
+      spec: workload,
+      spec_sha256: createHash('sha256').update(JSON.stringify(workload)).digest('hex'),
+      lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
+      tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256, ...(parts.tokenizerSource ? { source: parts.tokenizerSource } : {}) },
+      length_check: {
+        endpoint: lengthCheck === null || lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,
+        checked: lengthCheck?.checked ?? 0,
+        mismatched: lengthCheck?.mismatched ?? 0,
+        examples: lengthCheck?.examples ?? [],
+      },
+      extra_body: config.extraBody,
+    },
+    max_failure_rate: config.maxFailureRate,
+    timeout_s: config.timeoutS,
+    points,
+    outcome: {
+      failure_rate: failureRate,
+      exceeded_max_failure_rate: failureRate > config.maxFailureRate,
+      interrupted: parts.interrupted,
+    },
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * `servebench run`: launch an engine (or use a running endpoint), measure a workload on it, tear
+ * it down, and write one immutable result into results/ — also when the run fails.
+ */
+import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { booleanOption, parseCommandArgs, parseNumber, stringOption, numberOption, type CommandSpec, type RawOptions, type Command } from '../../lib/cli/options.ts';
+import { existsSync } from 'node:fs';
+import { huggingFaceCacheDir } from '../tokenizer/locate.ts';
+import { dockerRunArgs, hostGpuVendor } from './docker-launcher.ts';
+import { EXIT, usageError } from '../../lib/errors.ts';
+import { renderConfigFile, renderServeCommand, shellQuote } from '../engines/render.ts';
+import { loadEngine } from '../engines/spec-file.ts';
+import { loadSpec, normalizeLoadOptions } from '../load/load-options.ts';
+import { redactArgv } from '../../contract/credentials.ts';
+import { createProgressReporter } from '../load/progress.ts';
+import { describeLoad } from '../load/describe-load.ts';
+import { formatSummaryTable } from '../load/summary-table.ts';
+import type { ServeParameters } from '../../contract/engine.ts';
+import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner.ts';
+import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
+import { installedSource } from '../builds/llamacpp-source.ts';
+import { freePort } from './free-port.ts';
+import { KILL_WAIT_MS, STOP_GRACE_MS } from './process-launcher.ts';
+import { killOwnedGroups } from '../../lib/process/owned-groups.ts';
+import { stopOnSignal } from '../../lib/process/stop-signals.ts';
+
+const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Flags handed to the load generator unchanged. */
+const LOAD_FLAGS = ['workload', 'tokenizer', 'dataset', 'num-prompts', 'duration', 'concurrency', 'rate', 'warmup', 'max-failure-rate', 'timeout', 'save-requests', 'extra-body', 'no-ignore-eos'] as const;
+
+const spec: CommandSpec = {
+  name: 'run',
+  summary: 'launch an engine, measure a workload on it, tear it down, and write one result into results/',
+  usage: 'servebench run --engine NAME --model ID_OR_PATH --workload NAME [options]',
+  options: [
+    { name: 'engine', value: 'NAME', help: 'An engine from engines/ (servebench engines list).' },
+    { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it.' },
+    { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
+    { name: 'gpu', value: 'LIST', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
+    { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
+    { name: 'engine-version', value: 'V', help: "Release to run: the official image's tag (docker), or the servebench build of llama.cpp (process: a tag such as b4753, a node-llama-cpp release or a commit; default: the installed node-llama-cpp's build)." },
+    { name: 'hf-cache', value: 'DIR', help: 'Hugging Face cache to mount into the container (default: $HF_HOME/hub or ~/.cache/huggingface/hub when it exists).' },
+    { name: 'endpoint', value: 'URL', help: 'With --launcher external: the running server.' },
+    { name: 'served-name', value: 'NAME', help: 'Name the server serves the model under (default: the model id).' },
+    { name: 'port', value: 'N', help: 'Port for a launched server (default: a free one).' },
+    { name: 'tp', value: 'N', help: 'Tensor-parallel size.' },
+    { name: 'pp', value: 'N', help: 'Pipeline-parallel size.' },
+    { name: 'dp', value: 'N', help: 'Data-parallel size.' },
+    { name: 'dtype', value: 'T', help: 'Weights dtype (auto, bfloat16, float16, …).' },
+    { name: 'quantization', value: 'Q', help: 'Quantization, as the engine names it.' },
+    { name: 'max-model-len', value: 'N', help: 'Context length.' },
+    { name: 'kv-cache-dtype', value: 'T', help: 'KV-cache dtype: auto, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, … (each engine takes its own).' },
+    { name: 'max-num-seqs', value: 'N', help: 'Most concurrent sequences (batch size, parallel slots).' },
+    { name: 'gpu-memory-utilization', value: 'F', help: 'GPU memory fraction, as the engine defines it.' },
+    { name: 'prefix-caching', value: 'on|off', help: "Prefix caching (default: the engine's default)." },
+    // The load generator's own flags, with its own help text.
+    ...loadSpec.options.filter((option) => (LOAD_FLAGS as readonly string[]).includes(option.name)),
+    { name: 'results-dir', value: 'DIR', help: 'Where results go (a path per result is derived from its content).', default: 'results' },
+    { name: 'source', value: 'KIND', help: 'community (a result you submit by pull request) or official (only the servebench fleet pipeline says so).', default: 'community' },
+    { name: 'dry-run', help: 'Print the rendered launch command and the plan; launch nothing.' },
+    { name: 'json', help: 'Print the result JSON instead of the summary table.' },
+    { name: 'no-progress', help: 'Do not draw the progress bar.' },
+  ],
+  epilog: [
+    'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input;',
+    '70 internal error (a servebench bug); 129 SIGHUP (the terminal went away), 130 SIGINT, 143 SIGTERM: the server is always',
+    `stopped and the result always written. The server gets ${STOP_GRACE_MS / 1000} s from the signal, then SIGKILL (a second signal: SIGKILL`,
+    `at once); the result is written within ${(STOP_GRACE_MS + KILL_WAIT_MS) / 1000} s of the signal, inside the 30 s SLURM and Kubernetes allow by default.`,
+  ].join('\n'),
+};
+
+
+function serveParameters(raw: RawOptions, model: string, servedName: string, port: number | null): ServeParameters {
+  const int = (name: string): number | undefined => numberOption(spec, raw, name, { min: 1 }, true);
+  const prefix = stringOption(spec, raw, 'prefix-caching');
+  if (prefix !== undefined && prefix !== 'on' && prefix !== 'off') throw usageError(`--prefix-caching: "${prefix}" is not on or off`);
+  const params: ServeParameters = {
+    model,
+    served_name: servedName,
+    host: '127.0.0.1',
+    ...(port !== null ? { port } : {}),
+    tensor_parallel: int('tp'),
+    pipeline_parallel: int('pp'),
+    data_parallel: int('dp'),
+    dtype: stringOption(spec, raw, 'dtype'),
+    quantization: stringOption(spec, raw, 'quantization'),
+    max_model_len: int('max-model-len'),
+    kv_cache_dtype: stringOption(spec, raw, 'kv-cache-dtype'),
+    max_num_seqs: int('max-num-seqs'),
+    gpu_memory_utilization: numberOption(spec, raw, 'gpu-memory-utilization', { min: 0, exclusiveMin: true, max: 1 }),
+    ...(prefix !== undefined ? { prefix_caching: prefix === 'on' } : {}),
+  };
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ServeParameters;
+}
+
+export const runCommand: Command = {
+  spec,
+  async run(argv) {
+    const raw = parseCommandArgs(spec, argv);
+    const need = (name: string): string => {
+      const value = stringOption(spec, raw, name);
+      if (value === undefined || value === '') throw usageError(`--${name} is required; see \`servebench run --help\``);
+      return value;
+    };
+    const engine = loadEngine(need('engine'));
+    // A local model file or folder by its absolute path: the launch runs elsewhere (the repository, a container).
+    const modelArg = need('model');
+    const model = existsSync(modelArg) ? resolve(modelArg) : modelArg;
+    need('workload');
+    const launcher = stringOption(spec, raw, 'launcher')!;
+    if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
+    const source = stringOption(spec, raw, 'source') ?? 'community';
+    if (source !== 'community' && source !== 'official') throw usageError(`--source: "${source}" is not community or official`);
+    const gpuText = stringOption(spec, raw, 'gpu');
+    const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
+    const servedName = stringOption(spec, raw, 'served-name') ?? model;
+    // Engines that cannot rename the model serve it under its path or id.
+    const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
+    const port = launcher === 'external' ? null : (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort()));
+    const params = serveParameters(raw, model, effectiveName, port);
+    // In a container the server listens on all of the container's interfaces; docker publishes
+    // the port on the host's 127.0.0.1 only.
+    if (launcher === 'docker' && params.host !== undefined) params.host = '0.0.0.0';
+    let docker: RunPlan['docker'];
+    if (launcher === 'docker') {
+      const version = stringOption(spec, raw, 'engine-version');
+      const image =
+        stringOption(spec, raw, 'image') ??
+        (engine.image && version ? `${engine.image.repository}:${engine.image.tag.replace('{version}', version)}` : undefined);
+      if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
+      const defaultCache = huggingFaceCacheDir();
+      docker = { image, gpus, gpuVendor: hostGpuVendor(), port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
+    }
+    // servebench chooses these two; an engine that cannot take them keeps its own.
+    if ('served_name' in engine.serve.unsupported) delete params.served_name;
+    if ('host' in engine.serve.unsupported) delete params.host;
+    const endpoint = launcher === 'external' ? need('endpoint') : `http://127.0.0.1:${port}`;
+    // An engine servebench builds itself runs from that build, and its version is the build's release.
+    const build =
+      launcher === 'process' && engine.local_build === 'llamacpp'
+        ? chooseLlamaCppBuild(stringOption(spec, raw, 'engine-version'), await installedSource().then((s) => s.commit, () => null))
+        : null;
+    const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
+    for (const flag of LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
+    const load = normalizeLoadOptions(loadRaw);
+    if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
+    const plan: RunPlan = {
+      engine,
+      launcher,
+      ...(docker ? { docker } : {}),
+      gpus,
+      params,
+      endpoint,
+      load: {
+        ...load,
+        engineRequest: { ignoreEosField: engine.quirks.ignore_eos, body: engine.quirks.explicit_body },
+        modelSource: model,
+        requireExactLengths: source === 'official',
+      },
+      resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
+      source,
+      logDir: resolve(tmpdir(), 'servebench-logs'),
+      argv: ['servebench', 'run', ...redactArgv(argv)],
+      cwd: REPO,
+      ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
+    };
+    if (booleanOption(raw, 'dry-run')) {
+      const lines = [
+        `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
+        launcher === 'process'
+          ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
+          : launcher === 'docker'
+            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
+            : `endpoint: ${endpoint}`,
+        ...(engine.config_file ? [`config:   ${JSON.stringify(renderConfigFile(engine, params))} (written as YAML to the <engine-config.yaml> above)`] : []),
+        `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
+        `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
+        `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return EXIT.ok;
+    }
+
+    // A second signal does not skip the teardown: it only takes away the engine's grace period.
+    const stop = stopOnSignal({
+      stopping: 'stopping the run and the server',
+      again: { hint: 'again to kill the server at once', notice: 'killing the server at once', act: () => killOwnedGroups('SIGKILL') },
+    });
+    // Some steps do not heed the abort (the probe's requests wait up to minutes on a slow server):
+    // the engine gets the same grace from the signal whatever the run was doing, then is killed,
+    // which fails whatever still waits on it, so the result is written inside a scheduler's grace.
+    let deadline: NodeJS.Timeout | undefined;
+    stop.signal.addEventListener('abort', () => {
+      deadline = setTimeout(() => killOwnedGroups('SIGKILL'), STOP_GRACE_MS).unref();
+    });
+    const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
+    try {
+      const { result, path } = await executeRun(
+        plan,
+        stop.signal,
+        booleanOption(raw, 'no-progress') ? undefined : (i, state) => progress.update(i, load.loads[i]!, state),
+        () => progress.finishPoint(),
+      );
+      process.stdout.write(booleanOption(raw, 'json') ? `${JSON.stringify(result, null, 2)}\n` : formatSummaryTable(result.points));
+      process.stderr.write(`servebench: wrote ${path}\n`);
+      if (result.run?.failure) {
+        process.stderr.write(`servebench: the run failed during ${result.run.failure.phase}: ${result.run.failure.message}\n`);
+        return stop.exitCode() ?? EXIT.thresholdExceeded;
+      }
+      if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
+      return result.outcome.exceeded_max_failure_rate ? EXIT.thresholdExceeded : EXIT.ok;
+    } finally {
+      clearTimeout(deadline);
+      stop.dispose();
+    }
+  },
+};

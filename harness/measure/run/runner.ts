@@ -1,0 +1,282 @@
+/**
+ * The runner: launch → wait for health (bounded) → probe → measure every load point → teardown,
+ * teardown always (in finally, on SIGINT/SIGTERM through the abort signal, after a crash). Every
+ * attempt ends as one result — completed, interrupted or failed with the phase, the error and the
+ * server log's last lines — and the points that completed are kept.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
+import type { LoadConfig } from '../load/load-options.ts';
+import { assembleResult, bodyOptionsOf, newRunId, runLoad, type LoadRun } from '../load/run-load.ts';
+import type { PointProgress } from '../load/run-point.ts';
+import { renderConfigFile, renderServeCommand } from '../engines/render.ts';
+import { stringify as stringifyYaml } from 'yaml';
+import type { Engine, ServeParameters } from '../../contract/engine.ts';
+import { RunResultSchema, type Point, type Probe, type RunBlock, type RunResult } from '../../contract/result.ts';
+import { redactValue } from '../../contract/credentials.ts';
+import { engineVersion } from './engine-version.ts';
+import { externalServer } from './external-server.ts';
+import { fatalLine, logTail, waitHealthy } from './health.ts';
+import { harnessGit, hostFacts, modelRevision } from './host.ts';
+import type { LaunchedServer } from './launched-server.ts';
+import { launchProcess } from './process-launcher.ts';
+import { launchDocker, type GpuVendor } from './docker-launcher.ts';
+import { freePort } from './free-port.ts';
+import { parseEndpoint } from '../load/endpoint.ts';
+import { probeServer } from './probe.ts';
+import { resultRelativePath } from '../../contract/result-path.ts';
+import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/gpu-sampler.ts';
+import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
+import { scrapeEngineMetrics } from '../telemetry/engine-metrics.ts';
+import { startDockerStatsSampler } from '../telemetry/docker-stats.ts';
+
+export interface DockerPlan {
+  readonly image: string;
+  readonly gpus: readonly number[];
+  readonly gpuVendor: GpuVendor;
+  readonly hfCache: string | null;
+  readonly port: number;
+}
+
+export interface RunPlan {
+  readonly engine: Engine;
+  readonly launcher: 'process' | 'docker' | 'external';
+  /** With the docker launcher. */
+  readonly docker?: DockerPlan;
+  /** GPU indices the run owns (a process launch sees only these, through CUDA_VISIBLE_DEVICES). */
+  readonly gpus: readonly number[];
+  readonly params: ServeParameters;
+  /** Where the server listens (the launched one's address, or the external endpoint). */
+  readonly endpoint: string;
+  readonly load: LoadConfig;
+  readonly resultsDir: string;
+  /** Who measured: the fleet (official) or a contributor (community, the default). */
+  readonly source?: 'official' | 'community';
+  readonly logDir: string;
+  readonly argv: readonly string[];
+  /** Working directory for a process launch (the sim's command is relative to the repository). */
+  readonly cwd?: string;
+  /** The program to run instead of the command's first word (a servebench build of the engine). */
+  readonly program?: string;
+  /** The engine's release when servebench knows it (its own build), else read from the server. */
+  readonly engineVersion?: string;
+}
+
+/** The model, when it is a file or folder on this host: a container must see it at the same path. */
+export function localModelPaths(params: ServeParameters): string[] {
+  const model = params.model;
+  return typeof model === 'string' && isAbsolute(model) && existsSync(model) ? [model] : [];
+}
+
+/** A rendered command with its program replaced (a build's absolute path). */
+export function withProgram(argv: readonly string[], program: string | undefined): string[] {
+  return program === undefined ? [...argv] : [program, ...argv.slice(1)];
+}
+
+export interface RunOutcome {
+  readonly result: RunResult;
+  readonly path: string;
+}
+
+type Phase = NonNullable<RunBlock['failure']>['phase'];
+
+const LAUNCH_ATTEMPTS = 3;
+const LAUNCH_BACKOFF_MS = 1000;
+const TRANSIENT_LAUNCH = /address already in use|EADDRINUSE|bind\(\) .*failed|TLS handshake timeout|i\/o timeout/i;
+
+/** Writes the engine's settings file (if it takes one) next to the logs; its path, or the placeholder. */
+function writeEngineConfig(plan: RunPlan, runId: string): string | undefined {
+  const config = renderConfigFile(plan.engine, plan.params);
+  if (config === null) return undefined;
+  mkdirSync(plan.logDir, { recursive: true });
+  const path = join(plan.logDir, `${runId}-engine-config.yaml`);
+  writeFileSync(path, stringifyYaml(config));
+  return path;
+}
+
+function launch(plan: RunPlan, runId: string, logFile: string, configPath: string | undefined): Promise<LaunchedServer> {
+  const command = plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params, configPath), plan.program);
+  if (plan.launcher === 'process') {
+    const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
+    return launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
+  }
+  if (plan.launcher === 'docker') {
+    const docker = plan.docker!;
+    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, gpuVendor: docker.gpuVendor, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache, hostPaths: [...localModelPaths(plan.params), ...(configPath ? [configPath] : [])] });
+  }
+  return Promise.resolve(externalServer(plan.endpoint));
+}
+
+/** The same plan on another free port (server flags, client endpoint and container mapping). */
+async function onFreshPort(plan: RunPlan): Promise<RunPlan> {
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    ...plan,
+    params: { ...plan.params, port },
+    endpoint,
+    load: { ...plan.load, endpoint: parseEndpoint(endpoint) },
+    ...(plan.docker ? { docker: { ...plan.docker, port } } : {}),
+  };
+}
+
+export async function executeRun(
+  initialPlan: RunPlan,
+  signal: AbortSignal,
+  onProgress?: (pointIndex: number, progress: PointProgress) => void,
+  onPointDone?: () => void,
+): Promise<RunOutcome> {
+  let plan = initialPlan;
+  let current = initialPlan;
+  const createdAt = new Date();
+  const runId = newRunId(createdAt);
+  const fatalPatterns = plan.engine.fatal_log_patterns.map((pattern) => new RegExp(pattern));
+  const points: Point[] = [];
+  let phase: Phase = 'launch';
+  let server: LaunchedServer | null = null;
+  let loadRun: LoadRun | null = null;
+  let probe: Probe | null = null;
+  let version: string | null = null;
+  let failure: RunBlock['failure'] = null;
+  let gpu: GpuSampler | null = null;
+  let proc: ProcSampler | null = null;
+  const engineMetrics = new Map<number, { before: Record<string, number>; after: Record<string, number> } | null>();
+  const fail = (message: string): void => {
+    failure ??= { phase, message: message.slice(0, 1000), log_tail: logTail(server?.logFile ?? null) };
+  };
+
+  try {
+    // Before the launch: a run that fails to start still records the hardware it was given (the
+    // collect step matches it to its planned job by GPU type), and the samples cover model loading.
+    gpu = await startGpuSampler(plan.gpus);
+    // A launch that fails for a transient reason (the port was taken meanwhile, a pull timed out)
+    // is retried with backoff on a fresh port; the last attempt's error is the run's.
+    for (let attempt = 1; ; attempt++) {
+      phase = 'launch';
+      const logFile = join(plan.logDir, `${runId}-${attempt}.log`);
+      try {
+        server = await launch(current, runId, logFile, writeEngineConfig(current, runId));
+        phase = 'health';
+        await waitHealthy(server, plan.engine.health, fatalPatterns, signal);
+        break;
+      } catch (error) {
+        const tail = logTail(server?.logFile ?? null).join('\n');
+        const transient = TRANSIENT_LAUNCH.test(`${(error as Error).message}\n${tail}`);
+        if (!transient || attempt >= LAUNCH_ATTEMPTS || plan.launcher === 'external' || signal.aborted) {
+          plan = current;
+          throw error;
+        }
+        await server?.stop();
+        server = null;
+        await new Promise((resolve) => setTimeout(resolve, LAUNCH_BACKOFF_MS * 2 ** (attempt - 1)));
+        current = await onFreshPort(current);
+      }
+    }
+    plan = current;
+    phase = 'probe';
+    probe = await probeServer(server.endpoint, plan.engine, plan.load.workload.api, bodyOptionsOf(plan.load), plan.load.headers, signal);
+    // Stopped while probing: nothing to measure. The result says interrupted, not that the (killed) server could not be reached.
+    if (!signal.aborted) {
+      version = plan.engineVersion ?? (await engineVersion(plan.engine, server));
+      proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
+      const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
+      let before: Record<string, number> | null = null;
+      phase = 'measure';
+      loadRun = await runLoad(plan.load, {
+        signal,
+        argv: plan.argv,
+        ...(onProgress ? { onProgress } : {}),
+        onPointStart: async () => {
+          before = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+        },
+        onPointDone: async (i, point) => {
+          const after = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+          engineMetrics.set(i, before && after ? { before, after } : null);
+          points.push(point);
+          onPointDone?.();
+        },
+      });
+      const exit = server.exitStatus();
+      if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
+      const fatal = fatalLine(server.logFile, fatalPatterns);
+      if (fatal) fail(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
+    }
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  } finally {
+    gpu?.stop();
+    proc?.stop();
+    const stopping = server;
+    if (stopping) {
+      phase = 'teardown';
+      await stopping.stop().catch((error: unknown) => fail(`teardown: ${(error as Error).message}`));
+    }
+  }
+
+  const base =
+    loadRun?.result ??
+    assembleResult(plan.load, {
+      runId,
+      createdAt,
+      finishedAt: new Date(),
+      argv: plan.argv,
+      tokenizer: null,
+      serverVersion: null,
+      lengthCheck: null,
+      points,
+      interrupted: signal.aborted,
+    });
+  // Each point's server-side measurements: the samples inside its time window.
+  const withTelemetry = base.points.map((point, i) => {
+    const from = Date.parse(point.started_at);
+    const to = from + point.metrics.duration_s * 1000;
+    return {
+      ...point,
+      telemetry: {
+        gpu: gpu ? summarizeGpuWindow(gpu.samples(), from, to) : null,
+        server: proc ? summarizeProcWindow(proc.samples(), from, to) : null,
+        engine_metrics: engineMetrics.get(i) ?? null,
+      },
+    };
+  });
+  const git = harnessGit();
+  const host = hostFacts();
+  // The launch command, the server's log tail and the failure message are recorded as well: the
+  // same credential rules as the load's own fields (a token in a serve flag or a logged arg list).
+  const result: RunResult = RunResultSchema.parse(redactValue({
+    ...base,
+    points: withTelemetry,
+    kind: 'run',
+    source: plan.source ?? 'community',
+    status: failure ? 'failed' : base.status,
+    harness: { ...base.harness, git_commit: git.commit, git_dirty: git.dirty },
+    run: {
+      engine: {
+        name: plan.engine.name,
+        version,
+        launcher: plan.launcher,
+        command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params), plan.program),
+        image: server?.image ?? plan.docker?.image ?? null,
+        image_digest: server?.imageDigest ?? null,
+        ...(plan.engine.config_file && plan.launcher !== 'external' ? { config: renderConfigFile(plan.engine, plan.params) } : {}),
+      },
+      model: {
+        id: String(plan.params.model ?? plan.load.model),
+        served_name: plan.load.model,
+        revision: modelRevision(String(plan.params.model ?? plan.load.model)),
+        dtype: plan.params.dtype === undefined ? null : String(plan.params.dtype),
+        quantization: plan.params.quantization === undefined ? null : String(plan.params.quantization),
+      },
+      parameters: Object.fromEntries(Object.entries(plan.params).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>,
+      host,
+      hardware: gpu ? gpu.facts : null,
+      probe,
+      failure,
+    },
+  }));
+  const json = `${JSON.stringify(result, null, 2)}\n`;
+  const path = join(plan.resultsDir, resultRelativePath(result, json));
+  await writeNewFileAtomic(path, json);
+  return { result, path };
+}

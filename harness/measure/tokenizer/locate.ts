@@ -1,0 +1,42 @@
+/**
+ * Where a tokenizer lives: a path as given, or a Hugging Face model id found in the local Hugging
+ * Face cache ($HF_HUB_CACHE, $HF_HOME/hub, or ~/.cache/huggingface/hub), at the revision
+ * refs/main points to (else the newest snapshot that has a tokenizer.json).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { usageError } from '../../lib/errors.ts';
+
+export function huggingFaceCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env['HF_HUB_CACHE']) return env['HF_HUB_CACHE'];
+  if (env['HF_HOME']) return join(env['HF_HOME'], 'hub');
+  return join(homedir(), '.cache', 'huggingface', 'hub');
+}
+
+const MODEL_ID = /^[\w.-]+\/[\w.-]+$/;
+
+export function isModelId(text: string): boolean {
+  return MODEL_ID.test(text);
+}
+
+/** The folder or file to load, or null when a model id is not in the cache (yet). */
+export function resolveTokenizerLocation(pathOrId: string, flag: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (existsSync(pathOrId)) return pathOrId;
+  if (!MODEL_ID.test(pathOrId)) throw usageError(`${flag}: ${pathOrId} does not exist; give a tokenizer.json, its folder, or a Hugging Face model id (org/name)`);
+  const cache = huggingFaceCacheDir(env);
+  const repo = join(cache, `models--${pathOrId.replace('/', '--')}`);
+  const snapshots = join(repo, 'snapshots');
+  if (!existsSync(snapshots)) return null;
+  const mainRef = join(repo, 'refs', 'main');
+  if (existsSync(mainRef)) {
+    const revision = join(snapshots, readFileSync(mainRef, 'utf8').trim());
+    if (existsSync(join(revision, 'tokenizer.json'))) return revision;
+  }
+  const candidates = readdirSync(snapshots)
+    .map((name) => join(snapshots, name))
+    .filter((dir) => existsSync(join(dir, 'tokenizer.json')))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (candidates.length === 0) throw usageError(`${flag}: the cached ${pathOrId} has no tokenizer.json in ${snapshots}`);
+  return candidates[0]!;
+}

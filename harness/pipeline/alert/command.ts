@@ -1,0 +1,245 @@
+/**
+ * `servebench alert`: files each regression that `servebench regress --json` found as one GitHub
+ * issue, and keeps it up to date, never twice: every issue carries its regression's key in a
+ * hidden marker, and all issues labelled `regression` (open and closed) are read first. Posts
+ * one webhook message about what is new. `--dry-run` only reads (GET), `--offline` not even that.
+ */
+import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { checkEngineFile, listEngineFiles } from '../../measure/engines/spec-file.ts';
+import { EXIT, usageError } from '../../lib/errors.ts';
+import { isNew, NOTABLE_CHANGE_POINTS, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
+import { readRegressionReport } from './input.ts';
+import type { DisplayName } from './markdown.ts';
+import { DEFAULT_GITHUB_API, GITHUB_API_ENV, githubClient } from '../http/github-http.ts';
+import { createGitHubIssuesClient, type GitHubIssuesClient, type LabelSpec } from './github-issues.ts';
+import { defaultPolicy, type HttpPolicy } from '../http/http-conditional.ts';
+import { postWebhook, webhookPayload, type NewRegression } from './webhook.ts';
+
+const spec: CommandSpec = {
+  name: 'alert',
+  summary: 'open or update one GitHub issue per regression from `servebench regress --json` (never a duplicate), and post new ones to a webhook',
+  usage: 'servebench alert --regressions FILE|- [--repo OWNER/NAME] [--github-api URL] [--webhook URL] [--dry-run [--offline]] [--reopen] [--max-wait S] [--json]',
+  options: [
+    { name: 'regressions', value: 'FILE', help: 'The JSON printed by `servebench regress --json`; - reads standard input.' },
+    { name: 'repo', value: 'OWNER/NAME', help: 'Repository to file issues in (default: $GITHUB_REPOSITORY).' },
+    { name: 'github-api', value: 'URL', help: `GitHub REST API base URL (default: $${GITHUB_API_ENV}, else ${DEFAULT_GITHUB_API}; GitHub Enterprise: https://HOST/api/v3).` },
+    { name: 'webhook', value: 'URL', help: 'Slack-compatible incoming webhook for one message about the new regressions (default: $SERVEBENCH_WEBHOOK_URL; none when unset).' },
+    { name: 'dry-run', help: 'Print the actions and the issue bodies without writing anything: only GET requests (and no webhook post).' },
+    { name: 'offline', help: 'With --dry-run: no request at all; every regression is shown as a new issue.' },
+    { name: 'reopen', help: 'Reopen an issue a maintainer closed when its regression is still reported (default: leave it closed, report it as skipped).' },
+    { name: 'max-wait', value: 'S', help: 'Longest rate-limit wait to sit out (GitHub or the webhook); a longer one fails, naming the reset time.', default: '60' },
+    { name: 'json', help: 'Print a machine-readable summary of the actions instead of text.' },
+  ],
+  epilog: [
+    'Each issue carries a hidden marker with the regression key and the labels regression, servebench and engine:<name>. Before filing, every issue labelled regression (open and closed) is listed; the marker matches it: unchanged → no write; new numbers → the servebench section of the body is replaced (text outside it is kept), with a comment saying what changed when the change moved by 1 percentage point or more; closed → left closed unless --reopen. Removing the regression label hides an issue from this lookup.',
+    'The token comes from GITHUB_TOKEN (issues: write); a dry run works without one on a public repository.',
+    'Exit status: 0 ok, 1 GitHub or the webhook failed (what was filed before stays filed), 2 bad usage or input.',
+  ].join('\n'),
+};
+
+export interface AlertIo {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Waits, backoff and clock for the HTTP calls (tests make them instant). */
+  readonly policy?: Partial<HttpPolicy>;
+  /** Pause between writes; GitHub asks for a second (tests use 0). */
+  readonly writeSpacingMs?: number;
+}
+
+function engineDisplayNames(): DisplayName {
+  const names = new Map<string, string>();
+  try {
+    for (const file of listEngineFiles()) {
+      const { engine } = checkEngineFile(file);
+      if (engine) names.set(engine.name, engine.display_name);
+    }
+  } catch {
+    // Without engines/ (an installed copy), the names as results spell them are fine.
+  }
+  return (engine) => names.get(engine) ?? engine;
+}
+
+function httpUrl(flag: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw usageError(`--${flag}: "${text}" is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw usageError(`--${flag}: "${text}" must be an http(s) URL`);
+  return text;
+}
+
+function labelSpecs(labels: readonly string[]): LabelSpec[] {
+  return labels.map((name) =>
+    name === 'regression'
+      ? { name, color: 'b60205', description: 'A performance regression found by servebench regress' }
+      : name === 'servebench'
+        ? { name, color: 'c5def5', description: 'Filed by servebench alert' }
+        : { name, color: '1d76db', description: `servebench: the ${name.slice('engine:'.length)} engine`.slice(0, 100) },
+  );
+}
+
+interface Outcome {
+  readonly action: AlertAction;
+  readonly issueNumber: number | null;
+  readonly issueUrl: string | null;
+}
+
+function describe(action: AlertAction): string {
+  const r = action.regression;
+  const line = `${r.engine} ${r.version} vs ${r.previous_version} ${r.metric} ${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)}% on ${r.model} / ${r.hardware} / ${r.workload} / ${r.load}`;
+  // Names from result files reach a terminal or a CI log here: no escape sequences.
+  return line.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}
+
+async function execute(action: AlertAction, client: GitHubIssuesClient): Promise<Outcome> {
+  switch (action.kind) {
+    case 'create': {
+      const issue = await client.createIssue({ title: action.title, body: action.body, labels: action.labels });
+      return { action, issueNumber: issue.number, issueUrl: issue.html_url };
+    }
+    case 'update':
+    case 'reopen': {
+      const patch = { ...(action.title !== action.issue.title ? { title: action.title } : {}), ...(action.body !== action.issue.body ? { body: action.body } : {}), ...(action.kind === 'reopen' ? { state: 'open' as const } : {}) };
+      await client.updateIssue(action.issue.number, patch);
+      if (action.comment !== null) await client.addComment(action.issue.number, action.comment);
+      return { action, issueNumber: action.issue.number, issueUrl: action.issue.html_url };
+    }
+    case 'unchanged':
+    case 'skip-closed':
+      return { action, issueNumber: action.issue.number, issueUrl: action.issue.html_url };
+  }
+}
+
+const VERB: Record<AlertAction['kind'], [done: string, planned: string]> = {
+  create: ['created', 'would create'],
+  update: ['updated', 'would update'],
+  reopen: ['reopened', 'would reopen'],
+  unchanged: ['unchanged', 'unchanged'],
+  'skip-closed': ['skipped', 'would skip'],
+};
+
+function textLine(outcome: Outcome, dryRun: boolean): string {
+  const { action } = outcome;
+  const verb = `${VERB[action.kind][dryRun ? 1 : 0].padEnd(12)} `;
+  const number = outcome.issueNumber === null ? '' : `#${outcome.issueNumber} `;
+  const why = action.kind === 'skip-closed' ? ' (closed by a maintainer; --reopen reopens it)' : '';
+  const link = outcome.issueUrl && !dryRun && action.kind !== 'skip-closed' && action.kind !== 'unchanged' ? ` ${outcome.issueUrl}` : '';
+  return `${verb}${number}${describe(action)}${why}${link}\n`;
+}
+
+function dryRunDetail(action: AlertAction): string {
+  if (action.kind === 'unchanged' || action.kind === 'skip-closed') return '';
+  const lines = [`  title: ${action.title}`];
+  if (action.kind === 'create') lines.push(`  labels: ${action.labels.join(', ')}`);
+  else lines.push(action.comment === null ? `  comment: none (the change moved less than ${NOTABLE_CHANGE_POINTS} point; the body is updated silently)` : `  comment: ${action.comment.replace(/\n/g, '\n           ')}`);
+  lines.push('  ----- body -----', action.body.trimEnd(), '  ----------------', '');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runAlert(argv: readonly string[], io: AlertIo): Promise<number> {
+  const raw = parseCommandArgs(spec, argv);
+  const file = stringOption(spec, raw, 'regressions');
+  if (file === undefined) throw usageError('alert: --regressions FILE is required (the output of `servebench regress --json`, or - for standard input)');
+  const dryRun = booleanOption(raw, 'dry-run');
+  const offline = booleanOption(raw, 'offline');
+  if (offline && !dryRun) throw usageError('alert: --offline only goes with --dry-run');
+  const json = booleanOption(raw, 'json');
+  const reopen = booleanOption(raw, 'reopen');
+  const policy: HttpPolicy = { ...defaultPolicy, ...io.policy, maxWaitS: numberOption(spec, raw, 'max-wait', { min: 0 })! };
+  const repo = stringOption(spec, raw, 'repo') ?? (io.env['GITHUB_REPOSITORY'] || (offline ? 'OWNER/NAME' : undefined));
+  if (repo === undefined || repo === '') throw usageError('alert: no repository; give --repo OWNER/NAME or set GITHUB_REPOSITORY');
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw usageError(`--repo: "${repo}" is not OWNER/NAME`);
+  const apiUrl = httpUrl('github-api', stringOption(spec, raw, 'github-api') ?? (io.env[GITHUB_API_ENV] || DEFAULT_GITHUB_API));
+  const webhookText = stringOption(spec, raw, 'webhook') ?? (io.env['SERVEBENCH_WEBHOOK_URL'] || undefined);
+  const webhook = webhookText === undefined ? null : httpUrl('webhook', webhookText);
+  const token = io.env['GITHUB_TOKEN']?.trim() || undefined;
+  if (!dryRun && token === undefined) throw usageError('alert: GITHUB_TOKEN is not set; it needs a token with issues: write on the repository (or use --dry-run)');
+
+  const report = readRegressionReport(file);
+  const displayName = engineDisplayNames();
+  const client = createGitHubIssuesClient({
+    github: githubClient(policy, io.env, apiUrl),
+    repo,
+    readOnly: dryRun,
+    ...(io.writeSpacingMs !== undefined ? { writeSpacingMs: io.writeSpacingMs } : {}),
+    onWait: (message) => io.stderr(`servebench alert: ${message}\n`),
+  });
+
+  let existing: ExistingIssue[] = [];
+  if (report.regressions.length > 0 && !offline) existing = await client.listIssues('regression');
+  const actions = planAlerts(report.regressions, existing, { reopen, displayName });
+  if (!json) {
+    io.stdout(report.regressions.length === 0
+      ? 'No regressions: nothing to file.\n'
+      : `${report.regressions.length} regression${report.regressions.length === 1 ? '' : 's'}; ${offline ? 'offline, existing issues not read' : `${existing.length} issue${existing.length === 1 ? '' : 's'} labelled regression in ${repo}`}${dryRun ? '; dry run: nothing is written' : ''}\n`);
+  }
+
+  const labelResults: Array<{ name: string; result: 'created' | 'exists' }> = [];
+  const needed = [...new Set(actions.flatMap((a) => (a.kind === 'create' ? a.labels : [])))];
+  if (!dryRun && needed.length > 0) {
+    for (const label of labelSpecs(needed)) labelResults.push({ name: label.name, result: await client.ensureLabel(label) });
+  }
+
+  const outcomes: Outcome[] = [];
+  for (const action of actions) {
+    const outcome = dryRun ? { action, issueNumber: 'issue' in action ? action.issue.number : null, issueUrl: 'issue' in action ? action.issue.html_url : null } : await execute(action, client);
+    outcomes.push(outcome);
+    if (!json) io.stdout(textLine(outcome, dryRun) + (dryRun ? dryRunDetail(action) : ''));
+  }
+
+  const fresh: NewRegression[] = outcomes.filter((o) => isNew(o.action)).map((o) => ({ regression: o.action.regression, issueUrl: o.issueUrl, issueNumber: o.issueNumber, reopened: o.action.kind === 'reopen' }));
+  const payload = fresh.length > 0 ? webhookPayload(fresh, repo, displayName) : null;
+  let posted = false;
+  if (webhook !== null && payload !== null) {
+    if (dryRun) {
+      if (!json) io.stdout(`would post to the webhook:\n${JSON.stringify(payload, null, 2)}\n`);
+    } else {
+      await postWebhook(webhook, payload, policy);
+      posted = true;
+      if (!json) io.stdout(`webhook: posted ${fresh.length} new regression${fresh.length === 1 ? '' : 's'}\n`);
+    }
+  }
+
+  if (json) {
+    const summary = {
+      dry_run: dryRun,
+      offline,
+      repo,
+      regressions: report.regressions.length,
+      existing_issues: offline ? null : existing.length,
+      actions: outcomes.map(({ action, issueNumber, issueUrl }) => ({
+        action: action.kind,
+        key: action.regression.key,
+        engine: action.regression.engine,
+        version: action.regression.version,
+        previous_version: action.regression.previous_version,
+        metric: action.regression.metric,
+        change_pct: action.regression.change_pct,
+        issue: issueNumber,
+        url: issueUrl,
+        ...(action.kind === 'unchanged' || action.kind === 'skip-closed' ? {} : { title: action.title }),
+        ...(dryRun && action.kind === 'create' ? { labels: action.labels } : {}),
+        ...(dryRun && (action.kind === 'update' || action.kind === 'reopen') ? { comment: action.comment } : {}),
+        ...(dryRun && action.kind !== 'unchanged' && action.kind !== 'skip-closed' ? { body: action.body } : {}),
+      })),
+      labels: labelResults,
+      webhook: { configured: webhook !== null, new: fresh.length, posted, ...(dryRun && webhook !== null && payload !== null ? { payload } : {}) },
+    };
+    io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
+  }
+  return EXIT.ok;
+}
+
+export const alertCommand: Command = {
+  spec,
+  run: (argv) =>
+    runAlert(argv, {
+      env: process.env,
+      stdout: (text) => void process.stdout.write(text),
+      stderr: (text) => void process.stderr.write(text),
+    }),
+};
+

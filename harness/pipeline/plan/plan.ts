@@ -1,0 +1,608 @@
+/**
+ * `servebench plan`, the pure part: fleet file × trigger (the nightly set, new releases) →
+ * every run declared up front, one job per run (engine × version × model × GPU type × workload),
+ * each with a stable id (a hash of its configuration, so re-planning gives the same ids), the
+ * exact `servebench run` argv and the result it is expected to leave; and the other half of
+ * "every attempt produces a result": `missingJobs` names the planned jobs that left none.
+ *
+ * GPU isolation, per scheduler (one run owns one GPU set of `tp` GPUs):
+ * - GitHub Actions: a self-hosted runner does not isolate GPUs, so each runner is registered for
+ *   one GPU set, with a label naming the set size (gpus-<tp>) and that set's indices in its .env
+ *   (SERVEBENCH_GPUS=2,3); the job passes them on as --gpu.
+ * - SLURM: the scheduler allocates the GPUs (--gres). The Docker daemon runs outside the job's
+ *   cgroup and would see every GPU, so a docker launch is handed the allocation as
+ *   --gpu "$SLURM_JOB_GPUS" (global ids); a process launch passes nothing and inherits SLURM's
+ *   CUDA_VISIBLE_DEVICES (cgroup-relative ids, which --gpu would get wrong).
+ * - Kubernetes: the device plugin puts exactly `tp` GPUs into the pod, and a pod cannot start
+ *   containers of its own, so the run uses the process launcher inside the engine's image (the
+ *   harness is copied in by an init container) and passes no --gpu.
+ */
+import { createHash } from 'node:crypto';
+import { renderServeCommand, shellQuote } from '../../measure/engines/render.ts';
+import { ServebenchError, usageError } from '../../lib/errors.ts';
+import { slug } from '../../contract/result-path.ts';
+import type { Engine, ServeParameter, ServeParameters } from '../../contract/engine.ts';
+import type { Fleet, FleetEngine, FleetModel, FleetWorkload, GpuType } from '../../contract/fleet.ts';
+import { RunResultSchema, type RunResult } from '../../contract/result.ts';
+import type { Workload } from '../../contract/workload.ts';
+
+export const PLAN_FORMAT = 'servebench-plan/1';
+/** How a job invokes the harness from the servebench checkout. */
+export const HARNESS_ARGV = ['npx', 'tsx', 'harness/cli.ts'] as const;
+/** The version an unpinned nightly runs: the engine's newest image (the result records the real version). */
+export const LATEST = 'latest';
+/** GitHub's hard limit: "A matrix will generate a maximum of 256 jobs per workflow run." */
+export const GITHUB_MATRIX_LIMIT = 256;
+
+export type Scheduler = 'github' | 'kubernetes' | 'slurm';
+export type Trigger = 'nightly' | 'new';
+export type Launcher = 'docker' | 'process';
+
+/** One release from `servebench detect` (its `new` array); only engine and version are required. */
+export interface NewRelease {
+  readonly engine: string;
+  readonly version: string;
+  readonly tag?: string | null | undefined;
+  readonly image?: string | null | undefined;
+  readonly release_url?: string | null | undefined;
+  readonly published_at?: string | null | undefined;
+  /** The fleet's other images of the release (ROCm builds, …) and whether each is published: a job needing a missing one is skipped. */
+  readonly images?: ReadonlyArray<{ readonly image: string; readonly published: boolean }> | undefined;
+  /** A retry for the fleet images published since the release was reported: only the GPU types that run one of them are planned. */
+  readonly images_only?: boolean | undefined;
+}
+
+/** A GPU type of a new release not planned because its image is not published yet. */
+export interface SkippedConfiguration {
+  readonly engine: string;
+  readonly version: string;
+  readonly gpu_type: string;
+  readonly image: string;
+  readonly reason: string;
+}
+
+/** A release in a plan's inputs: engine and version, and detect's tag, release page and date when it gave them. */
+export interface PlannedRelease {
+  readonly engine: string;
+  readonly version: string;
+  readonly tag?: string;
+  readonly release_url?: string;
+  readonly published_at?: string | null;
+}
+
+export interface PlannedModel {
+  readonly id: string;
+  readonly tp: number;
+  readonly dtype: string | null;
+  readonly quantization: string | null;
+  readonly kv_cache_dtype: string | null;
+  readonly max_model_len: number | null;
+  readonly max_num_seqs: number | null;
+  readonly tokenizer: string | null;
+}
+
+export interface PlannedJob {
+  /** 12 hex of the sha256 of the configuration: the same configuration always gets the same id. */
+  readonly id: string;
+  /** RFC 1123 label (≤ 63, lower case): the Kubernetes Job and SLURM job name. */
+  readonly name: string;
+  readonly title: string;
+  readonly triggers: readonly Trigger[];
+  readonly engine: string;
+  /** The release, or "latest" for an unpinned nightly (the image's newest). */
+  readonly version: string;
+  readonly image: string | null;
+  readonly launcher: Launcher;
+  readonly model: PlannedModel;
+  readonly gpu_type: string;
+  readonly gpu: { readonly vendor: GpuType['vendor']; readonly name: string; readonly aliases: readonly string[]; readonly count: number };
+  readonly workload: string;
+  /** The scenario's effective load (its own sweep, or the fleet's override), as results record it in workload.spec.load. */
+  readonly load: Workload['load'];
+  readonly time_limit_min: number;
+  /** `servebench run` arguments on a host (the first is "run"); schedulers add their GPU selection (see commandFor). */
+  readonly argv: readonly string[];
+  /** Where the result lands under the results folder: <engine>/<model>/<hardware>/<workload> (then -<hash>.json under a day). */
+  readonly result_key: string;
+}
+
+export interface Plan {
+  readonly format: typeof PLAN_FORMAT;
+  /** Hash of every job id: two plans with the same jobs have the same id. */
+  readonly plan_id: string;
+  readonly fleet: { readonly file: string; readonly sha256: string };
+  readonly inputs: {
+    readonly nightly: boolean;
+    /** The releases asked for, with what detect said of each (collect --detect-state puts one back to pending with it). */
+    readonly new: ReadonlyArray<PlannedRelease>;
+    readonly engines: readonly string[];
+    readonly gpu_types: readonly string[];
+  };
+  readonly jobs: readonly PlannedJob[];
+  /** What was asked for but planned no job (e.g. a new release of an engine no matrix entry runs). */
+  readonly notes: readonly string[];
+  /**
+   * The GPU types of new releases left out because detect found their image unpublished (each
+   * also a note). detect keeps such a release pending for that image and reports it again, with
+   * images_only, once it is out.
+   */
+  readonly skipped: readonly SkippedConfiguration[];
+}
+
+export interface PlanInputs {
+  readonly fleet: Fleet;
+  readonly fleetFile: string;
+  readonly fleetSha256: string;
+  readonly engines: ReadonlyMap<string, Engine>;
+  /** Every engine in engines/, to tell a release of an engine servebench lacks from one the fleet does not run. */
+  readonly knownEngines?: readonly string[];
+  readonly workloads: ReadonlyMap<string, Workload>;
+  readonly nightly: boolean;
+  readonly releases: readonly NewRelease[];
+  /** Empty: no filter. */
+  readonly engineFilter?: readonly string[];
+  readonly gpuTypeFilter?: readonly string[];
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** JSON with object keys sorted, so a hash does not depend on the order fields were written in. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Whether the engine has a way to set a common parameter (what renderServeCommand would accept). */
+export function engineTakes(engine: Engine, name: ServeParameter): boolean {
+  if (engine.serve.unsupported[name] !== undefined) return false;
+  return engine.serve.flags[name] !== undefined || engine.serve.joined?.items[name] !== undefined || engine.serve.command.some((piece) => piece.includes(`{${name}}`));
+}
+
+const HF_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+
+export function plannedModel(model: FleetModel): PlannedModel {
+  return {
+    id: model.id,
+    tp: model.tp,
+    dtype: model.dtype ?? null,
+    quantization: model.quantization ?? null,
+    kv_cache_dtype: model.kv_cache_dtype ?? null,
+    max_model_len: model.max_model_len ?? null,
+    max_num_seqs: model.max_num_seqs ?? null,
+    // A Hugging Face id names its tokenizer too: prompts then have exact token lengths.
+    tokenizer: model.tokenizer === undefined ? (HF_ID.test(model.id) ? model.id : null) : model.tokenizer,
+  };
+}
+
+/**
+ * The serve parameters `servebench run` will derive from the planned flags; rendering them here
+ * finds a parameter the engine cannot take when planning, not at 3 a.m. on the GPU.
+ * Returns the reason the engine cannot run this model, or null.
+ */
+export function modelProblem(engine: Engine, model: PlannedModel): string | null {
+  if (model.tp > 1 && !engineTakes(engine, 'tensor_parallel')) {
+    return `engine ${engine.name} cannot run tp ${model.tp}: ${engine.serve.unsupported.tensor_parallel ?? 'it has no tensor-parallel flag'}`;
+  }
+  const params: ServeParameters = { model: model.id };
+  if (engineTakes(engine, 'tensor_parallel')) params.tensor_parallel = model.tp;
+  if (model.dtype !== null) params.dtype = model.dtype;
+  if (model.quantization !== null) params.quantization = model.quantization;
+  if (model.kv_cache_dtype !== null) params.kv_cache_dtype = model.kv_cache_dtype;
+  if (model.max_model_len !== null) params.max_model_len = model.max_model_len;
+  if (model.max_num_seqs !== null) params.max_num_seqs = model.max_num_seqs;
+  try {
+    renderServeCommand(engine, params);
+    return null;
+  } catch (error) {
+    if (error instanceof ServebenchError) return error.message;
+    throw error;
+  }
+}
+
+/**
+ * Which image a run uses, and so which launcher. Override (by GPU type id, then vendor) → the
+ * release's image from detect → the official template. The official images are CUDA builds, so
+ * an AMD type needs an override; a CPU type, or an engine without any image, launches a process.
+ */
+export function resolveImage(
+  engine: Engine,
+  settings: FleetEngine | undefined,
+  type: GpuType,
+  version: string,
+  releaseImage: string | null = null,
+): { image: string | null; launcher: Launcher } | { problem: string } {
+  if (type.vendor === 'cpu') return { image: null, launcher: 'process' };
+  const override = settings?.images[type.id] ?? settings?.images[type.vendor];
+  if (override) {
+    // Every {version}, as detect renders the image it checks (the two must name the same image).
+    if (version !== LATEST) return { image: override.template.replaceAll('{version}', version), launcher: 'docker' };
+    if (override.latest === null) return { problem: `${engine.name} has no pinned version and its ${type.id} image (${override.template}) names no latest: pin engines.${engine.name}.version or give images.*.latest` };
+    return { image: override.latest, launcher: 'docker' };
+  }
+  if (engine.image === null) return { image: null, launcher: 'process' };
+  if (type.vendor === 'amd') {
+    return { problem: `${engine.name}'s official image (${engine.image.repository}) is a CUDA build: give engines.${engine.name}.images.${type.id} (or .amd) with its ROCm image` };
+  }
+  if (version === LATEST) return { image: `${engine.image.repository}:${settings?.latest_tag ?? 'latest'}`, launcher: 'docker' };
+  return { image: releaseImage ?? officialImage(engine, version), launcher: 'docker' };
+}
+
+function officialImage(engine: Engine, version: string): string | null {
+  return engine.image ? `${engine.image.repository}:${engine.image.tag.replace('{version}', version)}` : null;
+}
+
+/** The load the run will record: the workload's own, or the fleet's override applied as `servebench run` applies it. */
+export function effectiveLoad(workload: Workload, ref: FleetWorkload): Workload['load'] {
+  if (typeof ref === 'string') return workload.load;
+  if (ref.concurrency) return { concurrency: [...ref.concurrency] };
+  if (ref.rates) return 'rates' in workload.load ? { ...workload.load, rates: [...ref.rates] } : { rates: [...ref.rates], arrival: 'poisson', burstiness: 1 };
+  return workload.load;
+}
+
+function workloadName(ref: FleetWorkload): string {
+  return typeof ref === 'string' ? ref : ref.name;
+}
+
+interface JobConfig {
+  readonly engine: Engine;
+  readonly version: string;
+  readonly image: string | null;
+  readonly launcher: Launcher;
+  readonly model: PlannedModel;
+  readonly type: GpuType;
+  readonly workload: string;
+  readonly ref: FleetWorkload;
+  readonly load: Workload['load'];
+  readonly resultsDir: string;
+}
+
+function runArgv(c: JobConfig): string[] {
+  const m = c.model;
+  const argv = ['run', '--engine', c.engine.name, '--launcher', c.launcher];
+  if (c.version !== LATEST) argv.push('--engine-version', c.version);
+  // --engine-version alone names the official image; any other image is given whole.
+  if (c.launcher === 'docker' && c.image !== null && (c.version === LATEST || c.image !== officialImage(c.engine, c.version))) argv.push('--image', c.image);
+  argv.push('--model', m.id);
+  if (engineTakes(c.engine, 'tensor_parallel')) argv.push('--tp', String(m.tp));
+  if (m.dtype !== null) argv.push('--dtype', m.dtype);
+  if (m.quantization !== null) argv.push('--quantization', m.quantization);
+  if (m.kv_cache_dtype !== null) argv.push('--kv-cache-dtype', m.kv_cache_dtype);
+  if (m.max_model_len !== null) argv.push('--max-model-len', String(m.max_model_len));
+  if (m.max_num_seqs !== null) argv.push('--max-num-seqs', String(m.max_num_seqs));
+  argv.push('--workload', c.workload);
+  if (m.tokenizer !== null) argv.push('--tokenizer', m.tokenizer);
+  if (typeof c.ref !== 'string' && c.ref.concurrency) argv.push('--concurrency', c.ref.concurrency.join(','));
+  if (typeof c.ref !== 'string' && c.ref.rates) argv.push('--rate', c.ref.rates.join(','));
+  argv.push('--source', 'official', '--results-dir', c.resultsDir);
+  return argv;
+}
+
+function resultKey(c: JobConfig): string {
+  const hardware = c.type.vendor === 'cpu' ? 'cpu-*' : slug(`${c.model.tp}x-${c.type.name}`);
+  return [slug(c.engine.name), slug(c.model.id.split('/').slice(-2).join('-')), hardware, slug(c.workload)].join('/');
+}
+
+function jobName(engine: string, gpuType: string, id: string): string {
+  const base = `sb-${engine}-${gpuType}`.replace(/[^a-z0-9-]+/g, '-').slice(0, 63 - id.length - 1).replace(/-+$/, '');
+  return `${base}-${id}`;
+}
+
+function makeJob(c: JobConfig, trigger: Trigger, timeLimit: number): PlannedJob {
+  const identity = {
+    engine: c.engine.name,
+    version: c.version,
+    image: c.image,
+    launcher: c.launcher,
+    model: c.model,
+    gpu_type: c.type.id,
+    workload: c.workload,
+    load: c.load,
+  };
+  const id = sha256(canonicalJson(identity)).slice(0, 12);
+  return {
+    id,
+    name: jobName(c.engine.name, c.type.id, id),
+    title: `${c.engine.name} ${c.version} · ${c.model.id} tp${c.model.tp} · ${c.type.id} · ${c.workload}`,
+    triggers: [trigger],
+    ...identity,
+    gpu: { vendor: c.type.vendor, name: c.type.name, aliases: [...c.type.aliases], count: c.type.vendor === 'cpu' ? 0 : c.model.tp },
+    time_limit_min: timeLimit,
+    argv: runArgv(c),
+    result_key: resultKey(c),
+  };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function jobOrder(a: PlannedJob, b: PlannedJob): number {
+  return (
+    compareText(a.engine, b.engine) ||
+    compareText(a.version, b.version) ||
+    compareText(a.gpu_type, b.gpu_type) ||
+    compareText(a.model.id, b.model.id) ||
+    a.model.tp - b.model.tp ||
+    compareText(a.workload, b.workload) ||
+    compareText(a.id, b.id)
+  );
+}
+
+/** Expands the fleet for the triggers asked for. The fleet must have passed loadFleet's checks. */
+export function expandPlan(inputs: PlanInputs): Plan {
+  const { fleet, engines, workloads } = inputs;
+  const engineFilter = new Set(inputs.engineFilter ?? []);
+  const typeFilter = new Set(inputs.gpuTypeFilter ?? []);
+  const types = new Map(fleet.gpu_types.map((t) => [t.id, t]));
+  const jobs = new Map<string, PlannedJob>();
+  const notes: string[] = [];
+  const skipped: SkippedConfiguration[] = [];
+
+  /** Jobs added, and GPU types left out for the release's images (not a reason for "no matrix entry"). */
+  const add = (engineName: string, version: string, trigger: Trigger, release: NewRelease | null): { added: number; left: number } => {
+    let added = 0;
+    let left = 0;
+    const releaseImage = release?.image ?? null;
+    fleet.matrix.forEach((entry, i) => {
+      if (!entry.engines.includes(engineName) || !(trigger === 'nightly' ? entry.nightly : entry.new_versions)) return;
+      if (engineFilter.size > 0 && !engineFilter.has(engineName)) return;
+      const engine = engines.get(engineName);
+      if (!engine) throw usageError(`${inputs.fleetFile}: matrix.${i}.engines: engine "${engineName}" was not loaded`);
+      for (const typeId of entry.gpu_types) {
+        if (typeFilter.size > 0 && !typeFilter.has(typeId)) continue;
+        const type = types.get(typeId)!;
+        const resolved = resolveImage(engine, fleet.engines[engineName], type, version, releaseImage);
+        if ('problem' in resolved) throw usageError(`${inputs.fleetFile}: matrix.${i}: ${resolved.problem}`);
+        if (release !== null) {
+          const listed = resolved.image === null ? undefined : release.images?.find((image) => image.image === resolved.image);
+          // A retry: the other GPU types were planned when the release was first reported.
+          if (release.images_only && listed?.published !== true) {
+            left += 1;
+            continue;
+          }
+          // `docker pull` would fail and leave a failed official result in place of a measurement.
+          if (listed?.published === false) {
+            left += 1;
+            if (!skipped.some((s) => s.engine === engineName && s.version === version && s.gpu_type === typeId)) {
+              const reason = `its image ${listed.image} is not published yet; detect keeps the release pending for it and reports it again once it is out`;
+              skipped.push({ engine: engineName, version, gpu_type: typeId, image: listed.image, reason });
+              notes.push(`${engineName} ${version} (new): ${typeId} skipped: ${reason}`);
+            }
+            continue;
+          }
+        }
+        for (const fleetModel of entry.models) {
+          const model = plannedModel(fleetModel);
+          for (const ref of entry.workloads) {
+            const name = workloadName(ref);
+            const workload = workloads.get(name);
+            if (!workload) throw usageError(`${inputs.fleetFile}: matrix.${i}.workloads: workload "${name}" was not loaded`);
+            const job = makeJob(
+              { engine, version, ...resolved, model, type, workload: name, ref, load: effectiveLoad(workload, ref), resultsDir: fleet.results_dir },
+              trigger,
+              entry.time_limit_min,
+            );
+            const existing = jobs.get(job.id);
+            // The same configuration from two entries or both triggers is one run.
+            if (existing) {
+              if (!existing.triggers.includes(trigger)) jobs.set(job.id, { ...existing, triggers: [...existing.triggers, trigger].sort() });
+              if (existing.time_limit_min < job.time_limit_min) jobs.set(job.id, { ...jobs.get(job.id)!, time_limit_min: job.time_limit_min });
+            } else {
+              jobs.set(job.id, job);
+            }
+            added += 1;
+          }
+        }
+      }
+    });
+    return { added, left };
+  };
+
+  if (inputs.nightly) {
+    const nightlyEngines = [...new Set(fleet.matrix.filter((m) => m.nightly).flatMap((m) => m.engines))].sort(compareText);
+    for (const name of nightlyEngines) add(name, fleet.engines[name]?.version ?? LATEST, 'nightly', null);
+  }
+  const seen = new Map<string, PlannedRelease>();
+  for (const release of inputs.releases) {
+    const key = `${release.engine}@${release.version}`;
+    if (seen.has(key)) continue;
+    seen.set(key, {
+      engine: release.engine,
+      version: release.version,
+      ...(release.tag ? { tag: release.tag } : {}),
+      ...(release.release_url ? { release_url: release.release_url } : {}),
+      ...(release.published_at !== undefined ? { published_at: release.published_at } : {}),
+    });
+    if (!engines.has(release.engine) && !(inputs.knownEngines ?? []).includes(release.engine)) {
+      notes.push(`${release.engine} ${release.version} (new): no engine of that name in engines/; nothing planned`);
+      continue;
+    }
+    if (engineFilter.size > 0 && !engineFilter.has(release.engine)) continue;
+    if (release.images_only) {
+      notes.push(`${release.engine} ${release.version} (new): its fleet images are out now: planned only on the GPU types that run them (the others were planned when it was first reported)`);
+    }
+    const { added, left } = add(release.engine, release.version, 'new', release);
+    if (added === 0 && left === 0) {
+      notes.push(`${release.engine} ${release.version} (new): no matrix entry with new_versions: true runs ${release.engine}${typeFilter.size > 0 ? ' on the selected GPU types' : ''}; nothing planned`);
+    }
+  }
+
+  const sorted = [...jobs.values()].sort(jobOrder);
+  return {
+    format: PLAN_FORMAT,
+    plan_id: sha256(sorted.map((j) => j.id).join('\n')).slice(0, 12),
+    fleet: { file: inputs.fleetFile, sha256: inputs.fleetSha256 },
+    inputs: {
+      nightly: inputs.nightly,
+      new: [...seen.values()],
+      engines: [...engineFilter].sort(compareText),
+      gpu_types: [...typeFilter].sort(compareText),
+    },
+    jobs: sorted,
+    notes,
+    skipped,
+  };
+}
+
+/** The environment variable a scheduler's job reads its GPU indices from, or null when it passes none. */
+export function gpuEnvFor(job: PlannedJob, scheduler: Scheduler): string | null {
+  if (job.gpu.vendor === 'cpu' || scheduler === 'kubernetes') return null;
+  if (scheduler === 'github') return 'SERVEBENCH_GPUS';
+  return job.launcher === 'docker' ? 'SLURM_JOB_GPUS' : null;
+}
+
+/** The run's arguments under a scheduler: on Kubernetes the engine runs as a process inside its own image. */
+export function argvFor(job: PlannedJob, scheduler: Scheduler): string[] {
+  const argv = [...job.argv];
+  if (scheduler !== 'kubernetes') return argv;
+  argv[argv.indexOf('--launcher') + 1] = 'process';
+  // The image is the pod's own; --image means nothing to a process launch.
+  const image = argv.indexOf('--image');
+  if (image >= 0) argv.splice(image, 2);
+  return argv;
+}
+
+const GPU_ENV_HINT: Record<string, string> = {
+  SERVEBENCH_GPUS: 'set SERVEBENCH_GPUS to the GPU set of this runner in its .env file',
+  SLURM_JOB_GPUS: 'SLURM allocated no GPUs to this job',
+};
+
+/**
+ * The shell command a job runs from the servebench checkout. Every value is single-quoted; the
+ * GPU indices are the one expansion, and the job fails (with no result, which missingJobs then
+ * reports) when the scheduler did not provide them.
+ */
+export function shellCommand(job: PlannedJob, scheduler: Scheduler): string {
+  const command = shellQuote([...HARNESS_ARGV, ...argvFor(job, scheduler)]);
+  const env = gpuEnvFor(job, scheduler);
+  return env === null ? command : `${command} --gpu "\${${env}:?${GPU_ENV_HINT[env]}}"`;
+}
+
+export interface MissingOptions {
+  /** Only results created at or after this instant count (ISO 8601), e.g. when the plan's run started. */
+  readonly since?: string;
+  /** Only results the fleet wrote (source: official); default true. */
+  readonly officialOnly?: boolean;
+}
+
+/**
+ * The hardware a result reports: named GPUs, or unknown: the runner records hardware: null both
+ * for a CPU run and for a GPU run whose GPUs could not be read.
+ */
+type ResultGpu = { readonly kind: 'gpu'; readonly name: string; readonly count: number } | { readonly kind: 'unknown' };
+
+function flagValue(argv: readonly string[], flag: string): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === flag) return argv[i + 1] ?? null;
+    if (argv[i]!.startsWith(`${flag}=`)) return argv[i]!.slice(flag.length + 1);
+  }
+  return null;
+}
+
+function configKey(engine: string, model: PlannedModel | Omit<PlannedModel, 'tokenizer'>, workload: string | null, load: unknown): string {
+  return canonicalJson({
+    engine,
+    model: model.id,
+    tp: model.tp,
+    dtype: model.dtype,
+    quantization: model.quantization,
+    kv_cache_dtype: model.kv_cache_dtype,
+    max_model_len: model.max_model_len,
+    max_num_seqs: model.max_num_seqs,
+    workload,
+    load,
+  });
+}
+
+interface ResultFacts {
+  readonly key: string;
+  /** The pinned version the run was planned for (its recorded --engine-version), or null: a "latest" job's run. */
+  readonly pinned: string | null;
+  readonly gpu: ResultGpu;
+}
+
+function resultFacts(result: RunResult): ResultFacts | null {
+  const run = result.run;
+  if (!run) return null;
+  const p = run.parameters;
+  const num = (value: unknown): number | null => (typeof value === 'number' ? value : typeof value === 'string' && value !== '' && Number.isFinite(Number(value)) ? Number(value) : null);
+  const str = (value: unknown): string | null => (value === undefined || value === null ? null : String(value));
+  const model = {
+    id: run.model.id,
+    tp: num(p['tensor_parallel']) ?? 1,
+    dtype: run.model.dtype,
+    quantization: run.model.quantization,
+    kv_cache_dtype: str(p['kv_cache_dtype']),
+    max_model_len: num(p['max_model_len']),
+    max_num_seqs: num(p['max_num_seqs']),
+  };
+  const gpus = run.hardware?.gpus ?? [];
+  const gpu: ResultGpu = gpus.length > 0 ? { kind: 'gpu', name: gpus[0]!.name, count: gpus.length } : { kind: 'unknown' };
+  return {
+    key: configKey(run.engine.name, model, result.workload.name, result.workload.spec.load),
+    // The planned job's --engine-version is in the recorded command (a "latest" job passes none),
+    // also when the server never answered /version; the version the server reports is not the
+    // job's (a "latest" image reports its release, which a pinned job of that release also has).
+    pinned: flagValue(result.harness.command, '--engine-version'),
+    gpu,
+  };
+}
+
+function namedGpuMatches(job: PlannedJob, gpu: { readonly name: string; readonly count: number }): boolean {
+  const names = [job.gpu.name, ...job.gpu.aliases].map((n) => n.toLowerCase());
+  return job.gpu.vendor !== 'cpu' && names.includes(gpu.name.toLowerCase()) && gpu.count === job.gpu.count;
+}
+
+/**
+ * The planned jobs no result accounts for: the job never started, or died before `servebench
+ * run` could write even a failed result. A result matches a job on engine, version, model and
+ * its serve parameters, workload and effective load, and GPU type (the reported GPU name and
+ * count). The version is the job's, as the run recorded it: a result whose command has
+ * --engine-version V matches only the jobs pinned to V, one without it only the "latest" jobs
+ * (whatever release their image turned out to be). The runner reads the GPUs before launching,
+ * so a failed launch names them too. A result without hardware is a CPU run, or a GPU run whose
+ * GPUs could not be read (or an older result): it matches a CPU job first, then, last, any GPU
+ * job of its configuration that the results naming their GPUs left over.
+ * Each result accounts for one job; repeats of a job are fine.
+ */
+export function missingJobs(plan: Pick<Plan, 'jobs'>, results: readonly unknown[], options: MissingOptions = {}): PlannedJob[] {
+  const since = options.since === undefined ? null : Date.parse(options.since);
+  const facts = results
+    .map((raw) => RunResultSchema.safeParse(raw))
+    .filter((parsed) => parsed.success)
+    .map((parsed) => parsed.data)
+    .filter((r) => r.kind === 'run' && (options.officialOnly === false || r.source === 'official') && (since === null || Date.parse(r.created_at) >= since))
+    .map(resultFacts)
+    .filter((f) => f !== null);
+  const keys = plan.jobs.map((job) => configKey(job.engine, job.model, job.workload, job.load));
+  const found = new Set<number>();
+  const used = new Set<number>();
+  const account = (f: number, fits: (job: PlannedJob) => boolean): void => {
+    const fact = facts[f]!;
+    if (used.has(f)) return;
+    const open = plan.jobs.findIndex(
+      (job, i) => !found.has(i) && keys[i] === fact.key && (fact.pinned === null ? job.version === LATEST : job.version === fact.pinned) && fits(job),
+    );
+    if (open < 0) return;
+    found.add(open);
+    used.add(f);
+  };
+  facts.forEach((fact, f) => {
+    const gpu = fact.gpu;
+    if (gpu.kind === 'gpu') account(f, (job) => namedGpuMatches(job, gpu));
+  });
+  facts.forEach((fact, f) => {
+    if (fact.gpu.kind === 'unknown') account(f, (job) => job.gpu.vendor === 'cpu');
+  });
+  facts.forEach((fact, f) => {
+    if (fact.gpu.kind === 'unknown') account(f, (job) => job.gpu.vendor !== 'cpu');
+  });
+  return plan.jobs.filter((_, i) => !found.has(i));
+}

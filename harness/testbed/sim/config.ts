@@ -1,0 +1,145 @@
+/**
+ * SimConfig: one object drives the server, the cost model and the CLI defaults, so --help and
+ * startSimServer({}) cannot disagree about what a default sim does.
+ */
+import { usageError } from '../../lib/errors.ts';
+
+export const PERSONALITIES = ['vllm', 'sglang', 'llamacpp', 'trtllm', 'no-usage'] as const;
+export type Personality = (typeof PERSONALITIES)[number];
+
+export const FAULT_KINDS = ['http500', 'http429', 'reset', 'malformed', 'stall', 'early_stop', 'truncate'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+/** Probability per request of each fault; at most one fault is drawn per request. */
+export type FaultRates = Readonly<Partial<Record<FaultKind, number>>>;
+
+/** The inputs of the continuous-batching cost model. */
+export interface CostParams {
+  readonly prefillTokensPerS: number;
+  readonly decodeBaseMs: number;
+  readonly decodePerSeqMs: number;
+  readonly maxNumSeqs: number;
+  /** KV budget in tokens; a request reserves prompt_tokens + max_tokens at admission. */
+  readonly kvTokens: number;
+  /** Prefill tokens per step; longer prompts are prefilled in chunks over several steps. */
+  readonly maxBatchedTokens: number;
+}
+
+export interface SimConfig extends CostParams {
+  readonly host: string;
+  /** 0 picks an ephemeral port. */
+  readonly port: number;
+  readonly modelName: string;
+  readonly personality: Personality;
+  /** Forces every cost to 0 and lifts the batch and KV limits unless they are set explicitly. */
+  readonly zeroCost: boolean;
+  /** Engine steps run per event-loop turn before writes are flushed (16 with zeroCost, else 1). */
+  readonly stepsPerFlush: number;
+  readonly faults: FaultRates;
+  readonly stallMs: number;
+  /** Seeds the fault draws. */
+  readonly seed: number;
+  readonly sseCrlf: boolean;
+  readonly sseNoSpace: boolean;
+  /** Interval of ": keep-alive" SSE comments on open streams; 0 disables them. */
+  readonly keepaliveMs: number;
+  /** An idle keep-alive connection is closed after this long (uvicorn and cpp-httplib: 5 s); 0 = never. */
+  readonly idleTimeoutMs: number;
+  /** Requests served per connection before it is closed (cpp-httplib: 100, announced); 0 = no limit. */
+  readonly maxRequestsPerConnection: number;
+  /**
+   * Close the connection right after every streamed response, unannounced (its headers said
+   * keep-alive): what llama-server does, since its stream provider reports the end of a stream
+   * as a cancel to cpp-httplib. A client that reuses the connection at once loses the request.
+   */
+  readonly closeAfterStream: boolean;
+}
+
+/** How each imitated server treats connections, where the sim's defaults follow the personality. */
+export const PERSONALITY_CONNECTIONS: Record<Personality, Pick<SimConfig, 'maxRequestsPerConnection' | 'closeAfterStream'>> = {
+  vllm: { maxRequestsPerConnection: 0, closeAfterStream: false },
+  sglang: { maxRequestsPerConnection: 0, closeAfterStream: false },
+  trtllm: { maxRequestsPerConnection: 0, closeAfterStream: false },
+  'no-usage': { maxRequestsPerConnection: 0, closeAfterStream: false },
+  llamacpp: { maxRequestsPerConnection: 100, closeAfterStream: true },
+};
+
+export const SIM_DEFAULTS: SimConfig = {
+  host: '127.0.0.1',
+  port: 8000,
+  modelName: 'sim-model',
+  personality: 'vllm',
+  prefillTokensPerS: 20_000,
+  decodeBaseMs: 8,
+  decodePerSeqMs: 0.06,
+  maxNumSeqs: 256,
+  kvTokens: 1_000_000,
+  maxBatchedTokens: 8192,
+  zeroCost: false,
+  stepsPerFlush: 1,
+  faults: {},
+  stallMs: 5000,
+  seed: 0,
+  sseCrlf: false,
+  sseNoSpace: false,
+  keepaliveMs: 0,
+  idleTimeoutMs: 5000,
+  ...PERSONALITY_CONNECTIONS.vllm,
+};
+
+/** What zero-cost mode uses for the fields the caller did not set. */
+const ZERO_COST_LIMITS = {
+  maxNumSeqs: 100_000,
+  kvTokens: Number.MAX_SAFE_INTEGER,
+  maxBatchedTokens: Number.MAX_SAFE_INTEGER,
+  stepsPerFlush: 16,
+} as const;
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw usageError(`sim: ${message}`);
+}
+
+export function validateFaultRates(faults: FaultRates): void {
+  let total = 0;
+  for (const [kind, rate] of Object.entries(faults)) {
+    check((FAULT_KINDS as readonly string[]).includes(kind), `unknown fault "${kind}"; allowed: ${FAULT_KINDS.join(', ')}`);
+    check(typeof rate === 'number' && rate >= 0 && rate <= 1, `fault ${kind}=${rate} must be a probability in [0, 1]`);
+    total += rate ?? 0;
+  }
+  check(total <= 1 + 1e-9, `fault probabilities add up to ${total}; at most one fault is drawn per request, so the sum must be ≤ 1`);
+}
+
+/** Fills defaults, applies zero-cost mode and rejects impossible settings (ServebenchError, exit 2). */
+export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
+  const zeroCost = partial.zeroCost ?? false;
+  const personality = partial.personality ?? SIM_DEFAULTS.personality;
+  const config: SimConfig = {
+    ...SIM_DEFAULTS,
+    ...(PERSONALITY_CONNECTIONS[personality] ?? {}),
+    ...(zeroCost ? ZERO_COST_LIMITS : {}),
+    ...Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined)),
+    ...(zeroCost ? { prefillTokensPerS: Number.POSITIVE_INFINITY, decodeBaseMs: 0, decodePerSeqMs: 0 } : {}),
+    zeroCost,
+  };
+  check(isLoopbackHost(config.host), `host "${config.host}" is not loopback; the sim only binds 127.x.x.x, ::1 or localhost`);
+  check(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65535, `port ${config.port} must be an integer in 0..65535`);
+  check(config.modelName.length > 0, 'model name must not be empty');
+  check((PERSONALITIES as readonly string[]).includes(config.personality), `unknown personality "${config.personality}"; allowed: ${PERSONALITIES.join(', ')}`);
+  check(config.prefillTokensPerS > 0, 'prefillTokensPerS must be > 0');
+  check(config.decodeBaseMs >= 0 && Number.isFinite(config.decodeBaseMs), 'decodeBaseMs must be a finite number ≥ 0');
+  check(config.decodePerSeqMs >= 0 && Number.isFinite(config.decodePerSeqMs), 'decodePerSeqMs must be a finite number ≥ 0');
+  check(Number.isInteger(config.maxNumSeqs) && config.maxNumSeqs >= 1, 'maxNumSeqs must be an integer ≥ 1');
+  check(Number.isInteger(config.kvTokens) && config.kvTokens >= 2, 'kvTokens must be an integer ≥ 2');
+  check(Number.isInteger(config.maxBatchedTokens) && config.maxBatchedTokens >= 1, 'maxBatchedTokens must be an integer ≥ 1');
+  check(Number.isInteger(config.stepsPerFlush) && config.stepsPerFlush >= 1, 'stepsPerFlush must be an integer ≥ 1');
+  check(config.stallMs >= 0 && Number.isFinite(config.stallMs), 'stallMs must be a finite number ≥ 0');
+  check(Number.isInteger(config.seed), 'seed must be an integer');
+  check(config.keepaliveMs >= 0 && Number.isFinite(config.keepaliveMs), 'keepaliveMs must be a finite number ≥ 0 (0 = off)');
+  check(config.idleTimeoutMs >= 0 && Number.isFinite(config.idleTimeoutMs), 'idleTimeoutMs must be a finite number ≥ 0 (0 = never)');
+  check(Number.isInteger(config.maxRequestsPerConnection) && config.maxRequestsPerConnection >= 0, 'maxRequestsPerConnection must be an integer ≥ 0 (0 = no limit)');
+  validateFaultRates(config.faults);
+  return config;
+}

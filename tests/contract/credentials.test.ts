@@ -1,0 +1,137 @@
+/**
+ * The credential rules results are recorded and validated by: each form a secret takes in an argv,
+ * a URL, a header, a variable, a log line or a field is redacted and found (with its JSON path);
+ * legitimate content (flags about tokens, model names, hashes, workloads, engine commands, the
+ * prompt corpus) is left alone; redaction is idempotent, so what the recorder wrote passes validate.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { findCredentials, isSecretName, redactArgv, redactText, redactUrl, redactValue, REDACTED } from '../../harness/contract/credentials.ts';
+import { listWorkloadFiles, loadWorkload } from '../../harness/measure/workloads/spec-file.ts';
+import { listEngineFiles, loadEngine } from '../../harness/measure/engines/spec-file.ts';
+import { renderServeCommand } from '../../harness/measure/engines/render.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
+import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
+
+const HF = 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567';
+
+/** Each case: the argv given, the argv recorded. */
+const REDACTED_ARGV: ReadonlyArray<readonly [string, readonly string[], readonly string[]]> = [
+  ['userinfo in a URL', ['--endpoint', 'http://bob:hunter2@127.0.0.1:8000/v1'], ['--endpoint', 'http://127.0.0.1:8000/v1']],
+  ['userinfo in --flag=url', ['--endpoint=https://bob:hunter2@h.example/v1'], ['--endpoint=https://h.example/v1']],
+  ['a user alone (a token as the user name)', ['git', 'clone', 'https://ghtoken@github.com/o/r'], ['git', 'clone', 'https://github.com/o/r']],
+  ['secret query and fragment parameters', ['--endpoint', 'https://h/v1?api_key=k1&x=1&X-Amz-Signature=s1#access_token=t1'], ['--endpoint', `https://h/v1?api_key=${REDACTED}&x=1&X-Amz-Signature=${REDACTED}#access_token=${REDACTED}`]],
+  ['?token= and ?key= and ?sig=', ['https://h/a?token=t&key=k&sig=s'], [`https://h/a?token=${REDACTED}&key=${REDACTED}&sig=${REDACTED}`]],
+  ['--api-key value', ['--api-key', 'sekrit'], ['--api-key', REDACTED]],
+  ['--api-key=value', ['--api-key=sekrit'], [`--api-key=${REDACTED}`]],
+  ['--hf-token, --token, --password, --admin-api-key', ['--hf-token', 'x1', '--token=x2', '--password', 'x3', '--admin-api-key', 'x4'], ['--hf-token', REDACTED, `--token=${REDACTED}`, '--password', REDACTED, '--admin-api-key', REDACTED]],
+  ['--header Authorization', ['--header', 'Authorization: Bearer abc'], ['--header', `Authorization: Bearer ${REDACTED}`]],
+  ['-H X-Api-Key and --header=Cookie', ['-H', 'X-Api-Key: abc', '--header=Cookie: session=abc'], ['-H', `X-Api-Key: ${REDACTED}`, `--header=Cookie: ${REDACTED}`]],
+  ['docker -e / --env NAME=value', ['-e', 'HF_TOKEN=abc', '--env', 'HUGGING_FACE_HUB_TOKEN=def', '--env=OPENAI_API_KEY=ghi', '-e', 'AWS_SECRET_ACCESS_KEY=jkl', '-e', 'DB_PASSWORD=mno'], ['-e', `HF_TOKEN=${REDACTED}`, '--env', `HUGGING_FACE_HUB_TOKEN=${REDACTED}`, `--env=OPENAI_API_KEY=${REDACTED}`, '-e', `AWS_SECRET_ACCESS_KEY=${REDACTED}`, '-e', `DB_PASSWORD=${REDACTED}`]],
+  ['Bearer anywhere', ['sh', '-c', 'curl -H "Authorization: Bearer abcdefghijkl" http://x'], ['sh', '-c', `curl -H "Authorization: Bearer ${REDACTED}" http://x`]],
+  ['a secret flag inside a script', ['sh', '-c', 'vllm serve m --api-key abc --port 8000'], ['sh', '-c', `vllm serve m --api-key ${REDACTED} --port 8000`]],
+  ['a key inside --extra-body JSON', ['--extra-body', '{"api_key":"abc","top_p":0.5}'], ['--extra-body', `{"api_key":"${REDACTED}","top_p":0.5}`]],
+  ['token shapes under any flag', ['--model', HF, '--x', 'sk-proj-AbCdEf0123456789XyZ', 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', 'AKIAIOSFODNN7EXAMPLE'], ['--model', REDACTED, '--x', REDACTED, REDACTED, REDACTED, REDACTED]],
+];
+
+/** Legitimate argv that must be recorded exactly as given. */
+const LEGIT_ARGV: readonly string[][] = [
+  ['servebench', 'load', '--endpoint', 'http://127.0.0.1:8000/v1', '--model', 'meta-llama/Llama-3.2-1B', '--concurrency', '1,4', '--slo', 'ttft_ms=500,tpot_ms=50', '--tokenizer', 'tests/fixtures/tokenizer-words', '--extra-body', '{"top_p":0.5}', '--header', 'X-Request-Source: bench'],
+  ['vllm', 'serve', 'meta-llama/Llama-3.2-1B', '--max-num-batched-tokens', '8192', '--max-model-len', '4096', '--tokenizer', 'meta-llama/Llama-3.2-1B', '--tokenizer-mode', 'auto', '--chat-template-eos-token', '</s>', '--use-auth-token', '--port', '8000'],
+  ['docker', 'run', '--env', 'HF_HUB_CACHE=/root/.cache/huggingface/hub', '--env', 'HIP_VISIBLE_DEVICES=0,1', '--env', 'HF_TOKEN', '--env', 'HUGGING_FACE_HUB_TOKEN=$HF_TOKEN', '--gpus', '"device=0"', 'vllm/vllm-openai@sha256:' + 'ab'.repeat(32)],
+  ['servebench', 'run', '--engine', 'vllm', '--hf-cache', '/data/hf', '--engine-version', 'v0.11.0', '--kv-cache-dtype', 'fp8_e4m3', '--workload', 'chat'],
+  ['llama-server', '--model', '/models/qwen2.5-0.5b-instruct-q4_k_m.gguf', '-np', '8', '--cache-type-k', 'q8_0', '--override-kv', 'tokenizer.ggml.add_bos_token=bool:false'],
+];
+
+describe('redactArgv', () => {
+  it.each(REDACTED_ARGV)('%s', (_name, argv, recorded) => {
+    expect(redactArgv(argv)).toEqual(recorded);
+    // The recorder's own output passes validate, and a second pass changes nothing.
+    expect(findCredentials(recorded)).toEqual([]);
+    expect(redactArgv(recorded)).toEqual(recorded);
+    expect(findCredentials(argv).length).toBeGreaterThan(0);
+  });
+
+  it.each(LEGIT_ARGV.map((argv) => [argv[0]!, argv] as const))('leaves a legitimate %s command as given', (_name, argv) => {
+    expect(redactArgv(argv)).toEqual(argv);
+    expect(findCredentials({ harness: { command: argv } })).toEqual([]);
+  });
+});
+
+describe('redactUrl and redactText', () => {
+  it('strips userinfo and secret parameters from a URL and keeps the rest as written', () => {
+    expect(redactUrl('http://bob:hunter2@127.0.0.1:8000')).toBe('http://127.0.0.1:8000');
+    expect(redactUrl('https://u@h.example:8443/base/v1/?model=a&signature=zz')).toBe(`https://h.example:8443/base/v1/?model=a&signature=${REDACTED}`);
+    expect(redactUrl('http://127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000/v1');
+  });
+
+  it("redacts vLLM's logged arguments, header lines and assignments in log text", () => {
+    expect(redactText("non-default args: {'model': 'm', 'api_key': ['k1', 'k2'], 'hf_token': None}")).toBe(`non-default args: {'model': 'm', 'api_key': ${REDACTED}, 'hf_token': None}`);
+    expect(redactText('Authorization: Basic dXNlcjpwYXNz')).toBe(`Authorization: Basic ${REDACTED}`);
+    expect(redactText('export HF_TOKEN=abc; password = hunter2')).toBe(`export HF_TOKEN=${REDACTED}; password = ${REDACTED}`);
+    expect(redactText(`downloading with ${HF}`)).toBe(`downloading with ${REDACTED}`);
+  });
+
+  it('leaves text about tokens alone', () => {
+    const text = "max_tokens: 128, eos_token: '</s>', output_tokens=64, key: value, token: 5, Bearer KEY, tokenizer_mode='auto', source hf_cache";
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('names secrets by the whole name, not by a word inside it', () => {
+    for (const name of ['--api-key', '--hf-token', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', '--password', 'x-api-key', 'authorization']) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+    for (const name of ['--max-num-batched-tokens', '--tokenizer', 'output_tokens', 'eos_token', 'pad_token', 'hf_cache', '--hf-cache', 'cache_key', 'kv_cache_dtype', 'token_count_sources']) {
+      expect(isSecretName(name), name).toBe(false);
+    }
+  });
+});
+
+describe('findCredentials', () => {
+  it('finds each credential in a result-shaped object, with its JSON path and never its value', () => {
+    const result = {
+      harness: { command: ['servebench', 'load', '--endpoint', 'http://bob:hunter2@127.0.0.1:8000', '--api-key', 'sekrit', '--header', 'X-Api-Key: k'] },
+      target: { endpoint: 'http://127.0.0.1:8000?token=t' },
+      workload: { extra_body: { api_key: 'b1', top_p: 0.5 } },
+      run: {
+        engine: { command: ['docker', 'run', '-e', 'HF_TOKEN=abc', 'img'] },
+        failure: { message: 'boom', log_tail: ['starting', "args: {'api_key': 'zz'}", `token ${HF}`] },
+      },
+    };
+    const found = findCredentials(result);
+    expect(found).toEqual([
+      { path: 'harness.command[3]', what: 'URL userinfo (user:password@)' },
+      { path: 'harness.command[5]', what: 'value of --api-key' },
+      { path: 'harness.command[7]', what: 'X-Api-Key header value' },
+      { path: 'target.endpoint', what: 'secret URL parameter "token"' },
+      { path: 'workload.extra_body.api_key', what: 'secret field "api_key"' },
+      { path: 'run.engine.command[3]', what: 'value of HF_TOKEN' },
+      { path: 'run.failure.log_tail[1]', what: 'value of api_key' },
+      { path: 'run.failure.log_tail[2]', what: 'Hugging Face token' },
+    ]);
+    const text = JSON.stringify(found);
+    for (const secret of ['hunter2', 'sekrit', 'b1', 'abc', 'zz', HF]) expect(text).not.toContain(secret);
+    const redacted = redactValue(result);
+    expect(findCredentials(redacted)).toEqual([]);
+    expect(JSON.stringify(redacted)).not.toMatch(/hunter2|sekrit|"b1"|HF_TOKEN=abc|'zz'|hf_AbCd/);
+    expect(redacted.workload.extra_body.top_p).toBe(0.5);
+  });
+
+  it('quotes a field name that is not an identifier', () => {
+    expect(findCredentials({ 'engine_metrics': { 'vllm:x': 1 }, a: [{ 'b-c': 'https://u:p@h' }] })).toEqual([{ path: 'a[0]["b-c"]', what: 'URL userinfo (user:password@)' }]);
+  });
+
+  it('finds nothing in legitimate content: synthetic results, every workload and engine, the prompt corpus', () => {
+    const result = syntheticResult({ engine: 'vllm', version: '0.11.0', model: 'meta-llama/Llama-3.2-1B', gpu: 'H100', gpuCount: 1, workload: 'chat', concurrencies: [1, 8], tpotMs: 10, ttftMs: 60, noise: 0.02, date: new Date(Date.UTC(2026, 0, 1)), seed: 1 });
+    expect(findCredentials(RunResultSchema.parse(result))).toEqual([]);
+    expect(redactValue(result)).toEqual(result);
+    for (const file of listWorkloadFiles()) expect(findCredentials(loadWorkload(file)), file).toEqual([]);
+    for (const file of listEngineFiles()) {
+      const engine = loadEngine(file);
+      expect(findCredentials(engine), file).toEqual([]);
+      expect(findCredentials(renderServeCommand(engine, { model: 'meta-llama/Llama-3.2-1B', port: 8000 })), file).toEqual([]);
+    }
+    const corpus = readFileSync(new URL('../../workloads/text/corpus.txt', import.meta.url), 'utf8');
+    expect(findCredentials(corpus.split('\n'))).toEqual([]);
+  });
+});

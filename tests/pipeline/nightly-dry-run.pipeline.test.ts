@@ -1,0 +1,284 @@
+/**
+ * The nightly pipeline end to end (scripts/nightly-dry-run.ts), once: three nights of detect →
+ * plan → jobs (the embedded CPU engine) → collect → summarize → commit → compile → site build →
+ * regress → alert against loopback fakes, in a temp git repository laid out as the workflow's
+ * checkout, with the planted regression of the simulated engine (night 2), a new release whose
+ * runner dies (night 3), and the next night's detect. About a minute and a half on two cores.
+ *
+ * Each servebench command's argv is checked against the `run:` text of
+ * .github/workflows/nightly.yml as a scheduled night runs it, so the dry run cannot drift from
+ * production's flags unnoticed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { checkResultText } from '../../harness/store/check-result.ts';
+import { listResultFiles } from '../../harness/store/result-files.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
+import {
+  BRANCH,
+  EMBEDDED_RELEASES,
+  GITHUB_REPO,
+  NEXT_POLL_NIGHT,
+  NIGHTLY_WORKFLOW,
+  PLANTED_FACTOR,
+  RUNNER_DIES_NIGHT,
+  runNightlyDryRun,
+  SIM_RELEASES,
+  SIM_REPEATS,
+  type DryRunReport,
+} from '../../scripts/nightly-dry-run.ts';
+
+let dir: string;
+let report: DryRunReport;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'servebench-dry-run-test-'));
+  report = await runNightlyDryRun({ keep: join(dir, 'run'), log: () => {} });
+}, 8 * 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const NIGHTS = [1, 2, RUNNER_DIES_NIGHT] as const;
+const night = (n: number) => report.nights[String(n)]!;
+const stepsNamed = (n: number, name: string) => report.steps.filter((s) => s.night === n && s.step === name);
+const versions = (list: ReadonlyArray<{ engine: string; version: string }>) => list.map((v) => `${v.engine} ${v.version}`);
+const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: report.dir, encoding: 'utf8' }).trim();
+/** Results stored after all nights: both jobs and the sim runs on nights 1 and 2, the nightly job alone on night 3. */
+const STORED = 2 * (2 + SIM_REPEATS) + 1;
+
+/**
+ * The `npm run -s servebench -- <command> …` calls of nightly.yml's `run:` steps, with each step's
+ * `args` array expanded as it is on a scheduled night (no dry_run input, no engine filter, the
+ * schedule event). A condition this table does not know fails the test: a new one needs a decision.
+ */
+const SCHEDULED_NIGHT: Readonly<Record<string, boolean>> = {
+  '[ "$DRY_RUN" = true ]': false,
+  '[ "$EVENT" != repository_dispatch ]': true,
+  '[ -n "$ENGINES" ]': false,
+};
+
+/** Shell words, double quotes removed (the workflow's lines quote whole words only). */
+function words(text: string): string[] {
+  return (text.match(/"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^"(.*)"$/, '$1'));
+}
+
+function workflowCommands(): Map<string, string[]> {
+  const workflow = parseYaml(readFileSync(NIGHTLY_WORKFLOW, 'utf8')) as { jobs: Record<string, { steps?: Array<{ run?: string }> }> };
+  const commands = new Map<string, string[]>();
+  for (const job of Object.values(workflow.jobs)) {
+    for (const { run } of job.steps ?? []) {
+      if (run === undefined) continue;
+      let args: string[] = [];
+      for (const line of run.split('\n').map((l) => l.trim())) {
+        let match: RegExpExecArray | null;
+        if ((match = /^args=\((.*)\)$/.exec(line))) args = words(match[1]!);
+        else if ((match = /^if (\[ .* \]); then args\+=\((.*)\); fi$/.exec(line))) {
+          const holds = SCHEDULED_NIGHT[match[1]!];
+          if (holds === undefined) throw new Error(`nightly.yml: a condition the test does not know: ${line}`);
+          if (holds) args.push(...words(match[2]!));
+        } else if (/^for \w+ in \$\{ENGINES\/\/,\/ \}; do args\+=\(.*\); done$/.test(line)) {
+          // ENGINES is empty on a scheduled night: no iteration.
+        } else if (line.includes('args+=')) throw new Error(`nightly.yml: an args line the test does not understand: ${line}`);
+        const call = /servebench -- ([a-z-]+)(.*)$/.exec(line);
+        if (call === null) continue;
+        // Up to a redirection (> file) or the end of a $( … ) substitution.
+        const rest = call[2]!.replace(/\s*>.*$/, '').replace(/\)\s*$/, '');
+        if (commands.has(call[1]!)) throw new Error(`nightly.yml: servebench ${call[1]} is called twice; the test compares one call per command`);
+        commands.set(call[1]!, words(rest).flatMap((w) => (w === '${args[@]}' ? args : [w])));
+      }
+    }
+  }
+  return commands;
+}
+
+describe('the nightly dry run', () => {
+  it('ran every step, each exiting as the workflow expects it to', () => {
+    expect(report.error).toBeNull();
+    for (const s of report.steps) expect({ step: `${s.night} ${s.step}`, code: s.code }).toEqual({ step: `${s.night} ${s.step}`, code: s.expected[0] });
+    const order = (n: number) => report.steps.filter((s) => s.night === n).map((s) => s.step.replace(/^job .*/, 'job').replace(/^sim .* run \d$/, 'sim run'));
+    const tail = ['collect', 'summarize', 'commit', 'compile', 'site build', 'regress', 'alert'];
+    const pipeline = ['detect', 'plan', 'job', 'job', ...Array<string>(SIM_REPEATS).fill('sim run'), ...tail];
+    expect(order(1)).toEqual(pipeline);
+    expect(order(2)).toEqual([...pipeline, 'alert again']);
+    // Night 3: the new release's job never ran (its runner died), and there is no simulated release.
+    expect(order(RUNNER_DIES_NIGHT)).toEqual(['detect', 'plan', 'job', ...tail]);
+    expect(order(NEXT_POLL_NIGHT)).toEqual(['detect']);
+    // regress says "regressions found" with exit 1: on night 2 only.
+    expect(NIGHTS.map((n) => stepsNamed(n, 'regress')[0]!.code)).toEqual([0, 1, 0]);
+    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(existsSync(join(report.dir, 'DRY-RUN.md'))).toBe(true);
+  });
+
+  it("calls every servebench command of nightly.yml, each with exactly the workflow's flags, in the checkout", () => {
+    const workflow = workflowCommands();
+    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'plan', 'regress', 'summarize']);
+    const called = report.steps.filter((s) => s.command[0] === 'servebench');
+    // Every servebench step is a workflow command, but the simulated releases' runs (outside the plan; see the script's header).
+    expect(new Set(called.map((s) => s.command[1]))).toEqual(new Set([...workflow.keys(), 'run']));
+    for (const s of called) {
+      if (s.command[1] === 'run') {
+        expect(s.step).toMatch(/^sim /);
+        continue;
+      }
+      // The workflow's variables, as the dry run stands in for them (the step summary: any file).
+      const standIns: Record<string, string | undefined> = { $BASE: report.nights[String(s.night)]?.base, $BRANCH: BRANCH, $REPO: GITHUB_REPO, $GITHUB_STEP_SUMMARY: undefined };
+      const wanted = workflow.get(s.command[1]!)!;
+      const argv = s.command.slice(2);
+      expect({ step: `${s.night} ${s.step}`, argv: argv.length }).toEqual({ step: `${s.night} ${s.step}`, argv: wanted.length });
+      wanted.forEach((word, i) => {
+        if (!word.includes('$')) expect({ step: `${s.night} ${s.step}`, word: argv[i] }).toEqual({ step: `${s.night} ${s.step}`, word });
+        else {
+          expect(Object.keys(standIns)).toContain(word);
+          const value = standIns[word];
+          if (value === undefined) expect(argv[i]!.length).toBeGreaterThan(0);
+          else expect({ step: `${s.night} ${s.step}`, [word]: argv[i] }).toEqual({ step: `${s.night} ${s.step}`, [word]: value });
+        }
+      });
+      expect(s.cwd).toBe(report.dir);
+    }
+    // What the reviewer found: collect without --require-all, with the detect state; regress scoped by --base.
+    for (const s of called.filter((c) => c.command[1] === 'collect')) {
+      expect(s.command).not.toContain('--require-all');
+      expect(s.command).toContain('--detect-state');
+    }
+    for (const n of NIGHTS) expect(stepsNamed(n, 'regress')[0]!.command.slice(2, 4)).toEqual(['--base', night(n).base]);
+  });
+
+  it('the temp folder is a git repository: the initial checkout, then one commit of results and state per night', () => {
+    expect(existsSync(join(report.dir, '.git'))).toBe(true);
+    expect(report.commits.map((c) => c.subject)).toEqual(['dry run: the checkout the first night starts from', ...NIGHTS.map((n) => `results: nightly run dry-run-${n}`)]);
+    expect(gitIn('show', '--name-only', '--format=', report.commits[0]!.sha).split('\n').sort()).toEqual(['.gitignore', 'DRY-RUN.md', 'fleet/detect-state.json', 'fleet/fleet.yaml', 'fleet/prices.yaml', 'results/README.md']);
+    NIGHTS.forEach((n, i) => {
+      // base: the commit before the night (what regress --base got); the night's commit holds exactly what collect added.
+      expect(night(n).base).toBe(report.commits[i]!.sha);
+      expect(night(n).commit).toBe(report.commits[i + 1]!.sha);
+      const changed = gitIn('diff', '--name-only', night(n).base!, night(n).commit!).split('\n');
+      expect(changed.filter((f) => f.startsWith('results/'))).toHaveLength(night(n).collect!.collected.length);
+      expect(changed.filter((f) => !f.startsWith('results/'))).toEqual(['fleet/detect-state.json']);
+      expect(night(n).added).toBe(night(n).collect!.collected.length);
+    });
+    // Every result is committed: nothing in results/ is left untracked.
+    expect(gitIn('ls-files', '--others', '--exclude-standard', '--', 'results')).toBe('');
+    expect(gitIn('ls-files', '--', 'results').split('\n').filter((f) => f.endsWith('.json'))).toHaveLength(STORED);
+  });
+
+  it('detect reported each new release once, kept vLLM 0.11.1 pending, and re-reported the release whose runner died', () => {
+    expect(versions(night(1).detect!.new).sort()).toEqual(['embedded 3.21.1', 'vllm 0.11.0']);
+    expect(versions(night(2).detect!.new)).toEqual(['embedded 3.22.0']);
+    expect(versions(night(2).detect!.pending)).toEqual(['vllm 0.11.1']);
+    expect(versions(night(RUNNER_DIES_NIGHT).detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
+    expect(versions(report.final.detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
+    expect(versions(report.final.detect!.pending)).toEqual(['vllm 0.11.1']);
+    for (const d of [night(1).detect!, night(2).detect!, night(RUNNER_DIES_NIGHT).detect!, report.final.detect!]) expect(d.errors).toEqual([]);
+  });
+
+  it('the plan matrix holds the jobs, and each that ran ran with the exact command it gives', () => {
+    for (const n of NIGHTS) {
+      const matrix = night(n).matrix!.include;
+      expect(matrix.map((j) => `${j.engine} ${j.version}`).sort()).toEqual([`embedded ${EMBEDDED_RELEASES[n]}`, 'embedded latest']);
+      for (const job of matrix) {
+        expect(job.command).toMatch(/^npx tsx harness\/cli\.ts run --engine embedded --launcher process /);
+        const ran = report.steps.find((s) => s.night === n && s.command[0] === job.command);
+        if (night(n).died!.includes(job.job_id)) expect(ran).toBeUndefined();
+        else expect(ran?.code).toBe(0);
+      }
+    }
+    // vLLM's release is not in the dry-run fleet: noted, not planned.
+    expect(night(1).plan!.notes).toEqual([expect.stringContaining('vllm 0.11.0 (new): no matrix entry')]);
+  });
+
+  it("night 3: collect names the dead runner's job missing, exits 0, and puts the release back to pending in the committed state", () => {
+    const n3 = night(RUNNER_DIES_NIGHT);
+    const release = EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]!;
+    const job = n3.plan!.jobs.find((j) => j.version === release)!;
+    expect(n3.died).toEqual([job.id]);
+    expect(n3.collect!.missing.map((m) => ({ job_id: m.job_id, engine: m.engine, version: m.version }))).toEqual([{ job_id: job.id, engine: 'embedded', version: release }]);
+    expect(n3.collect_code).toBe(0);
+    expect(n3.collect!.detect_state).toMatchObject({ written: true, put_back: [{ engine: 'embedded', version: release }] });
+    // The state the night committed (what the next night's detect reads): pending again, no longer seen.
+    const state = JSON.parse(gitIn('show', `${n3.commit}:fleet/detect-state.json`)) as { engines: Record<string, { seen: Record<string, string>; pending: Record<string, { reason: string }> }> };
+    expect(state.engines['embedded']!.pending[release]!.reason).toMatch(/^no result from 1 planned job/);
+    expect(state.engines['embedded']!.seen).not.toHaveProperty(release);
+    // The night before, every job left a result: nothing missing, nothing put back.
+    for (const n of [1, 2]) expect({ missing: night(n).collect!.missing, put_back: night(n).collect!.detect_state?.put_back ?? [] }).toEqual({ missing: [], put_back: [] });
+    // The step summary names the missing job.
+    expect(readFileSync(join(report.dir, `night-${RUNNER_DIES_NIGHT}`, 'step-summary.md'), 'utf8')).toContain(release);
+  });
+
+  it('collect put every result into results/, and every one validates; each was measured by `servebench run`', () => {
+    for (const n of NIGHTS) {
+      const collect = night(n).collect!;
+      expect(collect.collected).toHaveLength(night(n).plan!.jobs.length - night(n).died!.length + (SIM_RELEASES.some((r) => r.night === n) ? SIM_REPEATS : 0));
+      expect(collect.invalid).toEqual([]);
+      expect(collect.conflicts).toEqual([]);
+      expect(night(n).summary_md!.length).toBeGreaterThan(0);
+    }
+    const { files, problems } = listResultFiles(join(report.dir, 'results'));
+    expect(problems).toEqual([]);
+    expect(files).toHaveLength(STORED);
+    expect(night(RUNNER_DIES_NIGHT).validate).toEqual({ files: files.length, problems: [] });
+    for (const file of files) {
+      const text = readFileSync(file.absolutePath, 'utf8');
+      expect(checkResultText(file.relativePath, text, file.relativePath).problems).toEqual([]);
+      const result = RunResultSchema.parse(JSON.parse(text));
+      expect(result.source).toBe('official');
+      expect(result.status).toBe('completed');
+      expect(result.harness.command.slice(0, 2)).toEqual(['servebench', 'run']);
+      expect(result.run!.engine.launcher).toBe(result.run!.engine.name === 'embedded' ? 'process' : 'external');
+    }
+  });
+
+  it('compile produced the snapshot and the site data, and the built site has the leaderboard pages', () => {
+    const data = join(report.dir, 'build', 'data');
+    const manifest = JSON.parse(readFileSync(join(data, 'MANIFEST.json'), 'utf8')) as { snapshot: string; runs: number };
+    expect(manifest.snapshot).toBe(night(RUNNER_DIES_NIGHT).compile!.snapshot);
+    expect(manifest.runs).toBe(STORED);
+    expect(NIGHTS.map((n) => night(n).compile!.tables['runs'])).toEqual([2 + SIM_REPEATS, 2 * (2 + SIM_REPEATS), STORED]);
+    expect(existsSync(join(data, 'parquet', 'snapshots', manifest.snapshot))).toBe(true);
+    expect(readdirSync(join(data, 'parquet', 'snapshots'))).toHaveLength(NIGHTS.length);
+    for (const file of ['leaderboard.json', 'deltas.json', 'scenarios.json']) expect(existsSync(join(data, 'site', file))).toBe(true);
+
+    const site = join(report.dir, 'build', 'site');
+    expect(existsSync(join(site, 'index.html'))).toBe(true);
+    const leaderboards = night(RUNNER_DIES_NIGHT).site!.leaderboard_pages;
+    // One scenario for the embedded engine, one for the simulated releases.
+    expect(leaderboards).toHaveLength(2);
+    for (const page of leaderboards) expect(readFileSync(join(site, page), 'utf8')).toMatch(/Leaderboard at c=\d/);
+    expect(night(2).site!.regressions_page_names).toContain(SIM_RELEASES[1].version);
+  });
+
+  it('regress --base found the planted regression of the simulated engine on night 2, and only that', () => {
+    expect(night(1).regress!.regressions).toEqual([]);
+    expect(night(RUNNER_DIES_NIGHT).regress!.regressions).toEqual([]);
+    const found = night(2).regress!.regressions;
+    expect(found.length).toBeGreaterThan(0);
+    for (const r of found) expect(r).toMatchObject({ engine: 'sim', previous_version: SIM_RELEASES[0].version, version: SIM_RELEASES[1].version });
+    const tpot = found.find((r) => r.metric === 'tpot_ms_p50')!;
+    // The step cost went ×1.5, so the time per output token goes up by about as much (about +48%
+    // here); the bounds leave room for a busy machine, the lower one is regress's threshold.
+    expect(tpot.change_pct).toBeGreaterThanOrEqual(10);
+    expect(tpot.change_pct).toBeLessThan((PLANTED_FACTOR - 1) * 100 * 1.6);
+    expect(found.map((r) => r.metric)).toContain('output_throughput');
+  });
+
+  it('the fake GitHub got exactly one issue per regression with the right labels; the re-run of alert wrote nothing', () => {
+    const found = night(2).regress!.regressions;
+    const issues = report.github.issues;
+    expect(issues).toHaveLength(found.length);
+    expect(new Set(issues.map((i) => i.key))).toEqual(new Set(found.map((r) => r.key)));
+    for (const issue of issues) {
+      expect([...issue.labels].sort()).toEqual(['engine:sim', 'regression', 'servebench']);
+      expect(issue.title).toContain(`sim ${SIM_RELEASES[1].version} vs ${SIM_RELEASES[0].version}`);
+    }
+    expect(night(2).alert!.actions.map((a) => a.action)).toEqual(found.map(() => 'create'));
+    expect(new Set(night(2).alert!.actions.map((a) => a.key))).toEqual(new Set(found.map((r) => r.key)));
+    expect(night(RUNNER_DIES_NIGHT).alert!.actions).toEqual([]);
+    expect(report.github.webhook_posts).toBe(1);
+    expect(report.final.alert_rerun_writes).toBe(0);
+    expect(report.final.alert_rerun!.actions.map((a) => a.action)).toEqual(found.map(() => 'unchanged'));
+  });
+});
