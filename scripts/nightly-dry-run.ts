@@ -61,7 +61,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
+import { spawnSim } from '../harness/testbed/spawn-cli.ts';
 import { checkResultText } from '../harness/store/check-result.ts';
 import { listResultFiles } from '../harness/store/result-files.ts';
 import { fakeGithub } from '../harness/testbed/fakes/fake-github-releases.ts';

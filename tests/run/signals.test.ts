@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, spawnSim } from '../../harness/lib/process/spawn-cli.ts';
+import { CLI_PATH, spawnSim } from '../../harness/testbed/spawn-cli.ts';
 import { exitCodeFor, STOP_SIGNALS } from '../../harness/lib/process/stop-signals.ts';
 import { killOwnedGroups } from '../../harness/lib/process/owned-groups.ts';
 import { freePort } from '../../harness/measure/run/free-port.ts';

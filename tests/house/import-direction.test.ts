@@ -1,0 +1,42 @@
+/**
+ * The house's rules, on the real tree: every import goes from a stage to one before it (or beside,
+ * for the testbed), the site takes only the contract's types, nothing under harness/ or site/
+ * imports scripts, tests or benchmarks, and no two folders import each other. The checker is shown
+ * to catch a planted upward import and a planted cycle, so it is not a test that cannot fail.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { directionProblems, folderCycles, sourceFiles } from './import-graph.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const tree = sourceFiles(ROOT, ['harness', 'site']);
+
+describe('the import direction of the house', () => {
+  it('reads the whole tree', () => {
+    expect(tree.size).toBeGreaterThan(150);
+    expect([...tree.keys()].some((path) => path.startsWith('site/pages/'))).toBe(true);
+  });
+
+  it('no import goes upstream, and the site imports only the contract', () => {
+    expect(directionProblems(tree)).toEqual([]);
+  });
+
+  it('no folder-level cycle', () => {
+    expect(folderCycles(tree)).toEqual([]);
+  });
+
+  it('catches a planted upward import, a value import of the contract by the site, and a cycle', () => {
+    const planted = new Map(tree);
+    planted.set('harness/contract/planted.ts', "import { compile } from '../store/compile.ts';\n");
+    planted.set('site/lib/planted.ts', "import { RunResultSchema } from '../../harness/contract/result.ts';\nimport type { Delta } from '../../harness/store/derive.ts';\n");
+    planted.set('harness/measure/load/planted.ts', "import { x } from '../workloads/planted.ts';\n");
+    planted.set('harness/measure/workloads/planted.ts', "import { y } from '../load/planted.ts';\n");
+    expect(directionProblems(planted)).toEqual([
+      'harness/contract/planted.ts:1 imports harness/store/compile.ts: contract may not import store (allowed: lib)',
+      'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or site-data.ts',
+      'site/lib/planted.ts:2 imports harness/store/derive.ts: site may not import store (allowed: contract)',
+    ]);
+    // The planted upward import closes a cycle too (the store imports the contract).
+    expect(folderCycles(planted).sort()).toEqual([['harness/contract', 'harness/store'], ['harness/measure/load', 'harness/measure/workloads']]);
+  });
+});
