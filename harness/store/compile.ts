@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { z } from 'zod';
 import { writeFileAtomic } from '../lib/io/atomic-write.ts';
 import type { PriceTable } from '../contract/prices.ts';
 import { SCHEMA_VERSION } from '../contract/result.ts';
@@ -21,7 +22,9 @@ import { claimOutFolder, markOutFolder } from './out-folder.ts';
 import { columnOf, CONFIG_COLUMNS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS, type Column } from './columns.ts';
 import { computeDeltas, deriveTables, type Delta } from './derive.ts';
 import { describeColumn } from './dictionary.ts';
-import { HEADLINE_METRICS } from './headline-metrics.ts';
+import { DEFAULT_REGRESSION_THRESHOLD_PCT, HEADLINE_METRICS } from '../contract/metric-catalog.ts';
+import { DeltaSchema, EngineVersionSchema, HeadlineMetricSchema, LeaderboardRowSchema, RegressionsFileSchema, RunDetailSchema, ScenarioDetailSchema, ScenarioSchema, SITE_FILES, SiteMetaSchema } from '../contract/site-data.ts';
+import { findRegressions } from './regress.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
 
@@ -311,16 +314,19 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   const files = new SiteFiles(connection, next);
   await files.adopt(siteDir);
   const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
-  const json = (file: string, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(value)}\n`);
+  // Every file goes through its schema in the contract: the site reads exactly what it declares.
+  const json = <T>(file: string, schema: z.ZodType<T>, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(schema.parse(value))}\n`);
   const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
   const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
   const deltasByRow = new Map<string, Record<string, Delta>>();
   for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
   const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
-  json('leaderboard.json', leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
-  json('deltas.json', deltas);
-  json('metrics.json', HEADLINE_METRICS);
-  json('versions.json', await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
+  json(SITE_FILES.leaderboard, z.array(LeaderboardRowSchema), leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
+  json(SITE_FILES.deltas, z.array(DeltaSchema), deltas);
+  const runFiles = new Map((await connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>);
+  json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, runFiles) });
+  json(SITE_FILES.metrics, z.array(HeadlineMetricSchema), HEADLINE_METRICS);
+  json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
   await writeRunPages(connection, next, deltas, files, digest);
   const scenarios = (await jsonRows(`
     WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
@@ -330,7 +336,7 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
       list(DISTINCT engine ORDER BY engine) AS engines,
       count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
     FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
-  json('scenarios.json', scenarios);
+  json(SITE_FILES.scenarios, z.array(ScenarioSchema), scenarios);
   // A scenario's page data and points depend on its runs only: rewritten when those changed.
   const scenarioInputs = (await connection.runAndReadAll(`
     SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
@@ -355,9 +361,9 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
   const staleSet = new Set(stale);
   for (const scenario of scenarios) {
     const id = String(scenario.scenario_id);
-    if (staleSet.has(id)) json(`scenarios/${id}.json`, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
+    if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
   }
-  writeFileSync(join(next, 'releases.arrow'), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
+  writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
   // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
   if (stale.length > 0) {
     const points = await queryToArrowIpc(connection, {
@@ -365,9 +371,9 @@ async function writeSiteData(connection: DuckDBConnection, siteDir: string, delt
       orderBy: 'scenario_id, created_at, run_id, point',
       columns: ARROW_POINT_COLUMNS.map(arrowColumn),
     });
-    for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, 'points', `${id}.arrow`), bytes);
+    for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, SITE_FILES.pointsArrow(id)), bytes);
   }
-  json('meta.json', meta);
+  json(SITE_FILES.meta, SiteMetaSchema, meta);
   await files.save();
   rmSync(siteDir, { recursive: true, force: true });
   renameSync(next, siteDir);
@@ -393,7 +399,7 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
     FROM priced_points WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const byRun = new Map<string, Array<Record<string, unknown>>>();
   for (const p of points) byRun.set(String(p.run_id), [...(byRun.get(String(p.run_id)) ?? []), p]);
-  for (const run of runs) writeFileSync(join(siteDir, 'runs', `${String(run.run_id)}.json`), `${JSON.stringify({ run, points: byRun.get(String(run.run_id)) ?? [] })}\n`);
+  for (const run of runs) writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
 }
 
 /** Rows per table, summed over its weekly files. */

@@ -14,39 +14,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareReleases, pooledLogVariance, type SampleSummary } from './significance.ts';
 import type { PriceTable } from '../contract/prices.ts';
 import { columnOf } from './columns.ts';
-import { COMPARED_METRICS, HEADLINE_METRICS } from './headline-metrics.ts';
+import { COMPARED_METRICS, HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { CONFIG_KEY, SCENARIO_KEY } from './ids.ts';
+import type { Delta } from '../contract/site-data.ts';
 
 
-export interface Delta {
-  config_id: string;
-  scenario_id: string;
-  model: string;
-  precision: string;
-  hardware: string;
-  workload: string;
-  methodology: string;
-  load: string;
-  engine: string;
-  metric: string;
-  better: 'higher' | 'lower';
-  previous_version: string;
-  version: string;
-  previous_value: number;
-  value: number;
-  change_pct: number;
-  ci_low_pct: number | null;
-  ci_high_pct: number | null;
-  p_value: number | null;
-  method: 'welch' | 'noise-band' | 'unknown-noise';
-  significant: boolean;
-  /** better / worse when significant, else unclear. */
-  verdict: 'better' | 'worse' | 'unclear';
-  previous_runs: number;
-  runs: number;
-  previous_run_id: string;
-  run_id: string;
-}
+export type { Delta };
 
 const keyList = (key: readonly string[]) => key.map(columnOf).join(', ');
 

@@ -3,7 +3,7 @@
  * and the few columns the derivations add (ranks, release statistics, frontiers, deltas).
  */
 import { DELTA_COLUMN_DESCRIPTIONS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS } from './columns.ts';
-import { HEADLINE_METRICS } from './headline-metrics.ts';
+import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { ID_COLUMNS } from './ids.ts';
 
 const KNOWN = new Map([...RUN_COLUMNS, ...POINT_COLUMNS, ...PRICED_COLUMNS, ...METRIC_COLUMNS, ...ID_COLUMNS].map((c) => [c.name, { unit: c.unit, description: c.description }]));

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
+import { DEFAULT_REGRESSION_THRESHOLD_PCT } from '../contract/metric-catalog.ts';
 import { EXIT, usageError } from '../lib/errors.ts';
 import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';
@@ -20,7 +21,7 @@ const spec: CommandSpec = {
   options: [
     { name: 'latest', help: "Every engine's newest release on every configuration (the default)." },
     { name: 'base', value: 'GIT_REF', help: 'Only comparisons that involve runs added since this commit (what a nightly or a pull request brought).' },
-    { name: 'threshold', value: 'PCT', help: 'Smallest change for the worse that counts, in percent.', default: '10' },
+    { name: 'threshold', value: 'PCT', help: 'Smallest change for the worse that counts, in percent (the regressions page uses the default).', default: String(DEFAULT_REGRESSION_THRESHOLD_PCT) },
     RESULTS_OPTION,
     OUT_OPTION,
     PRICES_OPTION,

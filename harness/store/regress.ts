@@ -4,15 +4,11 @@
  * Each has a key that stays the same for the same regression, so alerting files it once.
  */
 import { createHash } from 'node:crypto';
-import type { Delta } from './derive.ts';
-import { HEADLINE_METRICS } from './headline-metrics.ts';
+import type { Delta, Regression } from '../contract/site-data.ts';
+import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { escapeTableCell, significant } from '../lib/io/markdown.ts';
 
-export interface Regression extends Delta {
-  readonly key: string;
-  readonly previous_file: string | null;
-  readonly file: string | null;
-}
+export type { Regression };
 
 function regressionKey(d: Pick<Delta, 'engine' | 'previous_version' | 'version' | 'config_id' | 'metric'>): string {
   return createHash('sha256').update([d.engine, d.previous_version, d.version, d.config_id, d.metric].join('|')).digest('hex').slice(0, 16);

@@ -3,12 +3,8 @@
  * compiled releases (one row per configuration × engine × version, medians over its runs).
  * Engines and versions are bound parameters; the metrics are a fixed list.
  */
-export const COMPARE_METRICS = [
-  { column: 'output_throughput', label: 'Output throughput', unit: 'tok/s' },
-  { column: 'ttft_ms_p50', label: 'TTFT p50', unit: 'ms' },
-  { column: 'tpot_ms_p50', label: 'TPOT p50', unit: 'ms' },
-  { column: 'itl_ms_p99', label: 'ITL p99', unit: 'ms' },
-] as const;
+export { COMPARE_METRICS } from '../../harness/contract/metric-catalog.ts';
+import { COMPARE_METRICS } from '../../harness/contract/metric-catalog.ts';
 
 export interface CompareRow {
   readonly model: string;

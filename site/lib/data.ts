@@ -1,10 +1,12 @@
 /**
  * Build-time access to the compiled data. Pages only read what `servebench compile` wrote
- * (SERVEBENCH_DATA, default build/data); with nothing compiled yet they render an empty state.
+ * (SERVEBENCH_DATA, default build/data), as its contract declares it (harness/contract/site-data.ts);
+ * with nothing compiled yet they render an empty state.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Delta, EngineVersion, HeadlineMetric, LeaderboardRow, RunDetail, Scenario, ScenarioDetail, SiteMeta } from './types.ts';
+import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
+import { SITE_FILES, type Delta, type EngineVersion, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -13,17 +15,18 @@ function read<T>(file: string, fallback: T): T {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : fallback;
 }
 
-export const meta = (): SiteMeta | null => read<SiteMeta | null>('site/meta.json', null);
-export const scenarios = (): Scenario[] => read<Scenario[]>('site/scenarios.json', []);
-export const leaderboard = (): LeaderboardRow[] => read<LeaderboardRow[]>('site/leaderboard.json', []);
-export const headlineMetrics = (): HeadlineMetric[] => read<HeadlineMetric[]>('site/metrics.json', []);
-export const scenarioDetail = (id: string): ScenarioDetail | null => read<ScenarioDetail | null>(`site/scenarios/${id}.json`, null);
-export const versions = (): EngineVersion[] => read<EngineVersion[]>('site/versions.json', []);
-export const deltas = (): Delta[] => read<Delta[]>('site/deltas.json', []);
+export const meta = (): SiteMeta | null => read<SiteMeta | null>(`site/${SITE_FILES.meta}`, null);
+export const scenarios = (): Scenario[] => read<Scenario[]>(`site/${SITE_FILES.scenarios}`, []);
+export const leaderboard = (): LeaderboardRow[] => read<LeaderboardRow[]>(`site/${SITE_FILES.leaderboard}`, []);
+export const headlineMetrics = (): HeadlineMetric[] => read<HeadlineMetric[]>(`site/${SITE_FILES.metrics}`, []);
+export const scenarioDetail = (id: string): ScenarioDetail | null => read<ScenarioDetail | null>(`site/${SITE_FILES.scenario(id)}`, null);
+export const versions = (): EngineVersion[] => read<EngineVersion[]>(`site/${SITE_FILES.versions}`, []);
+export const regressions = (): RegressionsFile | null => read<RegressionsFile | null>(`site/${SITE_FILES.regressions}`, null);
+export const deltas = (): Delta[] => read<Delta[]>(`site/${SITE_FILES.deltas}`, []);
 export const runIds = (): string[] => (existsSync(join(DATA_DIR, 'site/runs')) ? readdirSync(join(DATA_DIR, 'site/runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : []);
-export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/runs/${id}.json`, null);
+export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/${SITE_FILES.run(id)}`, null);
 /** Where links to raw result files point (SERVEBENCH_REPO_URL, or the GitHub repository in Actions); null: no links. */
 export const repositoryUrl = (): string | null =>
   process.env.SERVEBENCH_REPO_URL ?? (process.env.GITHUB_SERVER_URL && process.env.GITHUB_REPOSITORY ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}` : null);
-export const manifest = (): { files: Array<{ path: string; sha256: string; bytes: number; rows: number | null }>; snapshot: string; snapshots: string[]; generated_at: string } | null =>
+export const manifest = (): { files: ManifestFile[]; snapshot: string; snapshots: string[]; generated_at: string } | null =>
   read('MANIFEST.json', null);

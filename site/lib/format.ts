@@ -1,5 +1,5 @@
 /** Number and delta formatting: one place, so every page says the same thing the same way. */
-import type { Delta } from './types.ts';
+import type { Delta } from '../../harness/contract/site-data.ts';
 
 /** Counts as whole numbers; otherwise three significant digits below 100, whole numbers above; "–" when missing. */
 export function formatNumber(value: unknown): string {

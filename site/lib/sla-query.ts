@@ -4,15 +4,8 @@
  * points whose medians meet every limit. Measured points only: nothing is interpolated.
  * Limits are bound parameters on an allow-listed set of metrics.
  */
-export const SLA_METRICS = [
-  { column: 'ttft_ms_p99', label: 'TTFT p99', unit: 'ms' },
-  { column: 'ttft_ms_p50', label: 'TTFT p50', unit: 'ms' },
-  { column: 'tpot_ms_p95', label: 'TPOT p95', unit: 'ms' },
-  { column: 'itl_ms_p99', label: 'ITL p99', unit: 'ms' },
-  { column: 'e2el_ms_p50', label: 'E2E latency p50', unit: 'ms' },
-] as const;
-
-export type SlaColumn = (typeof SLA_METRICS)[number]['column'];
+export { SLA_METRICS, type SlaColumn } from '../../harness/contract/metric-catalog.ts';
+import { SLA_METRICS, type SlaColumn } from '../../harness/contract/metric-catalog.ts';
 
 export interface SlaRow {
   readonly engine: string;

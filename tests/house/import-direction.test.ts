@@ -21,6 +21,10 @@ describe('the import direction of the house', () => {
     expect(directionProblems(tree)).toEqual([]);
   });
 
+  it('the metric catalog, which the browser code takes as values, imports nothing', () => {
+    expect(tree.get('harness/contract/metric-catalog.ts')).not.toMatch(/^\s*import /m);
+  });
+
   it('no folder-level cycle', () => {
     expect(folderCycles(tree)).toEqual([]);
   });
@@ -33,7 +37,7 @@ describe('the import direction of the house', () => {
     planted.set('harness/measure/workloads/planted.ts', "import { y } from '../load/planted.ts';\n");
     expect(directionProblems(planted)).toEqual([
       'harness/contract/planted.ts:1 imports harness/store/compile.ts: contract may not import store (allowed: lib)',
-      'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or site-data.ts',
+      'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or values from harness/contract/site-data.ts, harness/contract/metric-catalog.ts',
       'site/lib/planted.ts:2 imports harness/store/derive.ts: site may not import store (allowed: contract)',
     ]);
     // The planted upward import closes a cycle too (the store imports the contract).

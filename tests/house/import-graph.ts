@@ -22,6 +22,12 @@ export const ALLOWED: Record<Exclude<Stage, 'outside'>, readonly Stage[]> = {
   site: ['contract'],
 };
 
+/**
+ * The contract modules whose values the site may take: the compiled data's schemas and file names
+ * (build time only), and the metric catalog (plain data with no imports, safe in the browser).
+ */
+export const SITE_VALUE_MODULES: readonly string[] = ['harness/contract/site-data.ts', 'harness/contract/metric-catalog.ts'];
+
 export function stageOf(path: string): Stage {
   const parts = path.split('/');
   if (parts[0] === 'site') return 'site';
@@ -82,7 +88,7 @@ export function directionProblems(files: ReadonlyMap<string, string>): string[] 
       if (to === from) continue;
       if (!ALLOWED[from].includes(to)) problems.push(`${where}: ${from} may not import ${to} (allowed: ${ALLOWED[from].join(', ') || 'nothing'})`);
       // Type imports are erased; a value import would bundle harness code into the pages.
-      if (from === 'site' && to === 'contract' && !imp.typeOnly && !imp.to.endsWith('/site-data.ts')) problems.push(`${where}: the site takes only types from the contract (import type), or site-data.ts`);
+      if (from === 'site' && to === 'contract' && !imp.typeOnly && !SITE_VALUE_MODULES.includes(imp.to)) problems.push(`${where}: the site takes only types from the contract (import type), or values from ${SITE_VALUE_MODULES.join(', ')}`);
     }
   }
   return problems;

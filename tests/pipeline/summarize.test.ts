@@ -15,7 +15,7 @@ import type { SubmissionSummary } from '../../harness/pipeline/submission/pr-sum
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { compile } from '../../harness/store/compile.ts';
-import { HEADLINE_METRICS } from '../../harness/store/headline-metrics.ts';
+import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
 import { fixtureRuns, writeFixturePrices } from '../store/fixture-results.ts';

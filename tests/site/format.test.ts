@@ -4,13 +4,13 @@ import { toCsv } from '../../site/lib/csv.ts';
 import { describeDelta, directionArrow, directionWords, formatNumber, formatPercent } from '../../site/lib/format.ts';
 import { describeFailures, failures, project, tpotBound, type PointMedians } from '../../site/lib/pareto-sla.ts';
 import { setAttributeSafely } from '../../site/lib/static-plot.ts';
-import type { Delta } from '../../site/lib/types.ts';
+import type { Delta } from '../../harness/contract/site-data.ts';
 import { parseHTML } from 'linkedom';
 import { parseViewState, serializeViewState } from '../../site/lib/url-state.ts';
 
 const delta = (over: Partial<Delta>): Delta => ({
   metric: 'output_throughput', better: 'higher', previous_version: '1.0.0', version: '1.1.0', previous_value: 685.2, value: 587.4, change_pct: -14.27, ci_low_pct: -18.3, ci_high_pct: -12.2,
-  p_value: 0.00018, method: 'welch', significant: true, verdict: 'worse', previous_runs: 3, runs: 3, previous_run_id: 'a', run_id: 'b', engine: 'vllm', model: 'm', hardware: 'h', workload: 'w', load: 'c=8', precision: 'p', scenario_id: 's',
+  p_value: 0.00018, method: 'welch', significant: true, verdict: 'worse', previous_runs: 3, runs: 3, previous_run_id: 'a', run_id: 'b', engine: 'vllm', model: 'm', hardware: 'h', workload: 'w', load: 'c=8', precision: 'p', scenario_id: 's', config_id: 'c', methodology: 'm1',
   ...over,
 });
 

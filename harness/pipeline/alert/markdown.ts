@@ -9,7 +9,7 @@
  * cross-reference the issue), `&` `<` `>` become entities, control characters become spaces.
  */
 import { regressionsMarkdown } from '../../store/regress.ts';
-import { HEADLINE_METRICS } from '../../store/headline-metrics.ts';
+import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import type { AlertRegression } from './input.ts';
 import { significant } from '../../lib/io/markdown.ts';
 

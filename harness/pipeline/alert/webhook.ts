@@ -13,7 +13,7 @@ import { ServebenchError } from '../../lib/errors.ts';
 import { BoundedReadError, requestBounded } from '../../lib/io/bounded-body.ts';
 import type { AlertRegression } from './input.ts';
 import { describeLoad, formatChange, type DisplayName } from './markdown.ts';
-import { HEADLINE_METRICS } from '../../store/headline-metrics.ts';
+import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { REMOTE_FAILED } from './github-issues.ts';
 import type { HttpPolicy } from '../http/http-conditional.ts';
 

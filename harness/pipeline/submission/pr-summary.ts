@@ -11,7 +11,7 @@ import type { PriceTable } from '../../contract/prices.ts';
 import type { ResultProblem } from '../../store/check-result.ts';
 import { columnOf } from '../../store/columns.ts';
 import { analyze } from '../../store/compile.ts';
-import { HEADLINE_METRICS } from '../../store/headline-metrics.ts';
+import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { diffAgainstBase } from '../../store/immutability.ts';
 import type { Store } from '../../store/store.ts';
 

@@ -1,6 +1,8 @@
 /**
- * The metrics the leaderboard, deltas and regressions speak about, with the direction that is
- * better. Each is a column of the points table; per release the median over its runs is shown.
+ * The metrics the leaderboard, deltas, regressions, the SLA filter and the compare page speak
+ * about: the one place their labels, units and better direction are written. Each is a column of
+ * the points table; per release the median over its runs is shown. Plain data with no imports, so
+ * the site's browser code may take it as it is.
  */
 export interface HeadlineMetric {
   readonly column: string;
@@ -28,3 +30,15 @@ export const HEADLINE_METRICS: readonly HeadlineMetric[] = [
 ];
 
 export const COMPARED_METRICS = HEADLINE_METRICS.filter((m) => m.compared);
+
+const byColumn = (column: string): HeadlineMetric => HEADLINE_METRICS.find((m) => m.column === column)!;
+
+/** The limits the SLA filter offers (each a release median, lower is better). */
+export const SLA_METRICS = (['ttft_ms_p99', 'ttft_ms_p50', 'tpot_ms_p95', 'itl_ms_p99', 'e2el_ms_p50'] as const).map((column) => ({ ...byColumn(column), column }));
+export type SlaColumn = (typeof SLA_METRICS)[number]['column'];
+
+/** The columns of the compare page. */
+export const COMPARE_METRICS = (['output_throughput', 'ttft_ms_p50', 'tpot_ms_p50', 'itl_ms_p99'] as const).map((column) => ({ ...byColumn(column), column }));
+
+/** A regression is a significant change for the worse of at least this many percent (regress's default --threshold, the regressions page). */
+export const DEFAULT_REGRESSION_THRESHOLD_PCT = 10;

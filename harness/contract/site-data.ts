@@ -1,0 +1,168 @@
+/**
+ * The compiled data the site reads: compile writes each file through these schemas (a value that
+ * does not fit is a compile bug, caught before it is published) and the site's pages take their
+ * types from here (type imports are erased: no harness code reaches the pages). Files live under
+ * <out>/site/ (SITE_FILES); rows carry every headline metric column besides the named fields.
+ */
+import { z } from 'zod';
+import type { HeadlineMetric } from './metric-catalog.ts';
+
+const metricValue = z.number().nullable();
+const text = z.string();
+const count = z.number().int().nonnegative();
+
+export const SITE_FILES = {
+  meta: 'meta.json',
+  scenarios: 'scenarios.json',
+  leaderboard: 'leaderboard.json',
+  deltas: 'deltas.json',
+  regressions: 'regressions.json',
+  metrics: 'metrics.json',
+  versions: 'versions.json',
+  releasesArrow: 'releases.arrow',
+  scenario: (id: string) => `scenarios/${id}.json`,
+  pointsArrow: (id: string) => `points/${id}.arrow`,
+  run: (id: string) => `runs/${id}.json`,
+} as const;
+
+export const DeltaSchema = z
+  .object({
+    config_id: text,
+    scenario_id: text,
+    model: text,
+    precision: text,
+    hardware: text,
+    workload: text,
+    methodology: text,
+    load: text,
+    engine: text,
+    metric: text,
+    better: z.enum(['higher', 'lower']),
+    previous_version: text,
+    version: text,
+    previous_value: z.number(),
+    value: z.number(),
+    change_pct: z.number(),
+    ci_low_pct: z.number().nullable(),
+    ci_high_pct: z.number().nullable(),
+    p_value: z.number().nullable(),
+    method: z.enum(['welch', 'noise-band', 'unknown-noise']),
+    significant: z.boolean(),
+    /** better / worse when significant, else unclear. */
+    verdict: z.enum(['better', 'worse', 'unclear']),
+    previous_runs: count,
+    runs: count,
+    previous_run_id: text,
+    run_id: text,
+  })
+  .strict();
+
+export const RegressionSchema = DeltaSchema.extend({ key: text, previous_file: text.nullable(), file: text.nullable() }).strict();
+
+export const RegressionsFileSchema = z.object({ threshold_pct: z.number().nonnegative(), regressions: z.array(RegressionSchema) }).strict();
+
+/** One engine's newest release on one configuration; the metric columns ride along (catchall). */
+export const LeaderboardRowSchema = z
+  .object({
+    config_id: text,
+    scenario_id: text,
+    model: text,
+    precision: text,
+    hardware: text,
+    gpu_count: count,
+    workload: text,
+    methodology: text,
+    load: text,
+    engine: text,
+    engine_version: text,
+    runs: count,
+    last_run_date: text,
+    latest_run_id: text,
+    official: z.boolean(),
+    isl: metricValue,
+    osl: metricValue,
+    engines: count,
+    deltas: z.record(text, DeltaSchema),
+  })
+  .catchall(z.unknown());
+
+export const ScenarioSchema = z
+  .object({
+    scenario_id: text,
+    model: text,
+    precision: text,
+    hardware: text,
+    gpu: text.nullable(),
+    gpu_count: count,
+    workload: text,
+    methodology: text,
+    loads: z.array(text),
+    engines: z.array(text),
+    releases: count,
+    last_run_date: text,
+  })
+  .strict();
+
+/** A release's medians on one load point of a scenario (the history); metric columns ride along. */
+export const ReleaseSchema = z
+  .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text })
+  .catchall(z.unknown());
+
+export const ParetoPointSchema = z
+  .object({
+    engine: text,
+    engine_version: text,
+    load: text,
+    interactivity: z.number(),
+    throughput_per_gpu: z.number(),
+    latest_version: z.boolean(),
+    on_version_frontier: z.boolean(),
+    on_overall_frontier: z.boolean(),
+    latest_run_id: text,
+  })
+  .strict();
+
+export const ScenarioDetailSchema = z.object({ scenario: ScenarioSchema, history: z.array(ReleaseSchema), pareto: z.array(ParetoPointSchema) }).strict();
+
+export const HeadlineMetricSchema = z
+  .object({ column: text, label: text, unit: text, better: z.enum(['higher', 'lower']), compared: z.boolean() })
+  .strict() satisfies z.ZodType<HeadlineMetric>;
+
+export const SiteMetaSchema = z
+  .object({
+    generated_at: text,
+    schema_version: z.number().int(),
+    snapshot: text,
+    runs: count,
+    points: count,
+    invalid_files: count,
+    price_tier: text,
+  })
+  .strict();
+
+const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const RunDetailSchema = z
+  .object({
+    /** Every column of the runs table (see the data dictionary). */
+    run: z.object({ run_id: text, file: text, engine: text, engine_version: text.nullable(), model: text }).catchall(cell),
+    points: z.array(z.record(text, cell)),
+  })
+  .strict();
+
+export const EngineVersionSchema = z.object({ engine: text, engine_version: text, configurations: count, last_run_date: text }).strict();
+
+export const ManifestFileSchema = z.object({ path: text, sha256: text, bytes: count, rows: count.nullable() }).strict();
+
+export type Delta = z.infer<typeof DeltaSchema>;
+export type Regression = z.infer<typeof RegressionSchema>;
+export type RegressionsFile = z.infer<typeof RegressionsFileSchema>;
+export type LeaderboardRow = z.infer<typeof LeaderboardRowSchema>;
+export type Scenario = z.infer<typeof ScenarioSchema>;
+export type Release = z.infer<typeof ReleaseSchema>;
+export type ParetoPoint = z.infer<typeof ParetoPointSchema>;
+export type ScenarioDetail = z.infer<typeof ScenarioDetailSchema>;
+export type SiteMeta = z.infer<typeof SiteMetaSchema>;
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+export type EngineVersion = z.infer<typeof EngineVersionSchema>;
+export type ManifestFile = z.infer<typeof ManifestFileSchema>;

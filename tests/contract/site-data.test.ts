@@ -1,0 +1,51 @@
+/**
+ * The compiled data's contract against real compile output: the SYNTHETIC fixture of tests/store is
+ * compiled, and every file the site reads parses with its schema in harness/contract/site-data.ts
+ * (strict where the shape is fixed), so the pages' types describe what is really there.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
+import { DeltaSchema, EngineVersionSchema, HeadlineMetricSchema, LeaderboardRowSchema, RegressionsFileSchema, RunDetailSchema, ScenarioDetailSchema, ScenarioSchema, SITE_FILES, SiteMetaSchema } from '../../harness/contract/site-data.ts';
+import { compile } from '../../harness/store/compile.ts';
+import { loadPrices } from '../../harness/store/prices.ts';
+import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'servebench-site-data-'));
+const site = join(root, 'out', 'site');
+const read = (file: string): unknown => JSON.parse(readFileSync(join(site, file), 'utf8'));
+
+beforeAll(async () => {
+  writeFixture(join(root, 'results'));
+  await compile({ resultsDir: join(root, 'results'), outDir: join(root, 'out'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
+}, 60_000);
+
+describe('the compiled site data parses with its contract', () => {
+  it('every top-level file', () => {
+    expect(SiteMetaSchema.parse(read(SITE_FILES.meta)).runs).toBe(8);
+    expect(z.array(ScenarioSchema).parse(read(SITE_FILES.scenarios))).toHaveLength(1);
+    const leaderboard = z.array(LeaderboardRowSchema).parse(read(SITE_FILES.leaderboard));
+    expect(leaderboard.length).toBeGreaterThan(0);
+    // The metric columns ride along on every row.
+    for (const row of leaderboard) for (const m of HEADLINE_METRICS) expect(row).toHaveProperty(m.column);
+    expect(z.array(DeltaSchema).parse(read(SITE_FILES.deltas)).length).toBeGreaterThan(0);
+    expect(z.array(HeadlineMetricSchema).parse(read(SITE_FILES.metrics))).toEqual(HEADLINE_METRICS);
+    expect(z.array(EngineVersionSchema).parse(read(SITE_FILES.versions))).toHaveLength(4);
+    // The fixture plants a 15% slowdown of vllm 1.1.0: the regressions the page shows, from compile.
+    const regressions = RegressionsFileSchema.parse(read(SITE_FILES.regressions));
+    expect(regressions.regressions.some((r) => r.engine === 'vllm' && r.version === '1.1.0')).toBe(true);
+    expect(existsSync(join(site, SITE_FILES.releasesArrow))).toBe(true);
+  });
+
+  it('every scenario and run file', () => {
+    const scenarios = readdirSync(join(site, 'scenarios'));
+    const runs = readdirSync(join(site, 'runs'));
+    expect(scenarios.length).toBe(1);
+    expect(runs.length).toBeGreaterThan(0);
+    for (const file of scenarios) expect(ScenarioDetailSchema.parse(read(`scenarios/${file}`)).history.length).toBeGreaterThan(0);
+    for (const file of runs) expect(RunDetailSchema.parse(read(`runs/${file}`)).run.run_id).toBe(file.replace(/\.json$/, ''));
+  });
+});
