@@ -136,3 +136,13 @@ export const EngineSchema = z
 
 export type Engine = z.infer<typeof EngineSchema>;
 export type ServeParameters = Partial<Record<ServeParameter, string | number | boolean>>;
+
+/** An image tag template with every "{version}" filled in: the one rule for run, plan and detect. */
+export function renderImageTag(template: string, version: string): string {
+  return template.replaceAll('{version}', version);
+}
+
+/** The engine's official image at a release ("repository:tag"), or null when it has none. */
+export function officialImage(engine: Engine, version: string): string | null {
+  return engine.image === null ? null : `${engine.image.repository}:${renderImageTag(engine.image.tag, version)}`;
+}

@@ -17,7 +17,7 @@ import { redactArgv } from '../../contract/credentials.ts';
 import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
-import type { ServeParameters } from '../../contract/engine.ts';
+import { officialImage, type ServeParameters } from '../../contract/engine.ts';
 import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner.ts';
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
@@ -129,7 +129,7 @@ export const runCommand: Command = {
       const version = stringOption(spec, raw, 'engine-version');
       const image =
         stringOption(spec, raw, 'image') ??
-        (engine.image && version ? `${engine.image.repository}:${engine.image.tag.replace('{version}', version)}` : undefined);
+        (version ? (officialImage(engine, version) ?? undefined) : undefined);
       if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
       const defaultCache = huggingFaceCacheDir();
       docker = { image, gpus, gpuVendor: hostGpuVendor(), port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };

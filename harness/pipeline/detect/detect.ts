@@ -31,13 +31,13 @@
  *   and keeps its previous state; the others go on. A GitHub rate limit too long to wait for stops
  *   the GitHub polling of the engines after it (each would fail the same way).
  */
-import type { Engine } from '../../contract/engine.ts';
+import { renderImageTag, type Engine } from '../../contract/engine.ts';
 import type { Fleet } from '../../contract/fleet.ts';
 import type { DetectState, EngineState } from './state.ts';
 import type { GithubClient } from '../http/github-http.ts';
 import { compareVersions, listReleases, listTags, MAX_TAG_PAGES, newestRelease, releasesPath, tagsPath, type UpstreamRelease } from '../http/github-releases.ts';
 import { RateLimitError } from '../http/http-conditional.ts';
-import { imageRef, renderImageTag, type ImageRef, type RegistryClient } from '../http/registry-tags.ts';
+import { imageRef, type ImageRef, type RegistryClient } from '../http/registry-tags.ts';
 
 export interface DetectedVersion {
   readonly engine: string;
@@ -277,7 +277,7 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
         continue;
       }
       const checked = await checkFleetImages(release.version);
-      const reported = { ...base, image: officialImage(engine, release.version), images: checked.images };
+      const reported = { ...base, image: officialImageRef(engine, release.version), images: checked.images };
       if (checked.waiting.length > 0) {
         awaiting.push(awaitingEntry(reported, checked.waiting, since));
         continue;
@@ -329,7 +329,8 @@ async function detectEngine(engine: Engine, repository: string, previous: Engine
   return { state, found, pending, awaiting, errors, notes };
 }
 
-function officialImage(engine: Engine, version: string): string | null {
+/** The official image as the registry client names it (checked: a tag that cannot exist throws). */
+function officialImageRef(engine: Engine, version: string): string | null {
   return engine.image === null ? null : imageRef(engine.image.repository, renderImageTag(engine.image.tag, version)).display;
 }
 

@@ -41,10 +41,6 @@ const MANIFEST_ACCEPT = [
   'application/vnd.docker.distribution.manifest.v2+json',
 ].join(', ');
 
-export function renderImageTag(template: string, version: string): string {
-  return template.replaceAll('{version}', version);
-}
-
 /** `repository` as in an engine spec ("vllm/vllm-openai", "ghcr.io/ggml-org/llama.cpp") and a tag. */
 export function imageRef(repository: string, tag: string): ImageRef {
   if (!TAG_PATTERN.test(tag)) throw new Error(`"${tag}" is not a valid image tag`);

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { renderServeCommand, shellQuote } from '../../measure/engines/render.ts';
 import { ServebenchError, usageError } from '../../lib/errors.ts';
 import { slug } from '../../contract/result-path.ts';
-import type { Engine, ServeParameter, ServeParameters } from '../../contract/engine.ts';
+import { officialImage, renderImageTag, type Engine, type ServeParameter, type ServeParameters } from '../../contract/engine.ts';
 import type { Fleet, FleetEngine, FleetModel, FleetWorkload, GpuType } from '../../contract/fleet.ts';
 import { RunResultSchema, type RunResult } from '../../contract/result.ts';
 import type { Workload } from '../../contract/workload.ts';
@@ -221,8 +221,8 @@ export function resolveImage(
   if (type.vendor === 'cpu') return { image: null, launcher: 'process' };
   const override = settings?.images[type.id] ?? settings?.images[type.vendor];
   if (override) {
-    // Every {version}, as detect renders the image it checks (the two must name the same image).
-    if (version !== LATEST) return { image: override.template.replaceAll('{version}', version), launcher: 'docker' };
+    // Rendered as detect renders the image it checks (the two must name the same image).
+    if (version !== LATEST) return { image: renderImageTag(override.template, version), launcher: 'docker' };
     if (override.latest === null) return { problem: `${engine.name} has no pinned version and its ${type.id} image (${override.template}) names no latest: pin engines.${engine.name}.version or give images.*.latest` };
     return { image: override.latest, launcher: 'docker' };
   }
@@ -234,9 +234,6 @@ export function resolveImage(
   return { image: releaseImage ?? officialImage(engine, version), launcher: 'docker' };
 }
 
-function officialImage(engine: Engine, version: string): string | null {
-  return engine.image ? `${engine.image.repository}:${engine.image.tag.replace('{version}', version)}` : null;
-}
 
 /** The load the run will record: the workload's own, or the fleet's override applied as `servebench run` applies it. */
 export function effectiveLoad(workload: Workload, ref: FleetWorkload): Workload['load'] {
