@@ -25,6 +25,15 @@ export const SITE_FILES = {
   run: (id: string) => `runs/${id}.json`,
 } as const;
 
+/**
+ * The repository that links to raw result files point into: SERVEBENCH_REPO_URL, else the
+ * repository of the GitHub Actions run; null: no links (pages and reports use relative paths).
+ */
+export function repositoryUrlFromEnv(env: Readonly<Record<string, string | undefined>>): string | null {
+  if (env['SERVEBENCH_REPO_URL']) return env['SERVEBENCH_REPO_URL'];
+  return env['GITHUB_SERVER_URL'] && env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL']}/${env['GITHUB_REPOSITORY']}` : null;
+}
+
 export const DeltaSchema = z
   .object({
     config_id: text,

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
 import { DEFAULT_REGRESSION_THRESHOLD_PCT } from '../contract/metric-catalog.ts';
+import { repositoryUrlFromEnv } from '../contract/site-data.ts';
 import { EXIT, usageError } from '../lib/errors.ts';
 import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';
@@ -25,7 +26,7 @@ const spec: CommandSpec = {
     RESULTS_OPTION,
     OUT_OPTION,
     PRICES_OPTION,
-    { name: 'repo-url', value: 'URL', help: 'Repository the run links point into (default: from GITHUB_SERVER_URL/GITHUB_REPOSITORY, else relative paths).' },
+    { name: 'repo-url', value: 'URL', help: 'Repository the run links point into (default: $SERVEBENCH_REPO_URL, else from GITHUB_SERVER_URL/GITHUB_REPOSITORY, else relative paths).' },
     { name: 'ref', value: 'REF', help: 'Branch or commit for the links.', default: 'main' },
     { name: 'markdown', value: 'FILE', help: 'Also write the Markdown report to FILE.' },
     { name: 'json', help: 'Print the regressions as JSON instead of Markdown.' },
@@ -53,7 +54,7 @@ export const regressCommand: Command = {
         scoped = deltas.filter((d) => touched.has(`${d.config_id}|${d.engine}|${d.version}`));
       }
       const regressions = findRegressions(scoped, threshold, files);
-      const repo = stringOption(spec, raw, 'repo-url') ?? (process.env.GITHUB_SERVER_URL && process.env.GITHUB_REPOSITORY ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}` : null);
+      const repo = stringOption(spec, raw, 'repo-url') ?? repositoryUrlFromEnv(process.env);
       const ref = stringOption(spec, raw, 'ref')!;
       const link = (file: string | null, runId: string) => (file === null ? `#${runId}` : repo ? `${repo}/blob/${ref}/results/${file}` : `results/${file}`);
       const markdown = regressionsMarkdown(regressions, link);

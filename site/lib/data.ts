@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
-import { SITE_FILES, type Delta, type EngineVersion, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
+import { repositoryUrlFromEnv, SITE_FILES, type Delta, type EngineVersion, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -26,7 +26,6 @@ export const deltas = (): Delta[] => read<Delta[]>(`site/${SITE_FILES.deltas}`, 
 export const runIds = (): string[] => (existsSync(join(DATA_DIR, 'site/runs')) ? readdirSync(join(DATA_DIR, 'site/runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : []);
 export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/${SITE_FILES.run(id)}`, null);
 /** Where links to raw result files point (SERVEBENCH_REPO_URL, or the GitHub repository in Actions); null: no links. */
-export const repositoryUrl = (): string | null =>
-  process.env.SERVEBENCH_REPO_URL ?? (process.env.GITHUB_SERVER_URL && process.env.GITHUB_REPOSITORY ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}` : null);
+export const repositoryUrl = (): string | null => repositoryUrlFromEnv(process.env);
 export const manifest = (): { files: ManifestFile[]; snapshot: string; snapshots: string[]; generated_at: string } | null =>
   read('MANIFEST.json', null);
