@@ -1,0 +1,188 @@
+/**
+ * The site's data (<out>/site/): small JSON for the prerendered pages and Arrow IPC for SQL in the
+ * browser, each file written through its schema in the compiled-data contract. Built next to the
+ * published folder and swapped in whole; the many costly files (a page per linked run, each
+ * scenario's history and points) are rewritten only when their inputs changed.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { z } from 'zod';
+import { DEFAULT_REGRESSION_THRESHOLD_PCT, HEADLINE_METRICS } from '../contract/metric-catalog.ts';
+import { DeltaSchema, EngineVersionSchema, HeadlineMetricSchema, LeaderboardRowSchema, RegressionsFileSchema, RunDetailSchema, ScenarioDetailSchema, ScenarioSchema, SITE_FILES, SiteMetaSchema, type Delta } from '../contract/site-data.ts';
+import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
+import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } from './columns.ts';
+import { ID_COLUMNS } from './ids.ts';
+import { findRegressions } from './regress.ts';
+
+// Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
+const ARROW_POINT_COLUMNS: readonly Column[] = [
+  ...ID_COLUMNS,
+  ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at', 'run_id'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
+  ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens'),
+];
+
+/** The Arrow type a published column travels as. */
+function arrowColumn(c: Pick<Column, 'name' | 'type'>): { name: string; type: ArrowColumnType; sql: string } {
+  const type: ArrowColumnType = c.type === 'BIGINT' ? 'DOUBLE' : c.type === 'DATE' || c.type === 'TIMESTAMP' ? 'VARCHAR' : (c.type as ArrowColumnType);
+  return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
+}
+
+/** Per release (configuration × engine × version) medians, for the compare page's SQL. */
+const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
+  { name: 'config_id', type: 'VARCHAR' as const },
+  ...CONFIG_COLUMNS.filter((c) => ['model', 'precision', 'hardware', 'workload', 'engine', 'engine_version'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => ['load', 'concurrency', 'rate'].includes(c.name)),
+  { name: 'runs', type: 'INTEGER' as const },
+  ...HEADLINE_METRICS.map((m) => ({ name: m.column, type: 'DOUBLE' as const })),
+];
+
+/**
+ * The site's files that are many and costly to write (a page per linked run, the history and the
+ * points of each scenario) are rewritten only when what they were made from changed: each is published with a
+ * digest of its inputs, kept in the store. Their folders move from the previous site into the new
+ * one (a rename, not thousands of links); what is stale is overwritten, what is gone is deleted.
+ */
+class SiteFiles {
+  static readonly FOLDERS = ['runs', 'points', 'scenarios'] as const;
+  private readonly next = new Map<string, string>();
+  private readonly connection: DuckDBConnection;
+  private readonly dir: string;
+  private previous = new Map<string, string>();
+
+  constructor(connection: DuckDBConnection, dir: string) {
+    this.connection = connection;
+    this.dir = dir;
+  }
+
+  /** Takes the previous site's folders over into `dir`. */
+  async adopt(previousDir: string): Promise<void> {
+    await this.connection.run('CREATE TABLE IF NOT EXISTS published (path VARCHAR PRIMARY KEY, digest VARCHAR)');
+    const rows = (await this.connection.runAndReadAll('SELECT path, digest FROM published')).getRowsJS() as Array<[string, string]>;
+    this.previous = new Map(rows);
+    for (const folder of SiteFiles.FOLDERS) {
+      if (existsSync(join(previousDir, folder))) renameSync(join(previousDir, folder), join(this.dir, folder));
+      else mkdirSync(join(this.dir, folder), { recursive: true });
+    }
+  }
+
+  /** True when the file is there with an unchanged digest; false when it must be written. */
+  reuse(path: string, digest: string): boolean {
+    this.next.set(path, digest);
+    return this.previous.get(path) === digest && existsSync(join(this.dir, path));
+  }
+
+  /** Deletes what no longer belongs, and records the digests of what does. */
+  async save(): Promise<void> {
+    for (const folder of SiteFiles.FOLDERS) {
+      for (const name of readdirSync(join(this.dir, folder))) if (!this.next.has(`${folder}/${name}`)) rmSync(join(this.dir, folder, name), { force: true });
+    }
+    await this.connection.run('BEGIN TRANSACTION');
+    await this.connection.run('DELETE FROM published');
+    const appender = await this.connection.createAppender('published');
+    for (const [path, digest] of this.next) (appender.appendVarchar(path), appender.appendVarchar(digest), appender.endRow());
+    appender.closeSync();
+    await this.connection.run('COMMIT');
+  }
+}
+
+/** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
+export async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>, context: string): Promise<void> {
+  // Built next to the published folder and swapped in whole.
+  const next = `${siteDir}.next`;
+  rmSync(next, { recursive: true, force: true });
+  mkdirSync(next, { recursive: true });
+  const files = new SiteFiles(connection, next);
+  await files.adopt(siteDir);
+  const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
+  // Every file goes through its schema in the contract: the site reads exactly what it declares.
+  const json = <T>(file: string, schema: z.ZodType<T>, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(schema.parse(value))}\n`);
+  const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+  const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
+  const deltasByRow = new Map<string, Record<string, Delta>>();
+  for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
+  const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
+  json(SITE_FILES.leaderboard, z.array(LeaderboardRowSchema), leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
+  json(SITE_FILES.deltas, z.array(DeltaSchema), deltas);
+  const runFiles = new Map((await connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>);
+  json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, runFiles) });
+  json(SITE_FILES.metrics, z.array(HeadlineMetricSchema), HEADLINE_METRICS);
+  json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
+  await writeRunPages(connection, next, deltas, files, digest);
+  const scenarios = (await jsonRows(`
+    WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
+    SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
+      any_value(workload) AS workload, any_value(methodology) AS methodology,
+      (SELECT list(l.load ORDER BY l.concurrency NULLS LAST, l.rate NULLS LAST, l.load) FROM loads l WHERE l.scenario_id = r.scenario_id) AS loads,
+      list(DISTINCT engine ORDER BY engine) AS engines,
+      count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
+    FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
+  json(SITE_FILES.scenarios, z.array(ScenarioSchema), scenarios);
+  // A scenario's page data and points depend on its runs only: rewritten when those changed.
+  const scenarioInputs = (await connection.runAndReadAll(`
+    SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
+    FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
+  const stale = scenarioInputs.filter(([id, inputs]) => ![`points/${id}.arrow`, `scenarios/${id}.json`].map((path) => files.reuse(path, digest(inputs))).every(Boolean)).map(([id]) => id);
+  await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
+  const appender = await connection.createAppender('stale_scenarios');
+  for (const id of stale) (appender.appendVarchar(id), appender.endRow());
+  appender.closeSync();
+  const staleOnly = 'scenario_id IN (SELECT scenario_id FROM stale_scenarios)';
+  const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
+    const groups = new Map<string, T[]>();
+    for (const row of rows) {
+      const id = String(row.scenario_id);
+      delete row.scenario_id;
+      groups.set(id, [...(groups.get(id) ?? []), row]);
+    }
+    return groups;
+  };
+  const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
+  const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
+  const staleSet = new Set(stale);
+  for (const scenario of scenarios) {
+    const id = String(scenario.scenario_id);
+    if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
+  }
+  writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
+  // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
+  if (stale.length > 0) {
+    const points = await queryToArrowIpc(connection, {
+      from: `(SELECT * FROM priced_points WHERE status = 'completed' AND ${staleOnly})`,
+      orderBy: 'scenario_id, created_at, run_id, point',
+      columns: ARROW_POINT_COLUMNS.map(arrowColumn),
+    });
+    for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, SITE_FILES.pointsArrow(id)), bytes);
+  }
+  json(SITE_FILES.meta, SiteMetaSchema, meta);
+  await files.save();
+  rmSync(siteDir, { recursive: true, force: true });
+  renameSync(next, siteDir);
+}
+
+/** Per-run detail for every run a page links to (leaderboard, deltas, Pareto): provenance and points. */
+async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], files: SiteFiles, digest: (text: string) => string): Promise<void> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE linked_runs AS
+    SELECT latest_run_id AS run_id FROM leaderboard UNION SELECT latest_run_id FROM pareto`);
+  const appender = await connection.createAppender('linked_runs');
+  for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
+  appender.closeSync();
+  const linked = (await connection.runAndReadAll('SELECT DISTINCT run_id, file_sha256 FROM valid_runs WHERE run_id IN (SELECT run_id FROM linked_runs)')).getRowsJS() as Array<[string, string]>;
+  await connection.run('CREATE OR REPLACE TEMP TABLE stale_runs (run_id VARCHAR)');
+  const stale = await connection.createAppender('stale_runs');
+  for (const [id, sha] of linked) if (!files.reuse(`runs/${id}.json`, digest(sha))) (stale.appendVarchar(id), stale.endRow());
+  stale.closeSync();
+  const runs = (await connection.runAndReadAll(`SELECT * FROM valid_runs WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id`)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  const points = (await connection.runAndReadAll(`
+    SELECT run_id, point, load, requests_sent, completed, failed, isl, osl, duration_s, request_throughput, output_throughput, output_throughput_per_gpu,
+      ttft_ms_p50, ttft_ms_p99, tpot_ms_p50, tpot_ms_p95, itl_ms_p99, e2el_ms_p50, e2el_ms_p99, interactivity_tok_s_p50, gpu_peak_memory_mib, gpu_mean_power_w,
+      cost_per_1m_output_tokens, price_source, client_saturated
+    FROM priced_points WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  const byRun = new Map<string, Array<Record<string, unknown>>>();
+  for (const p of points) byRun.set(String(p.run_id), [...(byRun.get(String(p.run_id)) ?? []), p]);
+  for (const run of runs) writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
+}
+
