@@ -18,7 +18,8 @@ import type { Engine } from '../../contract/engine.ts';
 import type { Workload } from '../../contract/workload.ts';
 import { formatProblems, type SpecProblem } from '../../lib/specs/yaml-spec.ts';
 import { WORKLOADS_DIR, checkSpecFile } from '../../measure/workloads/spec-file.ts';
-import { LATEST, modelProblem, plannedModel, resolveImage, type NewRelease } from './plan.ts';
+import { modelProblem, plannedModel, resolveImage } from './plan.ts';
+import { LATEST, type NewRelease } from './plan-file.ts';
 
 export interface LoadedFleet {
   readonly fleet: Fleet;

@@ -15,7 +15,8 @@ import { isAbsolute, posix } from 'node:path';
 import { stringify } from 'yaml';
 import { usageError } from '../../lib/errors.ts';
 import type { Fleet } from '../../contract/fleet.ts';
-import { argvFor, shellCommand, type Plan, type PlannedJob } from './plan.ts';
+import { argvFor, shellCommand } from './job-command.ts';
+import type { Plan, PlannedJob } from './plan-file.ts';
 
 const HARNESS_DIR = '/servebench';
 /** The API server appends this many random characters to metadata.generateName. */

@@ -6,7 +6,8 @@
  */
 import { usageError } from '../../lib/errors.ts';
 import type { Fleet } from '../../contract/fleet.ts';
-import { GITHUB_MATRIX_LIMIT, shellCommand, type Plan, type PlannedJob } from './plan.ts';
+import { shellCommand } from './job-command.ts';
+import { GITHUB_MATRIX_LIMIT, type Plan, type PlannedJob } from './plan-file.ts';
 
 export interface MatrixJob {
   readonly job_id: string;

@@ -8,7 +8,8 @@ import { posix } from 'node:path';
 import { shellQuote } from '../../measure/engines/render.ts';
 import { usageError } from '../../lib/errors.ts';
 import type { Fleet } from '../../contract/fleet.ts';
-import { shellCommand, type Plan, type PlannedJob } from './plan.ts';
+import { shellCommand } from './job-command.ts';
+import type { Plan, PlannedJob } from './plan-file.ts';
 
 export interface SlurmScript {
   readonly file: string;
