@@ -581,11 +581,10 @@ describe('detectCommand (the CLI entry)', () => {
     vi.stubEnv('GITHUB_TOKEN', '');
     let stdout = '';
     let stderr = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text), env: process.env };
     const outFile = join(dir, 'out', 'detect.json');
 
-    const code = await detectCommand.run(['--state', stateFile, '--dry-run', '--out', outFile]);
+    const code = await detectCommand.run(['--state', stateFile, '--dry-run', '--out', outFile], io);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as DetectReport;
     expect(readFileSync(outFile, 'utf8')).toBe(stdout);

@@ -219,9 +219,8 @@ describe('servebench plan: expansion and the GitHub Actions matrix', () => {
   it('the command: --out writes plan.json and matrix.json, stdout is the one-line matrix; planning again writes the same bytes', async () => {
     const out = tempDir('sb-plan-out-');
     const written: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    expect(await planCommand.run(['--fleet', FLEET, '--nightly', '--out', out])).toBe(0);
+    const io = { stdout: (text: string) => void written.push(text), stderr: () => undefined, env: {} };
+    expect(await planCommand.run(['--fleet', FLEET, '--nightly', '--out', out], io)).toBe(0);
     expect(written.join('').trim().split('\n')).toHaveLength(1);
     const matrix = JSON.parse(written.join('')) as { include: unknown[] };
     expect(matrix.include).toHaveLength(10);
@@ -303,10 +302,9 @@ describe('servebench plan: new releases', () => {
     }));
     expect(loadNewReleases(detected)[0]!.images).toEqual([{ key: 'amd', gpu_types: ['mi300x-192gb'], image: 'vllm/vllm-openai-rocm:v0.12.0', published: false }]);
     let stderr = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    const io = { stdout: () => undefined, stderr: (text: string) => void (stderr += text), env: {} };
     const out = tempDir('sb-plan-skip-');
-    expect(await planCommand.run(['--fleet', FLEET, '--new', detected, '--format', 'json', '--out', out])).toBe(0);
+    expect(await planCommand.run(['--fleet', FLEET, '--new', detected, '--format', 'json', '--out', out], io)).toBe(0);
     const written = JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8')) as Plan;
     expect(written.jobs.some((j) => j.gpu_type === 'mi300x-192gb')).toBe(false);
     expect(written.jobs.length).toBeGreaterThan(0);
@@ -660,10 +658,9 @@ describe('missingJobs: planned jobs that left no result', () => {
 describe('servebench plan --format json', () => {
   it('prints the declared plan: every job before any run, with its argv and expected result', async () => {
     const written: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const io = { stdout: (text: string) => void written.push(text), stderr: () => undefined, env: {} };
     const out = tempDir('sb-plan-json-');
-    expect(await planCommand.run(['--fleet', FLEET, '--new', DETECT, '--format', 'json', '--out', out])).toBe(0);
+    expect(await planCommand.run(['--fleet', FLEET, '--new', DETECT, '--format', 'json', '--out', out], io)).toBe(0);
     const printed = JSON.parse(written.join('')) as Plan;
     expect(printed.format).toBe('servebench-plan/1');
     expect(printed.fleet.file).toBe(FLEET);

@@ -193,11 +193,9 @@ describe('servebench summarize', () => {
     const { repo, dir, runs } = baseRepo('command');
     writeResult(dir, syntheticResult(runs.find((r) => r.engine === 'vllm' && r.version === '1.1.0')!));
     const written: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const io = { stdout: (text: string) => void written.push(text), stderr: () => undefined, env: {} };
     const file = join(repo, 'summary.md');
-    const code = await summarizeCommand.run(['--base', 'main', '--results', dir, '--out', join(repo, 'out'), '--prices', prices, '--markdown', file]);
-    vi.restoreAllMocks();
+    const code = await summarizeCommand.run(['--base', 'main', '--results', dir, '--out', join(repo, 'out'), '--prices', prices, '--markdown', file], io);
     expect(code).toBe(0);
     expect(written.join('')).toBe(readFileSync(file, 'utf8'));
     expect(written.join('')).toContain('#### How it compares');

@@ -26,11 +26,22 @@ export interface CommandSpec {
   readonly epilog?: string;
 }
 
+/** What a command writes and reads of its process, passed in: a test hands its own instead of spying on process.stdout. */
+export interface CommandIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): CommandIo {
+  return { stdout: (text) => void process.stdout.write(text), stderr: (text) => void process.stderr.write(text), env: process.env };
+}
+
 /** A subcommand: its option table and what it does (harness/cli.ts dispatches to it). */
 export interface Command {
   readonly spec: CommandSpec;
-  /** Runs the command; resolves to the process exit code. */
-  run(argv: readonly string[]): Promise<number>;
+  /** Runs the command; resolves to the process exit code. Without `io`, the process's own. */
+  run(argv: readonly string[], io?: CommandIo): Promise<number>;
 }
 
 export type RawOptions = Record<string, string | string[] | boolean | undefined>;

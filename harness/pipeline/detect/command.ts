@@ -96,7 +96,7 @@ export async function runDetect(argv: readonly string[], deps: DetectDeps = {}):
 
 export const detectCommand: Command = {
   spec,
-  run: (argv) => runDetect(argv),
+  run: (argv, io) => runDetect(argv, io ?? {}),
 };
 
 function summary(report: DetectReport, polled: number, skipped: readonly string[], stateLine: string): string {

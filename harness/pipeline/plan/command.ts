@@ -4,7 +4,7 @@
  * Kubernetes Jobs, SLURM scripts or the plan itself (JSON).
  */
 import { join } from 'node:path';
-import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, processIo, type CommandSpec, type Command } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/io/atomic-write.ts';
 import { expandPlan } from './plan.ts';
@@ -54,7 +54,7 @@ function checkFilter(flag: string, given: readonly string[], known: readonly str
 
 export const planCommand: Command = {
   spec,
-  async run(argv) {
+  async run(argv, io = processIo()) {
     const raw = parseCommandArgs(spec, argv);
     const format = stringOption(spec, raw, 'format')! as Format;
     if (!FORMATS.includes(format)) throw usageError(`--format: "${format}" is not one of ${FORMATS.join(', ')}`);
@@ -110,10 +110,10 @@ export const planCommand: Command = {
     if (out !== undefined) {
       for (const [name, contents] of files) writeFileAtomic(join(out, name), contents);
     }
-    process.stdout.write(printed);
-    for (const note of plan.notes) process.stderr.write(`servebench plan: ${note}\n`);
+    io.stdout(printed);
+    for (const note of plan.notes) io.stderr(`servebench plan: ${note}\n`);
     const skipped = plan.skipped.length > 0 ? `; ${plan.skipped.length} GPU type${plan.skipped.length === 1 ? '' : 's'} of new releases skipped (image not published yet)` : '';
-    process.stderr.write(`servebench plan: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} (plan ${plan.plan_id})${skipped}${out !== undefined ? `, written to ${out}` : ''}\n`);
+    io.stderr(`servebench plan: ${plan.jobs.length} job${plan.jobs.length === 1 ? '' : 's'} (plan ${plan.plan_id})${skipped}${out !== undefined ? `, written to ${out}` : ''}\n`);
     return EXIT.ok;
   },
 };

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { booleanOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { booleanOption, parseCommandArgs, stringOption, processIo, type CommandIo, type CommandSpec, type Command } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { storePath } from '../../store/compile.ts';
 import { loadPrices } from '../../store/prices.ts';
@@ -34,10 +34,7 @@ const spec: CommandSpec = {
   ].join('\n'),
 };
 
-export interface SummarizeIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-}
+export type SummarizeIo = Pick<CommandIo, 'stdout' | 'stderr'>;
 
 export async function runSummarize(argv: readonly string[], io: SummarizeIo): Promise<number> {
   const raw = parseCommandArgs(spec, argv);
@@ -69,9 +66,5 @@ export async function runSummarize(argv: readonly string[], io: SummarizeIo): Pr
 
 export const summarizeCommand: Command = {
   spec,
-  run: (argv) =>
-    runSummarize(argv, {
-      stdout: (text) => void process.stdout.write(text),
-      stderr: (text) => void process.stderr.write(text),
-    }),
+  run: (argv, io = processIo()) => runSummarize(argv, io),
 };
