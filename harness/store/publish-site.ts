@@ -31,9 +31,11 @@ function arrowColumn(c: Pick<Column, 'name' | 'type'>): { name: string; type: Ar
   return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
 }
 
-/** Per release (configuration × engine × version) medians, for the compare page's SQL. */
+/** Per release (configuration × engine × version) medians: the compare page's and the SLA filter's SQL reads these, never recomputes them. */
 const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
   { name: 'config_id', type: 'VARCHAR' as const },
+  { name: 'scenario_id', type: 'VARCHAR' as const },
+  { name: 'engine_version_order', type: 'VARCHAR' as const },
   ...CONFIG_COLUMNS.filter((c) => ['model', 'precision', 'hardware', 'workload', 'engine', 'engine_version'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => ['load', 'concurrency', 'rate'].includes(c.name)),
   { name: 'runs', type: 'INTEGER' as const },

@@ -17,10 +17,10 @@ async function applySla(doc: Document, limits: ViewState['sla']): Promise<void> 
   if (!section) return;
   const status = section.querySelector<HTMLElement>('[data-sla-status]')!;
   const table = section.querySelector<HTMLTableElement>('table[data-sla-table]')!;
-  status.textContent = 'Loading the points…';
+  status.textContent = 'Loading the release medians…';
   const started = performance.now();
   try {
-    const conn = await pointsDatabase(section.dataset.pointsUrl!);
+    const conn = await pointsDatabase(section.dataset.releasesUrl!, 'releases');
     await conn.query(releasesSql());
     const statement = await conn.prepare(slaSql());
     const result = await statement.query(...slaParameters(section.dataset.scenario!, limits as Partial<Record<SlaColumn, number>>));

@@ -1,7 +1,7 @@
 /**
- * The SLA-throughput frontier as SQL over the compiled points (the scenario's points/<id>.arrow): for each engine's
- * newest version in a scenario, the highest median output throughput among the measured load
- * points whose medians meet every limit. Measured points only: nothing is interpolated.
+ * The SLA-throughput frontier as SQL over the compiled release medians (releases.arrow): for each
+ * engine's newest version in a scenario, the highest median output throughput among the measured
+ * load points whose medians meet every limit. Measured points only: nothing is interpolated.
  * Limits are bound parameters on an allow-listed set of metrics.
  */
 export { SLA_METRICS, type SlaColumn } from '../../harness/contract/metric-catalog.ts';
@@ -16,14 +16,13 @@ export interface SlaRow {
 }
 
 /**
- * Materialized once per page: the median of each metric per engine version and load point.
- * Every SLA query then reads this small table instead of aggregating the points again.
+ * The SLA filter's table: the release medians as compile computed them (data/site/releases.arrow,
+ * one row per configuration × engine × version), never recomputed here. Made once per page.
  */
 export function releasesSql(): string {
-  const medians = SLA_METRICS.map((m) => `median(${m.column}) AS ${m.column}`).join(', ');
   return `CREATE TABLE IF NOT EXISTS sla_releases AS
-    SELECT scenario_id, engine, engine_version, engine_version_order, load, median(output_throughput) AS throughput, ${medians}
-    FROM points GROUP BY ALL`;
+    SELECT scenario_id, engine, engine_version, engine_version_order, load, output_throughput AS throughput, ${SLA_METRICS.map((m) => m.column).join(', ')}
+    FROM releases`;
 }
 
 /**
