@@ -34,15 +34,14 @@ export function repositoryUrlFromEnv(env: Readonly<Record<string, string | undef
   return env['GITHUB_SERVER_URL'] && env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL']}/${env['GITHUB_REPOSITORY']}` : null;
 }
 
+/** The fields that say which configuration a row is about (store/ids.ts defines the keys). */
+const configuration = { model: text, precision: text, hardware: text, workload: text, methodology: text };
+
 export const DeltaSchema = z
   .object({
     config_id: text,
     scenario_id: text,
-    model: text,
-    precision: text,
-    hardware: text,
-    workload: text,
-    methodology: text,
+    ...configuration,
     load: text,
     engine: text,
     metric: text,
@@ -75,12 +74,8 @@ export const LeaderboardRowSchema = z
   .object({
     config_id: text,
     scenario_id: text,
-    model: text,
-    precision: text,
-    hardware: text,
+    ...configuration,
     gpu_count: count,
-    workload: text,
-    methodology: text,
     load: text,
     engine: text,
     engine_version: text,
@@ -98,13 +93,9 @@ export const LeaderboardRowSchema = z
 export const ScenarioSchema = z
   .object({
     scenario_id: text,
-    model: text,
-    precision: text,
-    hardware: text,
+    ...configuration,
     gpu: text.nullable(),
     gpu_count: count,
-    workload: text,
-    methodology: text,
     loads: z.array(text),
     engines: z.array(text),
     releases: count,

@@ -5,20 +5,17 @@
  * userinfo, and `run` of an engine whose command and log carry tokens.
  */
 import { createServer, request, type Server } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, spawnSim, type SimChild } from '../../harness/testbed/spawn-cli.ts';
 import { findCredentials } from '../../harness/contract/credentials.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
-import { runCli, type CliOutcome } from './run-cli.ts';
+import { runCli, type CliOutcome, resultFilesIn } from './run-cli.ts';
 
 const HF = 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567';
 
-function resultFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json') && statSync(join(dir, name)).isFile()).map((name) => join(dir, name));
-}
 
 /** Every secret is absent from the result's text and from what the command printed; the result passes validate's rule. */
 function expectNoSecrets(text: string, outcome: CliOutcome, secrets: readonly string[]): void {
@@ -116,7 +113,7 @@ describe('credentials are used, never recorded or printed', () => {
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const endpoint = sim.url.replace('http://', 'http://bob:hunter2@');
     const outcome = await runCli(['run', '--engine', 'sim', '--launcher', 'external', '--endpoint', endpoint, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '1', '--num-prompts', '4', '--tokenizer', 'none', '--results-dir', results]);
-    const files = resultFiles(results);
+    const files = resultFilesIn(results);
     expect(files, outcome.stderr).toHaveLength(1);
     const text = readFileSync(files[0]!, 'utf8');
     expectNoSecrets(text, outcome, ['hunter2', 'bob:']);
@@ -150,7 +147,7 @@ describe('credentials are used, never recorded or printed', () => {
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--tokenizer', 'none', '--results-dir', results]);
     expect(outcome.code).toBe(1);
-    const files = resultFiles(results);
+    const files = resultFilesIn(results);
     expect(files).toHaveLength(1);
     const text = readFileSync(files[0]!, 'utf8');
     expectNoSecrets(text, outcome, [HF, 'engine-secret-1', 'log-bearer-secret-1']);

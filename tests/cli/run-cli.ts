@@ -1,5 +1,7 @@
 /** Runs the real CLI in a child process (Node with tsx's loader), as users and scripts do. */
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_PATH = fileURLToPath(new URL('../../harness/cli.ts', import.meta.url));
@@ -17,4 +19,13 @@ export function runCli(args: readonly string[], timeoutMs = 60_000, env: NodeJS.
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Every *.json under a results folder (as a run writes it: date/engine/model/hardware/…), recursively. */
+export function resultFilesIn(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.json') && statSync(join(dir, name)).isFile())
+    .map((name) => join(dir, name))
+    .sort();
 }

@@ -4,30 +4,18 @@
  * crash mid-run, a missing program, and SIGINT.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../harness/testbed/spawn-cli.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
-import { runCli } from '../cli/run-cli.ts';
+import { runCli, resultFilesIn } from '../cli/run-cli.ts';
 
-function resultsIn(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.json')) out.push(path);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 function onlyResult(dir: string): RunResult {
-  const files = resultsIn(dir);
+  const files = resultFilesIn(dir);
   expect(files).toHaveLength(1);
   return RunResultSchema.parse(JSON.parse(readFileSync(files[0]!, 'utf8')));
 }
@@ -78,7 +66,7 @@ describe('servebench run (process launcher, simulated engine)', () => {
     expect(result.run).toMatchObject({ engine: { name: 'sim', launcher: 'process', version: expect.stringMatching(/-sim$/) }, failure: null });
     expect(result.run!.probe).toMatchObject({ ignore_eos_honoured: true, usage: 'usage_chunk', tokenize_endpoint: true, metrics_endpoint: true });
     expect(result.points.map((p) => p.metrics.completed)).toEqual([8, 8]);
-    expect(resultsIn(results)[0]).toMatch(new RegExp(`/${result.created_at.slice(0, 10)}/sim/sim-model/cpu-[^/]+/smoke-[0-9a-f]{12}\\.json$`));
+    expect(resultFilesIn(results)[0]).toMatch(new RegExp(`/${result.created_at.slice(0, 10)}/sim/sim-model/cpu-[^/]+/smoke-[0-9a-f]{12}\\.json$`));
     expect(await listening(Number(result.run!.parameters['port']))).toBe(false);
   });
 
@@ -160,7 +148,7 @@ describe('servebench run (process launcher, simulated engine)', () => {
     const outcome = await runCli(['run', '--engine', 'lmdeploy', '--model', 'internlm/internlm2_5-7b-chat', '--workload', 'chat', '--tp', '2', '--prefix-caching', 'on', '--port', '23333', '--dry-run', '--results-dir', results]);
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain('lmdeploy serve api_server internlm/internlm2_5-7b-chat --backend turbomind --model-name internlm/internlm2_5-7b-chat --server-name 127.0.0.1 --server-port 23333 --tp 2 --enable-prefix-caching');
-    expect(resultsIn(results)).toEqual([]);
+    expect(resultFilesIn(results)).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
  * group is left (on a GPU host, one would hold the GPU).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { freePort } from '../../harness/measure/run/free-port.ts';
 import type { LaunchedServer } from '../../harness/measure/run/launched-server.ts';
 import { launchProcess } from '../../harness/measure/run/process-launcher.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
+import { resultFilesIn } from '../cli/run-cli.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -85,21 +86,9 @@ async function eventually(check: () => boolean | Promise<boolean>, ms: number): 
   }
 }
 
-function resultFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.json')) out.push(path);
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out;
-}
 
 function onlyResult(dir: string): RunResult {
-  const files = resultFiles(dir);
+  const files = resultFilesIn(dir);
   expect(files, 'exactly one result file').toHaveLength(1);
   return RunResultSchema.parse(JSON.parse(readFileSync(files[0]!, 'utf8')));
 }
