@@ -13,8 +13,6 @@ import { checkColumnFit } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
 import { MAX_RESULT_BYTES } from './result-files.ts';
 
-export { MAX_RESULT_BYTES };
-
 export interface ResultProblem {
   readonly file: string;
   /** JSON path inside the file, e.g. "points[2].metrics.ttft_ms.p99"; "" for the file itself. */
@@ -39,8 +37,12 @@ const MAX_DEPTH = 32;
 const SAFE_NAME = /^[A-Za-z0-9 ._:/@+()\-,]*$/;
 /** An engine is named as its engines/*.yaml file is: the compare page's engine@version needs no @ in it. */
 const ENGINE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-/** Control and invisible format characters (bidi overrides among them) make a command display differently from what is copied. */
-const HIDDEN_CHARACTER = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+/**
+ * Control and invisible format characters (bidi overrides among them) make a command display
+ * differently from what is copied; tab, line feed and carriage return are honest (a pretty-printed
+ * --extra-body) and display as what they are.
+ */
+const HIDDEN_CHARACTER = /(?![\t\n\r])[\p{Cc}\p{Cf}\u2028\u2029]/u;
 const SAFE_PATH = /^[a-z0-9][a-z0-9./-]*\.json$/;
 
 function jsonPath(path: ReadonlyArray<PropertyKey>): string {

@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../lib/io/atomic-write.ts';
 import type { ResultProblem } from './check-result.ts';
 import { computeDeltas, deriveTables } from './derive.ts';
 import { writeDictionary } from './dictionary.ts';
-import { claimOutFolder, markOutFolder } from './out-folder.ts';
+import { prepareOutFolder } from './out-folder.ts';
 import { writeSiteData } from './publish-site.ts';
 import { linkOrCopy, manifestOf, stageDeltas, weekDigests, writeSnapshot, type SnapshotManifest, type Week } from './snapshots.ts';
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
@@ -83,9 +83,7 @@ export async function analyze(store: Store, resultsDir: string, prices: PriceTab
 
 export async function compile(options: CompileOptions): Promise<CompileReport> {
   const now = options.now ?? new Date();
-  claimOutFolder(options.outDir);
-  mkdirSync(options.outDir, { recursive: true });
-  markOutFolder(options.outDir);
+  prepareOutFolder(options.outDir);
   const store = await openStore(storePath(options.outDir));
   const phases: Record<string, number> = {};
   let mark = performance.now();
@@ -145,8 +143,9 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       generated_at: now.toISOString(),
       schema_version: SCHEMA_VERSION,
       snapshot,
-      runs: rows.runs,
-      points: rows.points,
+      // No valid run writes no runs/ or points/ file: zero rows, not a missing count.
+      runs: rows.runs ?? 0,
+      points: rows.points ?? 0,
       invalid_files: new Set(report.problems.map((p) => p.file)).size,
       price_tier: options.prices.tier,
     };

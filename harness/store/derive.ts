@@ -5,7 +5,7 @@
  * - releases: per configuration × engine × version, the median of each headline metric over its
  *   runs, and the log statistics the significance tests need (this is also the history);
  * - leaderboard: the newest version of each engine per configuration, ranked per metric;
- * - deltas: newest vs previous release per configuration (significance in metrics/significance.ts);
+ * - deltas: newest vs previous release per configuration (significance in significance.ts);
  * - pareto: throughput per GPU vs interactivity per scenario, with frontiers.
  * Scenarios and configurations (what is comparable) are defined in ids.ts.
  */

@@ -1,6 +1,6 @@
 /**
  * The plausibility gate: the identities a result's numbers obey because of how servebench
- * computes them (metrics/summarize.ts), and the physical bounds no honest measurement crosses.
+ * computes them (harness/measure/metrics/summarize.ts), and the physical bounds no honest measurement crosses.
  * The schema has already vouched for the types; each broken rule is one problem that names the
  * rule (docs/validation.md lists them with their reasons and tolerances).
  *
@@ -13,10 +13,12 @@ import type { DistributionJson, Point, RunResult } from '../contract/result.ts';
 export type AddProblem = (path: string, message: string, fix: string) => void;
 
 /** Relative tolerance for sums and rates recomputed from the file's own numbers. */
-export const RATE_TOLERANCE = 0.01;
+const RATE_TOLERANCE = 0.01;
 /** Float64 arithmetic on the same inputs: a difference beyond this was not computed, it was written. */
 const IDENTITY_TOLERANCE = 1e-6;
 const ORDER_EPSILON = 1e-9;
+/** Wall-clock timestamps may step (NTP, chrony makestep on a fresh node) while monotonic durations do not. */
+const CLOCK_SLACK_MS = 5 * 60_000;
 const STATS = ['min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 const LATENCIES = ['ttft_ms', 'tpot_ms', 'itl_ms', 'itl_event_ms', 'e2el_ms', 'queue_ms'] as const;
 
@@ -143,17 +145,18 @@ function checkPoint(result: RunResult, point: Point, i: number, add: AddProblem)
   checkInteractivity(point, at, add);
   checkRequests(point, at, add);
   const started = Date.parse(point.started_at);
-  if (started < Date.parse(result.created_at) - 1000 || started > Date.parse(result.finished_at) + 1000) {
+  if (started < Date.parse(result.created_at) - CLOCK_SLACK_MS || started > Date.parse(result.finished_at) + CLOCK_SLACK_MS) {
     add(`${at}.started_at`, rule('point-inside-run', 'the point started outside the run (created_at … finished_at)'), 'points happen during their run');
   }
   const runSeconds = (Date.parse(result.finished_at) - Date.parse(result.created_at)) / 1000;
-  if (m.duration_s > runSeconds + 1) add(`${at}.metrics.duration_s`, rule('point-inside-run', `the point lasted ${m.duration_s} s, longer than its run (${runSeconds} s)`), 'a point happens during its run');
+  // duration_s is monotonic time, the run's span wall-clock time: the slack covers a clock step (NTP) during the run.
+  if (m.duration_s > runSeconds + CLOCK_SLACK_MS / 1000) add(`${at}.metrics.duration_s`, rule('point-inside-run', `the point lasted ${m.duration_s} s, longer than its run (${runSeconds} s)`), 'a point happens during its run');
 }
 
 function checkTimes(result: RunResult, add: AddProblem, now: number): void {
   const created = Date.parse(result.created_at);
   const finished = Date.parse(result.finished_at);
-  if (finished < created) add('finished_at', rule('time-order', 'finished before it was created'), 'finished_at must be ≥ created_at');
+  if (finished < created - CLOCK_SLACK_MS) add('finished_at', rule('time-order', 'finished before it was created'), 'finished_at must be ≥ created_at');
   if (created < Date.parse(OLDEST_RESULT) || created > now + FUTURE_SLACK_MS) {
     add('created_at', rule('plausible-date', `created_at ${result.created_at} is before ${OLDEST_RESULT} or in the future`), 'keep the timestamps the harness wrote (UTC)');
   }

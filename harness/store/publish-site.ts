@@ -71,6 +71,13 @@ class SiteFiles {
     }
   }
 
+  /** Puts the adopted folders back into the previous site (a compile that failed half way). */
+  restore(previousDir: string): void {
+    for (const folder of SiteFiles.FOLDERS) {
+      if (existsSync(join(this.dir, folder)) && existsSync(previousDir) && !existsSync(join(previousDir, folder))) renameSync(join(this.dir, folder), join(previousDir, folder));
+    }
+  }
+
   /** True when the file is there with an unchanged digest; false when it must be written. */
   reuse(path: string, digest: string): boolean {
     this.next.set(path, digest);
@@ -99,67 +106,75 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
   mkdirSync(next, { recursive: true });
   const files = new SiteFiles(connection, next);
   await files.adopt(siteDir);
-  const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
-  // Every file goes through its schema in the contract: the site reads exactly what it declares.
-  const json = <T>(file: string, schema: z.ZodType<T>, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(schema.parse(value))}\n`);
-  const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
-  const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
-  const deltasByRow = new Map<string, Record<string, Delta>>();
-  for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
-  const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
-  json(SITE_FILES.leaderboard, z.array(LeaderboardRowSchema), leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
-  json(SITE_FILES.deltas, z.array(DeltaSchema), deltas);
-  const runFiles = new Map((await connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>);
-  json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, runFiles) });
-  json(SITE_FILES.metrics, z.array(HeadlineMetricSchema), HEADLINE_METRICS);
-  json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
-  await writeRunPages(connection, next, deltas, files, digest);
-  const scenarios = (await jsonRows(`
-    WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
-    SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
-      any_value(workload) AS workload, any_value(methodology) AS methodology,
-      (SELECT list(l.load ORDER BY l.concurrency NULLS LAST, l.rate NULLS LAST, l.load) FROM loads l WHERE l.scenario_id = r.scenario_id) AS loads,
-      list(DISTINCT engine ORDER BY engine) AS engines,
-      count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
-    FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
-  json(SITE_FILES.scenarios, z.array(ScenarioSchema), scenarios);
-  // A scenario's page data and points depend on its runs only: rewritten when those changed.
-  const scenarioInputs = (await connection.runAndReadAll(`
-    SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
-    FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
-  const stale = scenarioInputs.filter(([id, inputs]) => ![`points/${id}.arrow`, `scenarios/${id}.json`].map((path) => files.reuse(path, digest(inputs))).every(Boolean)).map(([id]) => id);
-  await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
-  const appender = await connection.createAppender('stale_scenarios');
-  for (const id of stale) (appender.appendVarchar(id), appender.endRow());
-  appender.closeSync();
-  const staleOnly = 'scenario_id IN (SELECT scenario_id FROM stale_scenarios)';
-  const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
-    const groups = new Map<string, T[]>();
-    for (const row of rows) {
-      const id = String(row.scenario_id);
-      delete row.scenario_id;
-      groups.set(id, [...(groups.get(id) ?? []), row]);
+  // A file that does not fit its schema stops the compile: the adopted folders go back, and the published site stays whole.
+  try {
+    const digest = (text: string) => createHash('sha256').update(`${context}|${text}`).digest('hex').slice(0, 16);
+    // Every file goes through its schema in the contract: the site reads exactly what it declares.
+    const json = <T>(file: string, schema: z.ZodType<T>, value: unknown) => writeFileSync(join(next, file), `${JSON.stringify(schema.parse(value))}\n`);
+    const jsonRows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
+    const deltasByRow = new Map<string, Record<string, Delta>>();
+    for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
+    const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
+    json(SITE_FILES.leaderboard, z.array(LeaderboardRowSchema), leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
+    json(SITE_FILES.deltas, z.array(DeltaSchema), deltas);
+    const runFiles = new Map((await connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>);
+    json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, runFiles) });
+    json(SITE_FILES.metrics, z.array(HeadlineMetricSchema), HEADLINE_METRICS);
+    json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
+    await writeRunPages(connection, next, deltas, files, digest);
+    const scenarios = (await jsonRows(`
+      WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
+      SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
+        any_value(workload) AS workload, any_value(methodology) AS methodology,
+        (SELECT list(l.load ORDER BY l.concurrency NULLS LAST, l.rate NULLS LAST, l.load) FROM loads l WHERE l.scenario_id = r.scenario_id) AS loads,
+        list(DISTINCT engine ORDER BY engine) AS engines,
+        count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
+      FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
+    json(SITE_FILES.scenarios, z.array(ScenarioSchema), scenarios);
+    // A scenario's page data and points depend on its runs only: rewritten when those changed.
+    const scenarioInputs = (await connection.runAndReadAll(`
+      SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
+      FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
+    const stale = scenarioInputs.filter(([id, inputs]) => ![`points/${id}.arrow`, `scenarios/${id}.json`].map((path) => files.reuse(path, digest(inputs))).every(Boolean)).map(([id]) => id);
+    await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
+    const appender = await connection.createAppender('stale_scenarios');
+    for (const id of stale) (appender.appendVarchar(id), appender.endRow());
+    appender.closeSync();
+    const staleOnly = 'scenario_id IN (SELECT scenario_id FROM stale_scenarios)';
+    const byScenario = <T extends Record<string, unknown>>(rows: T[]) => {
+      const groups = new Map<string, T[]>();
+      for (const row of rows) {
+        const id = String(row.scenario_id);
+        delete row.scenario_id;
+        const group = groups.get(id);
+      if (group) group.push(row);
+      else groups.set(id, [row]);
+      }
+      return groups;
+    };
+    const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
+    const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
+    const staleSet = new Set(stale);
+    for (const scenario of scenarios) {
+      const id = String(scenario.scenario_id);
+      if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
     }
-    return groups;
-  };
-  const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
-  const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
-  const staleSet = new Set(stale);
-  for (const scenario of scenarios) {
-    const id = String(scenario.scenario_id);
-    if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
+    writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
+    // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
+    if (stale.length > 0) {
+      const points = await queryToArrowIpc(connection, {
+        from: `(SELECT * FROM priced_points WHERE status = 'completed' AND ${staleOnly})`,
+        orderBy: 'scenario_id, created_at, run_id, point',
+        columns: ARROW_POINT_COLUMNS.map(arrowColumn),
+      });
+      for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, SITE_FILES.pointsArrow(id)), bytes);
+    }
+    json(SITE_FILES.meta, SiteMetaSchema, meta);
+  } catch (error) {
+    files.restore(siteDir);
+    throw error;
   }
-  writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
-  // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
-  if (stale.length > 0) {
-    const points = await queryToArrowIpc(connection, {
-      from: `(SELECT * FROM priced_points WHERE status = 'completed' AND ${staleOnly})`,
-      orderBy: 'scenario_id, created_at, run_id, point',
-      columns: ARROW_POINT_COLUMNS.map(arrowColumn),
-    });
-    for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, SITE_FILES.pointsArrow(id)), bytes);
-  }
-  json(SITE_FILES.meta, SiteMetaSchema, meta);
   await files.save();
   rmSync(siteDir, { recursive: true, force: true });
   renameSync(next, siteDir);
@@ -184,7 +199,11 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
       cost_per_1m_output_tokens, price_source, client_saturated
     FROM priced_points WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const byRun = new Map<string, Array<Record<string, unknown>>>();
-  for (const p of points) byRun.set(String(p.run_id), [...(byRun.get(String(p.run_id)) ?? []), p]);
+  for (const p of points) {
+    const list = byRun.get(String(p.run_id));
+    if (list) list.push(p);
+    else byRun.set(String(p.run_id), [p]);
+  }
   for (const run of runs) writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
 }
 

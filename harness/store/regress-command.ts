@@ -12,6 +12,7 @@ import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';
 import { loadPrices } from './prices.ts';
 import { findRegressions, regressionsMarkdown } from './regress.ts';
+import { prepareOutFolder } from './out-folder.ts';
 import { openStore } from './store.ts';
 import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from './store-options.ts';
 
@@ -42,7 +43,9 @@ export const regressCommand: Command = {
     if (base !== undefined && booleanOption(raw, 'latest')) throw usageError('regress: give --latest or --base, not both');
     const threshold = numberOption(spec, raw, 'threshold', { min: 0 })!;
     const resultsDir = resolve(stringOption(spec, raw, 'results')!);
-    const store = await openStore(storePath(resolve(stringOption(spec, raw, 'out')!)));
+    const outDir = resolve(stringOption(spec, raw, 'out')!);
+    prepareOutFolder(outDir);
+    const store = await openStore(storePath(outDir));
     try {
       const { deltas } = await analyze(store, resultsDir, loadPrices(resolve(stringOption(spec, raw, 'prices')!)));
       const files = new Map(((await store.connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>).map(([id, file]) => [id, file]));

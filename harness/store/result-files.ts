@@ -61,7 +61,8 @@ export function readResultText(path: string, limit = MAX_RESULT_BYTES): { text: 
   try {
     const size = fstatSync(fd).size;
     if (size > limit) return { tooLarge: size };
-    const buffer = Buffer.alloc(limit + 1);
+    // One byte more than the file had: a file that grew past the limit since fstat is still caught.
+    const buffer = Buffer.allocUnsafe(Math.min(size, limit) + 1);
     let length = 0;
     for (let n = 1; n > 0 && length <= limit; length += n) n = readSync(fd, buffer, length, buffer.length - length, length);
     if (length > limit) return { tooLarge: length };

@@ -16,8 +16,8 @@ import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';
 import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type FileVerdict } from './parse-batch.ts';
 import { listResultFiles, type ResultFile } from './result-files.ts';
 
-/** Bump when the tables' shape or the flattening changes: old caches are rebuilt. */
-const CACHE_VERSION = `7.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
+/** Bump when the tables' shape, the flattening or what validate accepts changes: old caches (and their cached verdicts) are rebuilt. */
+const CACHE_VERSION = `8.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
 /** Below this many files, parsing in-thread beats starting workers. */
 const WORKER_THRESHOLD = 200;
 

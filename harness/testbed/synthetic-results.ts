@@ -70,7 +70,7 @@ function sample(median: number): number[] {
 }
 
 /**
- * The summary of a sample, as the harness summarizes one (metrics/stats.ts): derived values
+ * The summary of a sample, as the harness summarizes one (harness/measure/metrics/stats.ts): derived values
  * (e2el from ttft and tpot, interactivity from tpot) are computed per request, so every
  * identity validate checks holds.
  */

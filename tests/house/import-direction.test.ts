@@ -22,7 +22,7 @@ describe('the import direction of the house', () => {
   });
 
   it('the metric catalog, which the browser code takes as values, imports nothing', () => {
-    expect(tree.get('harness/contract/metric-catalog.ts')).not.toMatch(/^\s*import /m);
+    expect(tree.get('harness/contract/metric-catalog.ts')).not.toMatch(/^\s*import |\bfrom\s+['"]/m);
   });
 
   it('no folder-level cycle', () => {
@@ -34,11 +34,15 @@ describe('the import direction of the house', () => {
     planted.set('harness/contract/planted.ts', "import { compile } from '../store/compile.ts';\n");
     planted.set('site/lib/planted.ts', "import { RunResultSchema } from '../../harness/contract/result.ts';\nimport type { Delta } from '../../harness/store/derive.ts';\n");
     planted.set('harness/measure/load/planted.ts', "import { x } from '../workloads/planted.ts';\n");
-    planted.set('harness/measure/workloads/planted.ts', "import { y } from '../load/planted.ts';\n");
+    planted.set('harness/measure/workloads/planted.ts', "import '../load/planted.ts';\n");
+    planted.set('harness/util/planted.ts', '');
+    planted.set('site/components/Planted.tsx', "import { SITE_FILES } from '../../harness/contract/site-data.ts';\n");
     expect(directionProblems(planted)).toEqual([
       'harness/contract/planted.ts:1 imports harness/store/compile.ts: contract may not import store (allowed: lib)',
       'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or values from harness/contract/site-data.ts, harness/contract/metric-catalog.ts',
       'site/lib/planted.ts:2 imports harness/store/derive.ts: site may not import store (allowed: contract)',
+      'harness/util/planted.ts: not in a stage folder (harness/lib, contract, measure, testbed, store, pipeline)',
+      'site/components/Planted.tsx:1 imports harness/contract/site-data.ts: site-data.ts values (zod schemas) only in build-time code (site/pages/, site/lib/data.ts)',
     ]);
     // The planted upward import closes a cycle too (the store imports the contract).
     expect(folderCycles(planted).sort()).toEqual([['harness/contract', 'harness/store'], ['harness/measure/load', 'harness/measure/workloads']]);

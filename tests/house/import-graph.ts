@@ -5,10 +5,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 
-export type Stage = 'entry' | 'lib' | 'contract' | 'measure' | 'testbed' | 'store' | 'pipeline' | 'site' | 'outside';
+export type Stage = 'entry' | 'lib' | 'contract' | 'measure' | 'testbed' | 'store' | 'pipeline' | 'site' | 'unknown' | 'outside';
 
 /** What each stage may import (besides itself); data flows one way, downstream never into upstream. */
-export const ALLOWED: Record<Exclude<Stage, 'outside'>, readonly Stage[]> = {
+export const ALLOWED: Record<Exclude<Stage, 'outside' | 'unknown'>, readonly Stage[]> = {
   entry: ['lib', 'contract', 'measure', 'testbed', 'store', 'pipeline'],
   lib: [],
   contract: ['lib'],
@@ -28,12 +28,16 @@ export const ALLOWED: Record<Exclude<Stage, 'outside'>, readonly Stage[]> = {
  */
 export const SITE_VALUE_MODULES: readonly string[] = ['harness/contract/site-data.ts', 'harness/contract/metric-catalog.ts'];
 
+/** Site code that runs only at build time (frontmatter and the data loader), never in the browser. */
+const BUILD_TIME_SITE = /^site\/(pages\/.*\.astro|lib\/data\.ts)$/;
+
 export function stageOf(path: string): Stage {
   const parts = path.split('/');
   if (parts[0] === 'site') return 'site';
   if (parts[0] !== 'harness') return 'outside';
-  if (parts.length === 2) return parts[1] === 'cli.ts' ? 'entry' : 'outside';
-  return (['lib', 'contract', 'measure', 'testbed', 'store', 'pipeline'] as const).find((s) => s === parts[1]) ?? 'outside';
+  // Every file under harness/ belongs to a stage: a new folder (or a file beside cli.ts) must be placed.
+  if (parts.length === 2) return parts[1] === 'cli.ts' ? 'entry' : 'unknown';
+  return (['lib', 'contract', 'measure', 'testbed', 'store', 'pipeline'] as const).find((s) => s === parts[1]) ?? 'unknown';
 }
 
 export interface Import {
@@ -43,7 +47,7 @@ export interface Import {
   readonly typeOnly: boolean;
 }
 
-const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+\.tsx?)['"]/g;
+const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+\.tsx?)['"]/g;
 
 export function importsOf(path: string, text: string): Import[] {
   const found: Import[] = [];
@@ -76,10 +80,15 @@ export function directionProblems(files: ReadonlyMap<string, string>): string[] 
   const problems: string[] = [];
   for (const [path, text] of files) {
     const from = stageOf(path);
-    if (from === 'outside') continue;
+    if (from === 'unknown') problems.push(`${path}: not in a stage folder (harness/lib, contract, measure, testbed, store, pipeline)`);
+    if (from === 'outside' || from === 'unknown') continue;
     for (const imp of importsOf(path, text)) {
       const to = stageOf(imp.to);
       const where = `${imp.from}:${imp.line} imports ${imp.to}`;
+      if (to === 'unknown') {
+        problems.push(`${where}: the target is not in a stage folder`);
+        continue;
+      }
       if (to === 'outside') {
         if (/^(scripts|tests|bench)\//.test(imp.to)) problems.push(`${where}: ${from} code may not import ${imp.to.split('/')[0]}/`);
         if (from === 'site' && imp.to.startsWith('harness/')) problems.push(`${where}: the site imports only harness/contract/`);
@@ -89,6 +98,8 @@ export function directionProblems(files: ReadonlyMap<string, string>): string[] 
       if (!ALLOWED[from].includes(to)) problems.push(`${where}: ${from} may not import ${to} (allowed: ${ALLOWED[from].join(', ') || 'nothing'})`);
       // Type imports are erased; a value import would bundle harness code into the pages.
       if (from === 'site' && to === 'contract' && !imp.typeOnly && !SITE_VALUE_MODULES.includes(imp.to)) problems.push(`${where}: the site takes only types from the contract (import type), or values from ${SITE_VALUE_MODULES.join(', ')}`);
+      // The schemas bring zod: their values only at build time (pages and the data loader), never in browser code.
+      if (from === 'site' && !imp.typeOnly && imp.to === 'harness/contract/site-data.ts' && !BUILD_TIME_SITE.test(path)) problems.push(`${where}: site-data.ts values (zod schemas) only in build-time code (site/pages/, site/lib/data.ts)`);
     }
   }
   return problems;

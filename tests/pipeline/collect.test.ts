@@ -1,5 +1,5 @@
 /**
- * `servebench collect` on SYNTHETIC results (scripts/synthetic-results.ts) laid out as the
+ * `servebench collect` on SYNTHETIC results (harness/testbed/synthetic-results.ts) laid out as the
  * nightly's downloaded artifacts in temp folders: valid files land at their content-derived
  * paths, a re-run writes nothing, conflicts and invalid files are refused and reported, and the
  * plan's jobs without a result are listed (never filled in).

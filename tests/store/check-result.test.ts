@@ -1,9 +1,10 @@
 /**
  * Result validation: a good file passes; every kind of bad and hostile file ends as problems
- * naming the JSON path, never as an exception. The files are SYNTHETIC (scripts/synthetic-results.ts).
+ * naming the JSON path, never as an exception. The files are SYNTHETIC (harness/testbed/synthetic-results.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { checkResultText, MAX_RESULT_BYTES } from '../../harness/store/check-result.ts';
+import { checkResultText } from '../../harness/store/check-result.ts';
+import { MAX_RESULT_BYTES } from '../../harness/store/result-files.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';

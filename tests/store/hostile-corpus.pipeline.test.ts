@@ -1,7 +1,7 @@
 /**
  * The hostile corpus: 1,200 seeded random mutations of three valid results (a real completed run
  * of the sim with per-request records, a real failed run, and the SYNTHETIC fixture of
- * scripts/synthetic-results.ts). Every mutant is either refused by `servebench validate` with
+ * harness/testbed/synthetic-results.ts). Every mutant is either refused by `servebench validate` with
  * problems of one line each, or compiles; compile and validate agree on which; and the site builds
  * (every page prerendered) from what compiled. Mutations: numbers to 0, negative, fractional, huge
  * (2^31, 2^53, 1e300); strings to empty, CR/LF/NUL, quotes and backslashes, markup, bidi controls,

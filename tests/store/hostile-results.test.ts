@@ -2,7 +2,7 @@
  * The hostile result files of the hardening review, one by one: each is either refused by
  * validate with the rule it broke, or compiles (and the compile agrees with validate). The base
  * files are a real run (`servebench run --launcher external` against the in-process sim, every
- * request answered 500: an honest failed run) and the SYNTHETIC fixture of scripts/synthetic-results.ts.
+ * request answered 500: an honest failed run) and the SYNTHETIC fixture of harness/testbed/synthetic-results.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -226,5 +226,33 @@ describe('credentials', () => {
     expect(problems).toMatch(/harness\.command\[4\]: holds a credential/);
     expect(problems).toMatch(/target\.endpoint: holds a credential/);
     expect(problems).not.toMatch(/hunter2|s3cret|abc\.def/);
+  });
+});
+
+describe('review findings', () => {
+  it('compiles a results folder with no valid run (empty, or every file refused): zero rows, exit 0', async () => {
+    const empty = mkdtempSync(join(root, 'empty-results-'));
+    const out = join(root, 'empty-out');
+    const compiled = await runCli(['compile', '--results', empty, '--out', out]);
+    expect(compiled.code, compiled.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'site', 'meta.json'), 'utf8'))).toMatchObject({ runs: 0, points: 0 });
+  }, 60_000);
+
+  it('regress --out claims its folder as compile does: a checkout is refused, before and after', async () => {
+    const checkout = mkdtempSync(join(root, 'checkout-regress-'));
+    mkdirSync(join(checkout, 'site'));
+    writeFileSync(join(checkout, 'site', 'index.astro'), 'sources');
+    const { dir } = place(synthetic());
+    const regressed = await runCli(['regress', '--results', dir, '--out', checkout]);
+    expect(regressed.code).toBe(2);
+    expect(regressed.stderr).toMatch(/not compile output/);
+    expect((await runCli(['compile', '--results', dir, '--out', checkout])).code).toBe(2);
+    expect(readFileSync(join(checkout, 'site', 'index.astro'), 'utf8')).toBe('sources');
+  }, 60_000);
+
+  it('a command with a pretty-printed --extra-body (tabs, line feeds) is honest and accepted', () => {
+    const r = synthetic();
+    r.harness.command = ['run', '--extra-body', '{\n\t"top_k": 1\n}'];
+    expect(problemsOf(r)).toEqual([]);
   });
 });

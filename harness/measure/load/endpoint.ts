@@ -32,7 +32,14 @@ export function parseEndpoint(text: string): Endpoint {
   if (url.search || url.hash) throw usageError(`--endpoint: "${shown}" must not have a query or fragment (give tokens with --api-key or --header)`);
   // Accept both http://host:port and http://host:port/v1, as users copy either.
   const basePath = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
-  const basicAuth = url.username || url.password ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : null;
+  let basicAuth: string | null = null;
+  if (url.username || url.password) {
+    try {
+      basicAuth = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    } catch {
+      throw usageError(`--endpoint: the user name or password in "${shown}" is not valid percent-encoding; write a literal % as %25`);
+    }
+  }
   return { origin: url.origin, basePath, display: `${url.origin}${basePath}`, basicAuth };
 }
 

@@ -16,6 +16,7 @@ import {
 } from '../../lib/cli/options.ts';
 import type { Slo } from '../metrics/summarize.ts';
 import { APIS, ARRIVALS, type Arrival, type Load } from '../../contract/result.ts';
+import { redactText } from '../../contract/credentials.ts';
 import { WorkloadSchema, type Workload } from '../../contract/workload.ts';
 import { loadWorkload } from '../workloads/spec-file.ts';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
@@ -125,7 +126,7 @@ function parseHeaders(raw: RawOptions, env: NodeJS.ProcessEnv, endpoint: Endpoin
   for (const item of listOption(raw, 'header')) {
     const colon = item.indexOf(':');
     const key = item.slice(0, colon).trim().toLowerCase();
-    if (colon <= 0 || !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) throw usageError(`--header: "${item}" is not "Name: value"`);
+    if (colon <= 0 || !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) throw usageError(`--header: "${redactText(item)}" is not "Name: value"`);
     headers[key] = item.slice(colon + 1).trim();
   }
   return headers;
@@ -138,7 +139,8 @@ function parseExtraBody(raw: RawOptions): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw usageError(`--extra-body: not valid JSON (${(error as Error).message}); write e.g. '{"top_k":1}'`);
+    // JSON.parse quotes the text it failed on, which may hold a key: the message goes out redacted.
+    throw usageError(`--extra-body: not valid JSON (${redactText((error as Error).message)}); write e.g. '{"top_k":1}'`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usageError('--extra-body: must be a JSON object');
   const reserved = Object.keys(value).filter((key) => RESERVED_BODY_FIELDS.includes(key));

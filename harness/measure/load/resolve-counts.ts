@@ -12,7 +12,7 @@ import type { PreparedRequest } from './prepared-request.ts';
 import type { TokenCounter } from '../tokenizer/token-counter.ts';
 
 /** Above any model's context window (the largest are ~10M tokens): a prompt count beyond it was not counted. */
-export const MAX_PLAUSIBLE_PROMPT_TOKENS = 2 ** 24;
+const MAX_PLAUSIBLE_PROMPT_TOKENS = 2 ** 24;
 
 /**
  * A server's count that can be taken as one: a whole number, and no more than the request allowed

@@ -229,7 +229,8 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
     workload: {
       name: config.workloadName,
       spec: workload,
-      spec_sha256: createHash('sha256').update(JSON.stringify(workload)).digest('hex'),
+      // Of the spec as recorded (redacted), so the hash always matches the file's own spec.
+      spec_sha256: createHash('sha256').update(JSON.stringify(redactValue(workload))).digest('hex'),
       lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256, ...(parts.tokenizerSource ? { source: parts.tokenizerSource } : {}) },
       length_check: {

@@ -4,6 +4,7 @@
  * showed a fatal line — whichever comes first, with the reason.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { requestBounded, type ReadLimits } from '../../lib/io/bounded-body.ts';
 import type { LaunchedServer } from './launched-server.ts';
 
@@ -11,7 +12,7 @@ export class HealthError extends Error {}
 
 const POLL_MS = 250;
 
-/** An engine's log can reach gigabytes (a debug log, a loop of warnings): only its end is read. */
+/** An engine's log can reach gigabytes (a debug log, a loop of warnings): its tail is only this much. */
 const LOG_TAIL_BYTES = 256 * 1024;
 
 function readTail(file: string, bytes: number): string {
@@ -31,12 +32,17 @@ export function logTail(file: string | null, lines = 40): string[] {
   return readTail(file, LOG_TAIL_BYTES).split('\n').filter((line) => line !== '').slice(-lines);
 }
 
-/** The first fatal line in the log's last LOG_TAIL_BYTES (the watcher below sees every line as it is written). */
+/** The first fatal line anywhere in the log, read in bounded chunks (the log may be gigabytes). */
 export function fatalLine(file: string | null, patterns: readonly RegExp[]): string | null {
-  if (file === null || patterns.length === 0 || !existsSync(file)) return null;
-  for (const line of readTail(file, LOG_TAIL_BYTES).split('\n')) if (patterns.some((p) => p.test(line))) return line;
-  return null;
+  const found = fatalLineWatcher(file, patterns)();
+  if (found !== null || file === null || patterns.length === 0 || !existsSync(file)) return found;
+  // The last line may have no line end yet (a process that died mid-write).
+  const last = readTail(file, LOG_TAIL_BYTES).split('\n').pop() ?? '';
+  return patterns.some((p) => p.test(last)) ? last : null;
 }
+
+/** Read at a time: every line is scanned, but memory stays bounded however much the log grew. */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Watches a growing log for fatal lines, reading only what was appended since the last look
@@ -45,21 +51,28 @@ export function fatalLine(file: string | null, patterns: readonly RegExp[]): str
 export function fatalLineWatcher(file: string | null, patterns: readonly RegExp[]): () => string | null {
   let offset = 0;
   let partial = '';
+  const decoder = new StringDecoder('utf8');
   return () => {
     if (file === null || patterns.length === 0 || !existsSync(file)) return null;
     const size = statSync(file).size;
     if (size <= offset) return null;
     const fd = openSync(file, 'r');
-    const chunk = Buffer.alloc(size - offset);
+    const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, size - offset));
     try {
-      readSync(fd, chunk, 0, chunk.length, offset);
+      while (offset < size) {
+        const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - offset), offset);
+        if (n <= 0) break;
+        offset += n;
+        const lines = (partial + decoder.write(chunk.subarray(0, n))).split('\n');
+        // A line that never ends (a progress bar redrawn with \r) is kept only as far as a line can matter.
+        partial = lines.pop()!.slice(-LOG_TAIL_BYTES);
+        const fatal = lines.find((line) => patterns.some((p) => p.test(line)));
+        if (fatal !== undefined) return fatal;
+      }
     } finally {
       closeSync(fd);
     }
-    offset = size;
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop()!;
-    return lines.find((line) => patterns.some((p) => p.test(line))) ?? null;
+    return null;
   };
 }
 

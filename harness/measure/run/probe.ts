@@ -75,9 +75,11 @@ export async function probeServer(endpoint: string, engine: Engine, api: Api, bo
     error = (caught as Error).message;
   }
   const produced: number | null = completionTokens ?? (events > 0 ? events : null);
+  // Stopped by a signal: the endpoints are not asked (the run ends without measuring).
+  if (signal?.aborted) return { ignore_eos_honoured: null, usage, role_chunk: roleChunk, tokenize_endpoint: false, metrics_endpoint: false, error: error ?? 'stopped by a signal' };
   // Read in full, as a scrape will: an endpoint whose answer a scrape cannot take is no endpoint.
   const metricsOk = engine.metrics
-    ? await requestBounded(`${endpoint}${engine.metrics.path}`, { headers }, METRICS_LIMITS).then(
+    ? await requestBounded(`${endpoint}${engine.metrics.path}`, { headers, ...(signal ? { signal } : {}) }, METRICS_LIMITS).then(
         (r) => r.status === 200,
         () => false,
       )

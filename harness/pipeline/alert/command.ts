@@ -4,7 +4,7 @@
  * hidden marker, and all issues labelled `regression` (open and closed) are read first. Posts
  * one webhook message about what is new. `--dry-run` only reads (GET), `--offline` not even that.
  */
-import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
 import { checkEngineFile, listEngineFiles } from '../../measure/engines/spec-file.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { isNew, NOTABLE_CHANGE_POINTS, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
@@ -37,10 +37,7 @@ const spec: CommandSpec = {
   ].join('\n'),
 };
 
-export interface AlertIo {
-  readonly env: NodeJS.ProcessEnv;
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
+export interface AlertIo extends CommandIo {
   /** Waits, backoff and clock for the HTTP calls (tests make them instant). */
   readonly policy?: Partial<HttpPolicy>;
   /** Pause between writes; GitHub asks for a second (tests use 0). */
@@ -235,11 +232,6 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
 
 export const alertCommand: Command = {
   spec,
-  run: (argv) =>
-    runAlert(argv, {
-      env: process.env,
-      stdout: (text) => void process.stdout.write(text),
-      stderr: (text) => void process.stderr.write(text),
-    }),
+  run: (argv, io = processIo()) => runAlert(argv, io),
 };
 

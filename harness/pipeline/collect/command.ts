@@ -7,7 +7,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { booleanOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { booleanOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { formatProblemLine } from '../../store/problem-output.ts';
 import { RESULTS_OPTION } from '../../store/store-options.ts';
@@ -40,9 +40,7 @@ const spec: CommandSpec = {
   ].join('\n'),
 };
 
-export interface CollectIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
+export interface CollectIo extends Pick<CommandIo, 'stdout' | 'stderr'> {
   /** The clock (the day put-back reasons name); default the system's. */
   readonly now?: () => Date;
 }
@@ -108,9 +106,5 @@ export async function runCollect(argv: readonly string[], io: CollectIo): Promis
 
 export const collectCommand: Command = {
   spec,
-  run: (argv) =>
-    runCollect(argv, {
-      stdout: (text) => void process.stdout.write(text),
-      stderr: (text) => void process.stderr.write(text),
-    }),
+  run: (argv, io = processIo()) => runCollect(argv, io),
 };

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
 import { ENGINES_DIR, listEngineFiles, loadEngine } from '../../measure/engines/spec-file.ts';
 import { EXIT } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/io/atomic-write.ts';
@@ -46,20 +46,15 @@ const spec: CommandSpec = {
   ].join('\n'),
 };
 
-export interface DetectDeps {
-  readonly env?: NodeJS.ProcessEnv;
+export interface DetectDeps extends Partial<CommandIo> {
   /** Waits, backoff and clock for the HTTP calls (tests make them instant). */
   readonly policy?: Partial<HttpPolicy>;
   readonly now?: () => Date;
-  readonly stdout?: (text: string) => void;
-  readonly stderr?: (text: string) => void;
 }
 
 export async function runDetect(argv: readonly string[], deps: DetectDeps = {}): Promise<number> {
   const raw = parseCommandArgs(spec, argv);
-  const env = deps.env ?? process.env;
-  const stdout = deps.stdout ?? ((text: string) => void process.stdout.write(text));
-  const stderr = deps.stderr ?? ((text: string) => void process.stderr.write(text));
+  const { env, stdout, stderr } = { ...processIo(), ...deps };
   const maxWaitS = numberOption(spec, raw, 'max-wait', { min: 0 })!;
   const policy: HttpPolicy = { ...defaultPolicy, ...deps.policy, maxWaitS };
   const registryOverrides = parseRegistryOverrides(listOption(raw, 'registry-url'), env);

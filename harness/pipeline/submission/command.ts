@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { booleanOption, parseCommandArgs, stringOption, processIo, type CommandIo, type CommandSpec, type Command } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { storePath } from '../../store/compile.ts';
+import { prepareOutFolder } from '../../store/out-folder.ts';
 import { loadPrices } from '../../store/prices.ts';
 import { openStore } from '../../store/store.ts';
 import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from '../../store/store-options.ts';
@@ -43,7 +44,9 @@ export async function runSummarize(argv: readonly string[], io: SummarizeIo): Pr
   const expect = stringOption(spec, raw, 'expect-source');
   if (expect !== undefined && !(SOURCES as readonly string[]).includes(expect)) throw usageError(`--expect-source: "${expect}" is not one of ${SOURCES.join(', ')}`);
   const prices = loadPrices(resolve(stringOption(spec, raw, 'prices')!));
-  const store = await openStore(storePath(resolve(stringOption(spec, raw, 'out')!)));
+  const outDir = resolve(stringOption(spec, raw, 'out')!);
+  prepareOutFolder(outDir);
+  const store = await openStore(storePath(outDir));
   try {
     const summary = await summarizeSubmission({
       store,
