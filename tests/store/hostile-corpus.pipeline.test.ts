@@ -18,6 +18,7 @@ import { compile, type CompileReport } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
+import { createRng } from '../../harness/lib/rng.ts';
 import { startSimServer, type SimServer } from '../../harness/testbed/sim/server.ts';
 import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
@@ -30,18 +31,6 @@ const resultsDir = join(root, 'results');
 const sims: SimServer[] = [];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** mulberry32: a seeded stream, so a failing mutant is found again by its index. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NUMBERS = (x: number) => [0, -1, -x, x + 0.5, x * 1e6, x / 1e6, 2 ** 31, 2 ** 31 + 1, 2 ** 53, 1e300, Number.MIN_VALUE];
 const STRINGS = ['', 'a\rb', 'line\nbreak', 'nul\u0000here', '"quoted", \\back', '<script>alert(1)</script>', 'ab\u202Edc', 'vllм', '::stop-commands::x', '##[add-mask]y', '🚀 émoji', 'x'.repeat(10_000), '2026-13-45T99:00:00Z', 'null', 'a\u2028b', "'; DROP TABLE runs; --"];
@@ -146,7 +135,9 @@ beforeAll(async () => {
     await realRun({ http500: 1 }, []),
     syntheticResult({ engine: 'vllm', version: '0.11.0', model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', date: new Date('2026-03-01T12:00:00Z'), concurrencies: [1, 8], tpotMs: 10, ttftMs: 50, noise: 0.02, seed: 7 }),
   ];
-  const random = seeded(13);
+  // Seeded (harness/lib/rng.ts), so a failing mutant is found again by its index.
+  const stream = createRng(13, 'hostile-corpus');
+  const random = () => stream.next();
   for (const base of bases) placed.add(place(`${JSON.stringify(base, null, 2)}\n`, 'unplaceable/base.json'));
   for (let i = 0; i < MUTANTS; i++) {
     const doc = structuredClone(bases[i % bases.length]!) as unknown as Json;
