@@ -48,7 +48,18 @@ export const EngineSchema = z
     description: z.string().min(1),
     source: z
       .object({
-        repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name on GitHub').nullable(),
+        repository: z
+          .string()
+          .regex(/^[\w.-]+\/[\w.-]+$/, 'owner/name on GitHub')
+          .nullable()
+          .describe('owner/name on GitHub: what detect polls for releases (without npm), and where release links point'),
+        npm: z
+          .string()
+          .regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/, 'an npm package name, e.g. node-llama-cpp')
+          .optional()
+          .describe(
+            "Releases come from this npm package instead of GitHub (llamacpp: node-llama-cpp, whose every release ships a llama.cpp tag's source; the lane builds it with `servebench llamacpp build --node-llama-cpp VERSION`)",
+          ),
         docs: z.array(z.string().min(1)).min(1).describe('Where the flags below were checked (URLs, or paths in this repository)'),
       })
       .strict(),
@@ -132,7 +143,12 @@ export const EngineSchema = z
       })
       .strict(),
   })
-  .strict();
+  .strict()
+  // detect maps an npm version to the llama.cpp it bundles by reading node-llama-cpp's tarball: no other package has that layout.
+  .refine((engine) => engine.source.npm === undefined || engine.local_build === 'llamacpp', {
+    message: 'source.npm is read as node-llama-cpp releases (each bundles a llama.cpp tag): only an engine with local_build: llamacpp takes it; remove source.npm or add local_build: llamacpp',
+    path: ['source', 'npm'],
+  });
 
 export type Engine = z.infer<typeof EngineSchema>;
 export type ServeParameters = Partial<Record<ServeParameter, string | number | boolean>>;

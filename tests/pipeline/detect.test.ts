@@ -22,6 +22,7 @@ import { ServebenchError } from '../../harness/lib/errors.ts';
 import { fakeGithub, type FakeGithub } from '../../harness/testbed/fakes/fake-github-releases.ts';
 import { fakeDockerHub, fakeOciRegistry, type FakeDockerHub, type FakeOciRegistry } from '../../harness/testbed/fakes/fake-registries.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../../harness/testbed/fakes/fake-server.ts';
+import { fakeNpmRegistry, type FakeNpmRegistry } from './fake-npm-registry.ts';
 
 const START = Date.parse('2026-10-01T06:00:00Z');
 
@@ -35,6 +36,7 @@ interface RunOutcome {
 let server: FakeServer;
 let github: FakeGithub;
 let hub: FakeDockerHub;
+let npm: FakeNpmRegistry;
 let ghcr: FakeOciRegistry;
 let nvcr: FakeOciRegistry;
 let clock: { ms: number };
@@ -53,6 +55,7 @@ beforeEach(async () => {
   hub = fakeDockerHub();
   ghcr = fakeOciRegistry({ prefix: '/ghcr', service: 'ghcr.io', realmPath: '/token' });
   nvcr = fakeOciRegistry({ prefix: '/nvcr', service: null, realmPath: '/proxy_auth' });
+  npm = fakeNpmRegistry(() => server.url);
   server = await startFakeServer([
     (request, response) => {
       response.on('finish', () => answers.push({ method: request.method, url: request.url, status: response.statusCode }));
@@ -62,6 +65,7 @@ beforeEach(async () => {
     hub.handler,
     ghcr.handler,
     nvcr.handler,
+    npm.handler,
   ]);
   dir = mkdtempSync(join(tmpdir(), 'servebench-detect-'));
   stateFile = join(dir, 'fleet', 'detect-state.json');
@@ -73,6 +77,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await server.close();
+  npm.close();
   rmSync(dir, { recursive: true, force: true });
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
@@ -153,7 +158,11 @@ describe('servebench detect', () => {
     for (let build = 6120; build <= 6125; build++) github.publish('ggml-org/llama.cpp', { tag_name: `b${build}`, published_at: `2026-09-30T0${build - 6120}:00:00Z` });
     github.publish('ggml-org/llama.cpp', { tag_name: 'gguf-v0.17.1', published_at: '2026-09-30T23:00:00Z' });
     ghcr.push('ggml-org/llama.cpp', 'server-cuda12-b6125');
-    const run = await detectRun(['--engine', 'llamacpp']);
+    // The shipped spec reads llama.cpp's releases from npm (detect-npm.test.ts); this copy polls GitHub, the GHCR image engine.
+    const enginesDir = join(dir, 'engines');
+    mkdirSync(enginesDir);
+    writeFileSync(join(enginesDir, 'llamacpp.yaml'), readFileSync('engines/llamacpp.yaml', 'utf8').replace(/^  npm: node-llama-cpp\n/m, ''));
+    const run = await detectRun(['--engine', 'llamacpp', '--engines-dir', enginesDir]);
     expect(run.code).toBe(0);
     expect(run.report.new).toEqual([
       { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda12-b6125', images: [] },
@@ -567,7 +576,6 @@ describe('detectCommand (the CLI entry)', () => {
       ['vllm-project/vllm', 'v0.11.0', () => hub.push('vllm/vllm-openai', 'v0.11.0')],
       ['sgl-project/sglang', 'v0.5.3', () => hub.push('lmsysorg/sglang', 'v0.5.3-cu129')],
       ['InternLM/lmdeploy', 'v0.10.1', () => hub.push('openmmlab/lmdeploy', 'v0.10.1-cu12.8')],
-      ['ggml-org/llama.cpp', 'b6125', () => ghcr.push('ggml-org/llama.cpp', 'server-cuda12-b6125')],
       ['NVIDIA/TensorRT-LLM', 'v1.0.0', () => undefined],
       ['mlc-ai/mlc-llm', 'v0.1.0', () => undefined],
       ['withcatai/node-llama-cpp', 'v3.21.0', () => undefined],
@@ -579,6 +587,9 @@ describe('detectCommand (the CLI entry)', () => {
     vi.stubEnv('SERVEBENCH_GITHUB_API_URL', server.url);
     vi.stubEnv('SERVEBENCH_REGISTRY_OVERRIDE', `docker.io=${server.url},ghcr.io=${server.url}/ghcr,nvcr.io=${server.url}/nvcr`);
     vi.stubEnv('GITHUB_TOKEN', '');
+    // llama.cpp's releases from the (recorded) npm registry, each version's tarball fetched by the real `npm pack`.
+    npm.tarballsForRecorded();
+    vi.stubEnv('npm_config_registry', server.url);
     let stdout = '';
     let stderr = '';
     const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text), env: process.env };
@@ -592,7 +603,7 @@ describe('detectCommand (the CLI entry)', () => {
     expect(report.errors).toEqual([]);
     expect(report.new.map((v) => `${v.engine} ${v.version} ${v.image}`).sort()).toEqual([
       'embedded 3.21.0 null',
-      'llamacpp 6125 ghcr.io/ggml-org/llama.cpp:server-cuda12-b6125',
+      'llamacpp 3.21.1 null',
       'lmdeploy 0.10.1 openmmlab/lmdeploy:v0.10.1-cu12.8',
       'mlc 0.1.0 null',
       'sglang 0.5.3 lmsysorg/sglang:v0.5.3-cu129',

@@ -15,16 +15,18 @@ import { DEFAULT_GITHUB_API, GITHUB_API_ENV, githubClient } from '../http/github
 import { readFleetFile } from '../plan/inputs.ts';
 import { defaultPolicy, type HttpPolicy } from '../http/http-conditional.ts';
 import { parseRegistryOverrides, registryClient, REGISTRY_OVERRIDE_ENV } from '../http/registry-tags.ts';
+import { DEFAULT_NPM_REGISTRY, npmClient, NPM_REGISTRY_ENV } from '../http/npm-registry.ts';
+import type { BundleLookup } from './detect-npm.ts';
 
 /** Read when it exists (detect runs from the checkout), so a plain `servebench detect` checks the fleet's images too. */
 const DEFAULT_FLEET_FILE = 'fleet/fleet.yaml';
 
 const spec: CommandSpec = {
   name: 'detect',
-  summary: "poll each engine's GitHub releases and official image tags once; print the new (engine, version, image) as JSON",
+  summary: "poll each engine's releases (GitHub, or npm for llama.cpp) and official image tags once; print the new (engine, version, image) as JSON",
   usage: 'servebench detect [--engine NAME]... [--engines-dir DIR] [--fleet FILE] [--state FILE] [--dry-run] [--include-prereleases] [--out FILE] [--max-wait S] [--github-api URL] [--registry-url HOST=URL]...',
   options: [
-    { name: 'engine', value: 'NAME', multiple: true, help: 'Poll only this engine (repeatable; default: every engine in engines/ that has a source.repository).' },
+    { name: 'engine', value: 'NAME', multiple: true, help: 'Poll only this engine (repeatable; default: every engine in engines/ that has a source.repository or source.npm).' },
     { name: 'engines-dir', value: 'DIR', help: "Folder of engine specs (default: the repository's engines/)." },
     { name: 'fleet', value: 'FILE', help: `The fleet file, whose engines.<name>.images (e.g. ROCm builds) are checked too (default: ${DEFAULT_FLEET_FILE} when it exists; without one, only the official images).` },
     { name: 'state', value: 'FILE', help: 'Versions already reported, versions waiting for their image, and ETags; rewritten atomically after the poll.', default: DEFAULT_STATE_FILE },
@@ -40,6 +42,7 @@ const spec: CommandSpec = {
     'A version is new once its image tag (the engine\'s image.tag template) exists: the Docker Hub API for Docker Hub images, the OCI distribution API with an anonymous token for the others. Until then it is pending: reported under "pending", kept in the state and re-checked on every poll.',
     'With a fleet file, the images it runs instead of the official one for a new release (engines.<name>.images, rendered with the version; those of GPU types a new_versions entry runs the engine on) are checked too, and listed per version under "images" with "published". A missing one does not hold the release back: it is reported new (plan skips the GPU types whose image is missing), listed under "awaiting_images" and kept pending in the state (also seen) for it; once every such image is out, it is reported new again with "images_only": true, and plan runs just those GPU types.',
     "An engine seen for the first time (no entry in the state) reports only its newest release; the others are recorded as seen, so the fleet benchmarks the current release, not years of history.",
+    `An engine with source.npm (llamacpp: node-llama-cpp) is read from the npm registry instead ($${NPM_REGISTRY_ENV}, else ${DEFAULT_NPM_REGISTRY}; its packument, conditional on its ETag): each new stable version from 3.0 is fetched once (npm pack) to read the llama.cpp tag it bundles, reported as "version" (what llamacpp build --node-llama-cpp and run --engine-version take) with that "tag" and "npm": {package, bundle_commit}; a version bundling a tag an earlier one bundled is recorded as seen, with a note. No image is checked: the CPU lane builds it.`,
     'GITHUB_TOKEN, when set, is sent to the GitHub API (5,000 requests an hour instead of 60). Unchanged listings cost a 304 (If-None-Match with the stored ETag).',
     'Output: {checked_at, new: [{engine, version, tag, release_url, published_at, image, images: [{key, gpu_types, image, published}], images_only?}], pending: [… reason], awaiting_images: [… pending_images, since, reason], errors: [{engine, message}], notes: [{engine, message}]} on stdout; a summary on stderr. "image" is the official image; "key" is the fleet\'s (a GPU type id or a vendor).',
     'Exit status: 0 every engine polled, 1 some engine could not be polled (the others are reported and saved), 2 bad usage.',
@@ -50,6 +53,8 @@ export interface DetectDeps extends Partial<CommandIo> {
   /** Waits, backoff and clock for the HTTP calls (tests make them instant). */
   readonly policy?: Partial<HttpPolicy>;
   readonly now?: () => Date;
+  /** Reads the llama.cpp tag a node-llama-cpp version bundles (default: npm pack of the version). */
+  readonly bundles?: BundleLookup;
 }
 
 export async function runDetect(argv: readonly string[], deps: DetectDeps = {}): Promise<number> {
@@ -75,6 +80,8 @@ export async function runDetect(argv: readonly string[], deps: DetectDeps = {}):
     registries: registryClient(registryOverrides, policy),
     includePrereleases: booleanOption(raw, 'include-prereleases'),
     fleet,
+    npm: npmClient(policy, env),
+    ...(deps.bundles ? { bundles: deps.bundles } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
 
@@ -97,7 +104,7 @@ export const detectCommand: Command = {
 function summary(report: DetectReport, polled: number, skipped: readonly string[], stateLine: string): string {
   const lines = [
     `detect: ${polled} engine${polled === 1 ? '' : 's'} polled${skipped.length > 0 ? `, skipped (no repository): ${skipped.join(', ')}` : ''}; ${report.new.length} new, ${report.pending.length} pending, ${report.errors.length} error${report.errors.length === 1 ? '' : 's'}${report.awaiting_images.length > 0 ? `, ${report.awaiting_images.length} awaiting images` : ''}${report.notes.length > 0 ? `, ${report.notes.length} note${report.notes.length === 1 ? '' : 's'}` : ''}`,
-    ...report.new.map((v) => `  new      ${v.engine} ${v.version}  ${v.images_only ? `fleet images only: ${v.images.map((i) => i.image).join(', ')}` : (v.image ?? '(no image)')}  ${v.release_url}`),
+    ...report.new.map((v) => `  new      ${v.engine} ${v.version}  ${v.images_only ? `fleet images only: ${v.images.map((i) => i.image).join(', ')}` : v.npm ? `bundles ${v.tag} (npm ${v.npm.package}, bundle ${v.npm.bundle_commit.slice(0, 10)})` : (v.image ?? '(no image)')}  ${v.release_url}`),
     ...report.pending.map((v) => `  pending  ${v.engine} ${v.version}  ${v.reason}`),
     ...report.awaiting_images.map((v) => `  awaiting ${v.engine} ${v.version}  ${v.reason}`),
     ...report.errors.map((e) => `  error    ${e.engine}: ${e.message}`),

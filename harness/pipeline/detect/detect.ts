@@ -3,7 +3,8 @@
  * poll. Pure orchestration over injected clients and state; the command does the I/O.
  *
  * Rules:
- * - An engine without `source.repository` is skipped (nothing to poll).
+ * - An engine with `source.npm` is read from the npm registry instead (detect-npm.ts); one without
+ *   that or `source.repository` is skipped (nothing to poll).
  * - Releases (drafts never, prereleases only when asked); a repository with no releases at all
  *   is read by its tags instead: every page of them (GitHub lists tags by name, so a new one can
  *   sort onto any page), newest by version.
@@ -38,6 +39,9 @@ import type { GithubClient } from '../http/github-http.ts';
 import { compareVersions, listReleases, listTags, MAX_TAG_PAGES, newestRelease, releasesPath, tagsPath, type UpstreamRelease } from '../http/github-releases.ts';
 import { RateLimitError } from '../http/http-conditional.ts';
 import { imageRef, type ImageRef, type RegistryClient } from '../http/registry-tags.ts';
+import { npmClient, type NpmClient } from '../http/npm-registry.ts';
+import { defaultPolicy } from '../http/http-conditional.ts';
+import { detectNpmEngine, packedBundle, type BundleLookup } from './detect-npm.ts';
 
 export interface DetectedVersion {
   readonly engine: string;
@@ -55,6 +59,8 @@ export interface DetectedVersion {
    * reported; plan only the GPU types whose fleet image is listed here (now all published).
    */
   readonly images_only?: true;
+  /** An engine read from npm (source.npm): the package, and the commit of the llama.cpp bundle the version ships (detect-npm.ts). */
+  readonly npm?: { readonly package: string; readonly bundle_commit: string };
 }
 
 export interface FleetImageStatus {
@@ -101,6 +107,10 @@ export interface DetectOptions {
   readonly now?: () => Date;
   /** Pages of 100 releases read at most (first sightings read one); tags are read to MAX_TAG_PAGES. */
   readonly maxPages?: number;
+  /** The npm registry, for engines with source.npm (default: $npm_config_registry, else registry.npmjs.org). */
+  readonly npm?: NpmClient;
+  /** Reads the llama.cpp tag a version's tarball bundles (default: npm pack; tests inject a recorded one). */
+  readonly bundles?: BundleLookup;
 }
 
 export interface DetectOutcome {
@@ -120,6 +130,20 @@ export async function detect(options: DetectOptions): Promise<DetectOutcome> {
   const skipped: string[] = [];
   let rateLimited: RateLimitError | null = null;
   for (const engine of options.engines) {
+    const npmPackage = engine.source.npm;
+    if (npmPackage !== undefined) {
+      // npm, not GitHub: a GitHub rate limit does not hold it back.
+      try {
+        const result = await detectNpmEngine(engine, npmPackage, options.state.engines[engine.name], options.npm ?? npmClient(defaultPolicy), options.bundles ?? packedBundle, checkedAt.slice(0, 10));
+        engines[engine.name] = result.state;
+        report.new.push(...result.found);
+        report.errors.push(...result.errors.map((message) => ({ engine: engine.name, message })));
+        report.notes.push(...result.notes.map((message) => ({ engine: engine.name, message })));
+      } catch (error) {
+        report.errors.push({ engine: engine.name, message: (error as Error).message });
+      }
+      continue;
+    }
     const repository = engine.source.repository;
     if (repository === null) {
       skipped.push(engine.name);

@@ -27,13 +27,19 @@ const PendingSchema = z
 
 const EngineStateSchema = z
   .object({
-    /** Where its versions came from last time: a repository without releases is listed by tags. */
-    source: z.enum(['releases', 'tags']).default('releases'),
+    /** Where its versions came from last time: a repository without releases is listed by tags; an engine with source.npm by its npm package. */
+    source: z.enum(['releases', 'tags', 'npm']).default('releases'),
     /** Request path (without the API base; " (with prereleases)" for --include-prereleases polls) → ETag of its last 200. */
     etags: z.record(z.string(), z.string()).default({}),
     /** Version → the day it was reported (or, at the first sighting, recorded without a report). */
     seen: z.record(z.string(), z.string()).default({}),
     pending: z.record(z.string(), PendingSchema).default({}),
+    /**
+     * npm sources only: version → the upstream tag its tarball bundles (node-llama-cpp 3.8.1 → llama.cpp
+     * b5415), for the versions whose tarball was read. A later version bundling a tag already here is
+     * the same engine build: recorded as seen, not reported. Absent when empty (GitHub-polled engines).
+     */
+    upstream_tags: z.record(z.string(), z.string()).optional(),
   })
   .strict();
 
@@ -73,6 +79,7 @@ export function serializeDetectState(state: DetectState): string {
           etags: Object.fromEntries(Object.entries(engine.etags).sort(([a], [b]) => a.localeCompare(b))),
           seen: byVersion(engine.seen),
           pending: byVersion(engine.pending),
+          ...(engine.upstream_tags && Object.keys(engine.upstream_tags).length > 0 ? { upstream_tags: byVersion(engine.upstream_tags) } : {}),
         },
       ]),
   );
