@@ -140,6 +140,13 @@ export const MatrixEntrySchema = z
     nightly: z.boolean().default(false).describe("In the nightly set, at each engine's pinned (or latest) version"),
     new_versions: z.boolean().default(false).describe('Run when `servebench detect` reports a new release of one of its engines'),
     time_limit_min: positiveInt.default(120).describe('Wall-clock limit of one job (SLURM --time, Kubernetes activeDeadlineSeconds, Actions timeout-minutes)'),
+    repeats: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(1)
+      .describe('Runs of each configuration per night (each its own job and result): repeats give regress its Welch test instead of the pooled noise band'),
   })
   .strict()
   .refine((m) => m.nightly || m.new_versions, { message: 'this entry never runs: set nightly: true and/or new_versions: true', path: ['nightly'] });

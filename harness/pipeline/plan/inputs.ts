@@ -118,6 +118,11 @@ export function loadFleet(file: string, dirs: FleetDirs = {}): LoadedFleet {
       // Each version source this entry can plan must resolve to an image (or a process launch).
       const versions = [...(entry.nightly ? [fleet.engines[name]?.version ?? LATEST] : []), ...(entry.new_versions ? ['0.0.0'] : [])];
       for (const typeId of entry.gpu_types) {
+        // npm versions (node-llama-cpp 3.8.1) name no image: they run as servebench's own CPU build only.
+        if (entry.new_versions && engine.source.npm !== undefined && types.get(typeId)!.vendor !== 'cpu') {
+          problem(`matrix.${i}.gpu_types`, `${typeId}: new releases of ${name} come from npm (${engine.source.npm}) and run as servebench's own CPU build; plan them on a cpu GPU type, or set new_versions: false here`);
+          continue;
+        }
         for (const version of new Set(versions)) {
           const resolved = resolveImage(engine, fleet.engines[name], types.get(typeId)!, version);
           if ('problem' in resolved) problem(`matrix.${i}.gpu_types`, `${typeId}: ${resolved.problem}`);

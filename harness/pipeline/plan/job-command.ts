@@ -38,3 +38,8 @@ export function shellCommand(job: PlannedJob, scheduler: Scheduler): string {
   const env = gpuEnvFor(job, scheduler);
   return env === null ? command : `${command} --gpu "\${${env}:?${GPU_ENV_HINT[env]}}"`;
 }
+
+/** The shell command that builds the job's engine first (from the servebench checkout), or null when it needs none. */
+export function buildCommand(job: PlannedJob): string | null {
+  return job.build ? shellQuote([...HARNESS_ARGV, ...job.build.argv]) : null;
+}

@@ -15,7 +15,7 @@ import { isAbsolute, posix } from 'node:path';
 import { stringify } from 'yaml';
 import { usageError } from '../../lib/errors.ts';
 import type { Fleet } from '../../contract/fleet.ts';
-import { argvFor, shellCommand } from './job-command.ts';
+import { argvFor, buildCommand, shellCommand } from './job-command.ts';
 import type { Plan, PlannedJob } from './plan-file.ts';
 
 const HARNESS_DIR = '/servebench';
@@ -37,6 +37,8 @@ export function generateNameFor(job: Pick<PlannedJob, 'name' | 'id'>): string {
   return `${kept ? `${trimmed}-${kept}` : trimmed}-`;
 }
 const HF_CACHE_DIR = '/hf-cache';
+/** $SERVEBENCH_CACHE of a job that builds its engine: the build init container writes it, the run reads it. */
+const BUILD_CACHE_DIR = '/servebench-cache';
 
 /** A Kubernetes label value: ≤ 63 of [A-Za-z0-9-_.], alphanumeric at both ends. */
 export function labelValue(text: string): string {
@@ -73,6 +75,7 @@ function jobManifest(job: PlannedJob, fleet: Fleet): Record<string, unknown> {
         'servebench.dev/workload': job.workload,
         'servebench.dev/result-key': job.result_key,
         'servebench.dev/command': shellCommand(job, 'kubernetes'),
+        ...(job.build ? { 'servebench.dev/build': buildCommand(job)! } : {}),
       },
     },
     spec: {
@@ -91,6 +94,23 @@ function jobManifest(job: PlannedJob, fleet: Fleet): Record<string, unknown> {
               command: ['sh', '-c', `cp -a /opt/servebench/. ${HARNESS_DIR}/ && cp "$(command -v node)" ${HARNESS_DIR}/.node`],
               volumeMounts: [{ name: 'harness', mountPath: HARNESS_DIR }],
             },
+            // A locally built engine (llama.cpp from a node-llama-cpp release) is built in the harness
+            // image (git, cmake and a C++ compiler needed there) into a cache the run container reads.
+            ...(job.build
+              ? [
+                  {
+                    name: 'build',
+                    image: k8s.harness_image,
+                    workingDir: HARNESS_DIR,
+                    command: [`${HARNESS_DIR}/.node`, '--import', 'tsx', 'harness/cli.ts', ...job.build.argv],
+                    env: [{ name: 'SERVEBENCH_CACHE', value: BUILD_CACHE_DIR }],
+                    volumeMounts: [
+                      { name: 'harness', mountPath: HARNESS_DIR },
+                      { name: 'servebench-cache', mountPath: BUILD_CACHE_DIR },
+                    ],
+                  },
+                ]
+              : []),
           ],
           containers: [
             {
@@ -100,6 +120,7 @@ function jobManifest(job: PlannedJob, fleet: Fleet): Record<string, unknown> {
               command: [`${HARNESS_DIR}/.node`, '--import', 'tsx', 'harness/cli.ts', ...argvFor(job, 'kubernetes')],
               env: [
                 { name: 'HF_HOME', value: HF_CACHE_DIR },
+                ...(job.build ? [{ name: 'SERVEBENCH_CACHE', value: BUILD_CACHE_DIR }] : []),
                 ...(k8s.hf_token_secret ? [{ name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: k8s.hf_token_secret, key: 'HF_TOKEN', optional: true } } }] : []),
               ],
               ...(Object.keys(gpuLimits).length > 0 ? { resources: { limits: gpuLimits } } : {}),
@@ -109,6 +130,7 @@ function jobManifest(job: PlannedJob, fleet: Fleet): Record<string, unknown> {
                 { name: 'hf-cache', mountPath: HF_CACHE_DIR },
                 // Tensor parallelism shares tensors through /dev/shm (docker runs use --ipc host).
                 { name: 'dshm', mountPath: '/dev/shm' },
+                ...(job.build ? [{ name: 'servebench-cache', mountPath: BUILD_CACHE_DIR }] : []),
               ],
             },
           ],
@@ -117,6 +139,8 @@ function jobManifest(job: PlannedJob, fleet: Fleet): Record<string, unknown> {
             { name: 'results', persistentVolumeClaim: { claimName: k8s.results_claim } },
             k8s.hf_cache_claim ? { name: 'hf-cache', persistentVolumeClaim: { claimName: k8s.hf_cache_claim } } : { name: 'hf-cache', emptyDir: {} },
             { name: 'dshm', emptyDir: { medium: 'Memory' } },
+            // The build and the models made from it, for this pod only: each Job builds once (minutes on a few cores).
+            ...(job.build ? [{ name: 'servebench-cache', emptyDir: {} }] : []),
           ],
         },
       },

@@ -3,6 +3,7 @@
  * to results by configuration and hardware (a failed run accounts for its job too).
  */
 import { RunResultSchema, type RunResult } from '../../contract/result.ts';
+import { isDummyModelRef, parseDummyModelRef } from '../../measure/models/real-shape-model.ts';
 import { canonicalJson } from './plan.ts';
 import { LATEST, type Plan, type PlannedJob, type PlannedModel } from './plan-file.ts';
 
@@ -76,6 +77,17 @@ function resultFacts(result: RunResult): ResultFacts | null {
   };
 }
 
+/**
+ * The model as the run records it. A dummy model (--model dummy:qwen3-0.6b:Q4_K_M, the CPU lane)
+ * is recorded by its real model's name and the file's quantization (dummy/Qwen3-0.6B, Q4_K_M),
+ * not by the reference the job passed.
+ */
+function recordedModel(model: PlannedModel): PlannedModel {
+  if (!isDummyModelRef(model.id)) return model;
+  const ref = parseDummyModelRef(model.id);
+  return { ...model, id: ref.arch.modelId, quantization: ref.quantization, dtype: null };
+}
+
 function namedGpuMatches(job: PlannedJob, gpu: { readonly name: string; readonly count: number }): boolean {
   const names = [job.gpu.name, ...job.gpu.aliases].map((n) => n.toLowerCase());
   return job.gpu.vendor !== 'cpu' && names.includes(gpu.name.toLowerCase()) && gpu.count === job.gpu.count;
@@ -102,7 +114,7 @@ export function missingJobs(plan: Pick<Plan, 'jobs'>, results: readonly unknown[
     .filter((r) => r.kind === 'run' && (options.officialOnly === false || r.source === 'official') && (since === null || Date.parse(r.created_at) >= since))
     .map(resultFacts)
     .filter((f) => f !== null);
-  const keys = plan.jobs.map((job) => configKey(job.engine, job.model, job.workload, job.load));
+  const keys = plan.jobs.map((job) => configKey(job.engine, recordedModel(job.model), job.workload, job.load));
   const found = new Set<number>();
   const used = new Set<number>();
   const account = (f: number, fits: (job: PlannedJob) => boolean): void => {

@@ -84,6 +84,14 @@ export interface PlannedJob {
   readonly argv: readonly string[];
   /** Where the result lands under the results folder: <engine>/<model>/<hardware>/<workload> (then -<hash>.json under a day). */
   readonly result_key: string;
+  /** Which run of its configuration this is (2, 3, …; absent for the first or only one): an entry's `repeats` plans each configuration that many times. */
+  readonly repeat?: number;
+  /**
+   * The engine is built before it runs (engines with local_build, launched as a process: llama.cpp
+   * from a node-llama-cpp release): the `servebench` arguments of the build (the first is
+   * "llamacpp"), and the key of what it builds, which jobs of one lane share.
+   */
+  readonly build?: { readonly argv: readonly string[]; readonly key: string };
 }
 
 export interface Plan {
@@ -122,4 +130,6 @@ export interface PlanInputs {
   /** Empty: no filter. */
   readonly engineFilter?: readonly string[];
   readonly gpuTypeFilter?: readonly string[];
+  /** Leave out the jobs that build their engine first (the CPU lane; the workflow's dry run). */
+  readonly skipBuilds?: boolean;
 }

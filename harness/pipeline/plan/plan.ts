@@ -173,7 +173,19 @@ function jobName(engine: string, gpuType: string, id: string): string {
   return `${base}-${id}`;
 }
 
-function makeJob(c: JobConfig, trigger: Trigger, timeLimit: number): PlannedJob {
+/**
+ * The build a job needs first, or null: an engine servebench builds itself (local_build), launched
+ * as a process, is built from the release named by the job's version (node-llama-cpp's, for
+ * llama.cpp), or from the installed node-llama-cpp for an unpinned nightly ("latest"), which is what
+ * `servebench run` without --engine-version runs.
+ */
+export function buildFor(engine: Engine, version: string, launcher: Launcher): { argv: string[]; key: string } | null {
+  if (engine.local_build !== 'llamacpp' || launcher !== 'process') return null;
+  if (version === LATEST) return { argv: ['llamacpp', 'build'], key: 'llamacpp-installed' };
+  return { argv: ['llamacpp', 'build', '--node-llama-cpp', version], key: `llamacpp-node-llama-cpp-${version}` };
+}
+
+function makeJob(c: JobConfig, trigger: Trigger, timeLimit: number, repeat: number, repeats: number): PlannedJob {
   const identity = {
     engine: c.engine.name,
     version: c.version,
@@ -184,17 +196,21 @@ function makeJob(c: JobConfig, trigger: Trigger, timeLimit: number): PlannedJob 
     workload: c.workload,
     load: c.load,
   };
-  const id = sha256(canonicalJson(identity)).slice(0, 12);
+  // The first run keeps the id a single run always had; each further one hashes its number in.
+  const id = sha256(canonicalJson(repeat > 1 ? { ...identity, repeat } : identity)).slice(0, 12);
+  const build = buildFor(c.engine, c.version, c.launcher);
   return {
     id,
     name: jobName(c.engine.name, c.type.id, id),
-    title: `${c.engine.name} ${c.version} · ${c.model.id} tp${c.model.tp} · ${c.type.id} · ${c.workload}`,
+    title: `${c.engine.name} ${c.version} · ${c.model.id} tp${c.model.tp} · ${c.type.id} · ${c.workload}${repeats > 1 ? ` · run ${repeat} of ${repeats}` : ''}`,
     triggers: [trigger],
     ...identity,
     gpu: { vendor: c.type.vendor, name: c.type.name, aliases: [...c.type.aliases], count: c.type.vendor === 'cpu' ? 0 : c.model.tp },
     time_limit_min: timeLimit,
     argv: runArgv(c),
     result_key: resultKey(c),
+    ...(repeat > 1 ? { repeat } : {}),
+    ...(build ? { build } : {}),
   };
 }
 
@@ -210,6 +226,7 @@ function jobOrder(a: PlannedJob, b: PlannedJob): number {
     compareText(a.model.id, b.model.id) ||
     a.model.tp - b.model.tp ||
     compareText(a.workload, b.workload) ||
+    (a.repeat ?? 1) - (b.repeat ?? 1) ||
     compareText(a.id, b.id)
   );
 }
@@ -239,6 +256,7 @@ export function expandPlan(inputs: PlanInputs): Plan {
         const type = types.get(typeId)!;
         const resolved = resolveImage(engine, fleet.engines[engineName], type, version, releaseImage);
         if ('problem' in resolved) throw usageError(`${inputs.fleetFile}: matrix.${i}: ${resolved.problem}`);
+        if (inputs.skipBuilds && buildFor(engine, version, resolved.launcher) !== null) continue;
         if (release !== null) {
           const listed = resolved.image === null ? undefined : release.images?.find((image) => image.image === resolved.image);
           // A retry: the other GPU types were planned when the release was first reported.
@@ -263,20 +281,24 @@ export function expandPlan(inputs: PlanInputs): Plan {
             const name = workloadName(ref);
             const workload = workloads.get(name);
             if (!workload) throw usageError(`${inputs.fleetFile}: matrix.${i}.workloads: workload "${name}" was not loaded`);
-            const job = makeJob(
-              { engine, version, ...resolved, model, type, workload: name, ref, load: effectiveLoad(workload, ref), resultsDir: fleet.results_dir },
-              trigger,
-              entry.time_limit_min,
-            );
-            const existing = jobs.get(job.id);
-            // The same configuration from two entries or both triggers is one run.
-            if (existing) {
-              if (!existing.triggers.includes(trigger)) jobs.set(job.id, { ...existing, triggers: [...existing.triggers, trigger].sort() });
-              if (existing.time_limit_min < job.time_limit_min) jobs.set(job.id, { ...jobs.get(job.id)!, time_limit_min: job.time_limit_min });
-            } else {
-              jobs.set(job.id, job);
+            for (let repeat = 1; repeat <= entry.repeats; repeat++) {
+              const job = makeJob(
+                { engine, version, ...resolved, model, type, workload: name, ref, load: effectiveLoad(workload, ref), resultsDir: fleet.results_dir },
+                trigger,
+                entry.time_limit_min,
+                repeat,
+                entry.repeats,
+              );
+              const existing = jobs.get(job.id);
+              // The same configuration (and run number) from two entries or both triggers is one run.
+              if (existing) {
+                if (!existing.triggers.includes(trigger)) jobs.set(job.id, { ...existing, triggers: [...existing.triggers, trigger].sort() });
+                if (existing.time_limit_min < job.time_limit_min) jobs.set(job.id, { ...jobs.get(job.id)!, time_limit_min: job.time_limit_min });
+              } else {
+                jobs.set(job.id, job);
+              }
+              added += 1;
             }
-            added += 1;
           }
         }
       }

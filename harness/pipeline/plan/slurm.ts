@@ -8,7 +8,7 @@ import { posix } from 'node:path';
 import { shellQuote } from '../../measure/engines/render.ts';
 import { usageError } from '../../lib/errors.ts';
 import type { Fleet } from '../../contract/fleet.ts';
-import { shellCommand } from './job-command.ts';
+import { buildCommand, shellCommand } from './job-command.ts';
 import type { Plan, PlannedJob } from './plan-file.ts';
 
 export interface SlurmScript {
@@ -33,6 +33,7 @@ function script(job: PlannedJob, fleet: Fleet): string {
   const slurm = fleet.schedulers.slurm!;
   const type = fleet.gpu_types.find((t) => t.id === job.gpu_type);
   if (!type?.slurm) throw usageError(`gpu type ${job.gpu_type} has no slurm block in the fleet file; add one (partition, gres) or leave it out with --gpu-type`);
+  const build = buildCommand(job);
   const gres = type.vendor === 'cpu' ? null : type.slurm.gres === null ? `gpu:${job.model.tp}` : `gpu:${type.slurm.gres}:${job.model.tp}`;
   return [
     '#!/bin/bash',
@@ -48,6 +49,8 @@ function script(job: PlannedJob, fleet: Fleet): string {
     `#SBATCH --time=${time(job.time_limit_min)}`,
     `#SBATCH --output=${slurm.log_dir}/%x-%j.out`,
     'set -euo pipefail',
+    // A locally built engine (llama.cpp from a node-llama-cpp release) first: a build already in the cache is found at once.
+    ...(build === null ? [] : [build]),
     `exec ${shellCommand(job, 'slurm')}`,
     '',
   ].join('\n');
