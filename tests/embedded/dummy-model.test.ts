@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES, TOKEN_TYPE } from '../../harness/testbed/embedded/dummy-model.ts';
 import { loadModelTokenizer } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
 import { corpusText } from '../../harness/measure/workloads/corpus.ts';
-import { toHalf } from '../../harness/testbed/embedded/gguf-writer.ts';
+import { toHalf } from '../../harness/measure/models/gguf-writer.ts';
 
 describe('half precision', () => {
   it('rounds to nearest even, with subnormals, infinities and NaN', () => {

@@ -18,6 +18,8 @@ import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
 import { officialImage, type ServeParameters } from '../../contract/engine.ts';
+import { isDummyModelRef } from '../models/real-shape-model.ts';
+import { resolveDummyModel } from '../models/model-ref.ts';
 import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner.ts';
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
@@ -37,7 +39,7 @@ const spec: CommandSpec = {
   usage: 'servebench run --engine NAME --model ID_OR_PATH --workload NAME [options]',
   options: [
     { name: 'engine', value: 'NAME', help: 'An engine from engines/ (servebench engines list).' },
-    { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it.' },
+    { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it; or dummy:<shape>:<quantization> (dummy:qwen3-0.6b:Q4_K_M, dummy:llama-3.2-1b:Q8_0): a GGUF of that real model\'s shape and tokenizer with random weights, made in the cache on first use.' },
     { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
     { name: 'gpu', value: 'LIST', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
     { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
@@ -108,7 +110,10 @@ export const runCommand: Command = {
     const engine = loadEngine(need('engine'));
     // A local model file or folder by its absolute path: the launch runs elsewhere (the repository, a container).
     const modelArg = need('model');
-    const model = existsSync(modelArg) ? resolve(modelArg) : modelArg;
+    // dummy:<shape>:<quantization>: a real model's shape with random weights, made on first use.
+    const made = isDummyModelRef(modelArg) ? await resolveDummyModel(modelArg, (step) => process.stderr.write(`model: ${step}…\n`)) : null;
+    const model = made?.path ?? (existsSync(modelArg) ? resolve(modelArg) : modelArg);
+    if (made && raw['tokenizer'] === undefined) raw['tokenizer'] = made.tokenizerDir;
     need('workload');
     const launcher = stringOption(spec, raw, 'launcher')!;
     if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
@@ -116,7 +121,7 @@ export const runCommand: Command = {
     if (source !== 'community' && source !== 'official') throw usageError(`--source: "${source}" is not community or official`);
     const gpuText = stringOption(spec, raw, 'gpu');
     const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
-    const servedName = stringOption(spec, raw, 'served-name') ?? model;
+    const servedName = stringOption(spec, raw, 'served-name') ?? made?.id ?? model;
     // Engines that cannot rename the model serve it under its path or id.
     const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
     const port = launcher === 'external' ? null : (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort()));
@@ -166,6 +171,7 @@ export const runCommand: Command = {
       argv: ['servebench', 'run', ...redactArgv(argv)],
       cwd: REPO,
       ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
+      ...(made ? { modelFile: { id: made.id, file: made.file } } : {}),
     };
     if (booleanOption(raw, 'dry-run')) {
       const lines = [

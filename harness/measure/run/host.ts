@@ -7,8 +7,73 @@ import { huggingFaceCacheDir } from '../tokenizer/locate.ts';
 import { cpus, release, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-export function hostFacts(): { cpu_model: string; cpus: number; memory_bytes: number; os: string } {
-  return { cpu_model: cpus()[0]?.model.trim() ?? 'unknown', cpus: cpus().length, memory_bytes: totalmem(), os: `${type()} ${release()}` };
+export interface HostFacts {
+  cpu_model: string;
+  cpus: number;
+  memory_bytes: number;
+  os: string;
+  virtualization: string | null;
+  cpu_governor: string | null;
+  steal_pct: number | null;
+}
+
+/** Cumulative CPU time of all CPUs from /proc/stat (jiffies), or null where it is not readable. */
+export interface CpuTimes {
+  readonly total: number;
+  readonly steal: number;
+}
+
+export function cpuTimes(): CpuTimes | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user)
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((n) => !Number.isFinite(n))) return null;
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7]! };
+  } catch {
+    return null;
+  }
+}
+
+function readTrimmed(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the CPUs are a virtual machine's (shared with other tenants, so steal time and noisy
+ * neighbours apply): the hypervisor's name (systemd-detect-virt --vm, else DMI), "none" on bare
+ * metal, null when neither /proc/cpuinfo nor those say.
+ */
+export function virtualization(): string | null {
+  const cpuinfo = readTrimmed('/proc/cpuinfo');
+  if (cpuinfo === null) return null;
+  if (!/^flags\s*:.*\bhypervisor\b/m.test(cpuinfo)) return 'none';
+  try {
+    const name = execFileSync('systemd-detect-virt', ['--vm'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
+    if (name !== '' && name !== 'none') return name;
+  } catch {
+    // Not installed, or it could not tell: DMI next.
+  }
+  return readTrimmed('/sys/class/dmi/id/sys_vendor') ?? 'unknown hypervisor';
+}
+
+/** `since`: CPU times at the start of the window whose steal time is reported. */
+export function hostFacts(since: CpuTimes | null = null): HostFacts {
+  const now = since === null ? null : cpuTimes();
+  const elapsed = since !== null && now !== null ? now.total - since.total : 0;
+  return {
+    cpu_model: cpus()[0]?.model.trim() ?? 'unknown',
+    cpus: cpus().length,
+    memory_bytes: totalmem(),
+    os: `${type()} ${release()}`,
+    virtualization: virtualization(),
+    cpu_governor: readTrimmed('/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor'),
+    steal_pct: elapsed > 0 ? Math.round((((now!.steal - since!.steal) / elapsed) * 100) * 1000) / 1000 : null,
+  };
 }
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));

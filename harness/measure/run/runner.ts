@@ -18,7 +18,8 @@ import { redactValue } from '../../contract/credentials.ts';
 import { engineVersion } from './engine-version.ts';
 import { externalServer } from './external-server.ts';
 import { fatalLine, logTail, waitHealthy } from './health.ts';
-import { harnessGit, hostFacts, modelRevision } from './host.ts';
+import type { ModelFileFacts } from '../models/model-ref.ts';
+import { cpuTimes, harnessGit, hostFacts, modelRevision } from './host.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { launchProcess } from './process-launcher.ts';
 import { launchDocker, type GpuVendor } from './docker-launcher.ts';
@@ -61,6 +62,8 @@ export interface RunPlan {
   readonly program?: string;
   /** The engine's release when servebench knows it (its own build), else read from the server. */
   readonly engineVersion?: string;
+  /** A model file servebench made (dummy:<shape>:<quantization>): its id in results and what it is. */
+  readonly modelFile?: { readonly id: string; readonly file: ModelFileFacts };
 }
 
 /** The model, when it is a file or folder on this host: a container must see it at the same path. */
@@ -130,6 +133,7 @@ export async function executeRun(
   let plan = initialPlan;
   let current = initialPlan;
   const createdAt = new Date();
+  const cpuAtStart = cpuTimes();
   const runId = newRunId(createdAt);
   const fatalPatterns = plan.engine.fatal_log_patterns.map((pattern) => new RegExp(pattern));
   const points: Point[] = [];
@@ -241,7 +245,7 @@ export async function executeRun(
     };
   });
   const git = harnessGit();
-  const host = hostFacts();
+  const host = hostFacts(cpuAtStart);
   // The launch command, the server's log tail and the failure message are recorded as well: the
   // same credential rules as the load's own fields (a token in a serve flag or a logged arg list).
   const result: RunResult = RunResultSchema.parse(redactValue({
@@ -261,13 +265,22 @@ export async function executeRun(
         image_digest: server?.imageDigest ?? null,
         ...(plan.engine.config_file && plan.launcher !== 'external' ? { config: renderConfigFile(plan.engine, plan.params) } : {}),
       },
-      model: {
-        id: String(plan.params.model ?? plan.load.model),
-        served_name: plan.load.model,
-        revision: modelRevision(String(plan.params.model ?? plan.load.model)),
-        dtype: plan.params.dtype === undefined ? null : String(plan.params.dtype),
-        quantization: plan.params.quantization === undefined ? null : String(plan.params.quantization),
-      },
+      model: plan.modelFile
+        ? {
+            id: plan.modelFile.id,
+            served_name: plan.load.model,
+            revision: `sha256:${plan.modelFile.file.sha256}`,
+            dtype: null,
+            quantization: plan.modelFile.file.quantization,
+            file: plan.modelFile.file,
+          }
+        : {
+            id: String(plan.params.model ?? plan.load.model),
+            served_name: plan.load.model,
+            revision: modelRevision(String(plan.params.model ?? plan.load.model)),
+            dtype: plan.params.dtype === undefined ? null : String(plan.params.dtype),
+            quantization: plan.params.quantization === undefined ? null : String(plan.params.quantization),
+          },
       parameters: Object.fromEntries(Object.entries(plan.params).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>,
       host,
       hardware: gpu ? gpu.facts : null,

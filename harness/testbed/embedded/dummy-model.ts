@@ -7,19 +7,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRng } from '../../lib/rng.ts';
 import { corpusWords } from '../../measure/workloads/corpus.ts';
-import { GGML_TYPE, writeGguf, type MetadataValue, type TensorSpec } from './gguf-writer.ts';
+import { TOKEN_TYPE } from '../../measure/models/bpe-vocabulary.ts';
+import { architectureMetadata, dummyTensors, parameterCount as weightParameterCount, type WeightShape } from '../../measure/models/dummy-weights.ts';
+import { writeGguf, type MetadataValue } from '../../measure/models/gguf-writer.ts';
+
+export { TOKEN_TYPE };
 
 /** Bump when the weights or the file layout change in a way the digest below cannot see. */
 const DUMMY_MODEL_FORMAT = 3;
 
-/** llama.cpp's token types (llama_token_type): only normal tokens decode to plain text. */
-export const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
-/** The residual dimension held constant, its value, and the output weight that masks a token. */
-const HELD_DIMENSION = 0;
-const HELD_VALUE = 4;
-const MASK_WEIGHT = 4;
 
 /**
  * The dummy models' chat template, in the GGUF (llama-server renders it) and in the tokenizer
@@ -77,31 +74,38 @@ export function dummyVocabulary(words: number): { tokens: string[]; scores: numb
   return { tokens, scores, types };
 }
 
+/** The weight shape of a dummy model: llama architecture, untied output (masked rows). */
+function weightShape(shape: ModelShape, vocab: number): WeightShape {
+  return {
+    arch: 'llama',
+    embedding: shape.embedding,
+    layers: shape.layers,
+    heads: shape.heads,
+    kvHeads: shape.kvHeads,
+    headDim: shape.embedding / shape.heads,
+    feedForward: shape.feedForward,
+    vocab,
+    context: shape.context,
+    ropeTheta: null,
+    rmsEps: 1e-5,
+    qkNorm: false,
+    ropeFactors: [],
+    tied: false,
+  };
+}
+
 export function parameterCount(shape: ModelShape, vocab: number): number {
-  const head = shape.embedding / shape.heads;
-  const kv = head * shape.kvHeads;
-  const perLayer = 2 * shape.embedding * shape.embedding + 2 * shape.embedding * kv + 3 * shape.embedding * shape.feedForward + 2 * shape.embedding;
-  return shape.layers * perLayer + 2 * vocab * shape.embedding + shape.embedding;
+  return weightParameterCount(weightShape(shape, vocab));
 }
 
 export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void {
   const vocab = dummyVocabulary(shape.vocabWords);
-  const n = vocab.tokens.length;
-  const head = shape.embedding / shape.heads;
-  const kv = head * shape.kvHeads;
+  const weights = weightShape(shape, vocab.tokens.length);
   const metadata: Array<[string, MetadataValue]> = [
     ['general.architecture', { type: 'string', value: 'llama' }],
     ['general.name', { type: 'string', value: 'servebench dummy llama' }],
     ['general.file_type', { type: 'u32', value: 1 }],
-    ['llama.context_length', { type: 'u32', value: shape.context }],
-    ['llama.embedding_length', { type: 'u32', value: shape.embedding }],
-    ['llama.block_count', { type: 'u32', value: shape.layers }],
-    ['llama.feed_forward_length', { type: 'u32', value: shape.feedForward }],
-    ['llama.attention.head_count', { type: 'u32', value: shape.heads }],
-    ['llama.attention.head_count_kv', { type: 'u32', value: shape.kvHeads }],
-    ['llama.rope.dimension_count', { type: 'u32', value: head }],
-    ['llama.attention.layer_norm_rms_epsilon', { type: 'f32', value: 1e-5 }],
-    ['llama.vocab_size', { type: 'u32', value: n }],
+    ...architectureMetadata(weights),
     ['tokenizer.ggml.model', { type: 'string', value: 'llama' }],
     ['tokenizer.ggml.tokens', { type: 'string[]', value: vocab.tokens }],
     ['tokenizer.ggml.scores', { type: 'f32[]', value: vocab.scores }],
@@ -112,59 +116,7 @@ export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void
     ['tokenizer.ggml.add_bos_token', { type: 'bool', value: true }],
     ['tokenizer.chat_template', { type: 'string', value: DUMMY_CHAT_TEMPLATE }],
   ];
-  const rng = createRng(seed, 'dummy-weights');
-  const random = (scale: number) => (out: Float32Array) => {
-    for (let i = 0; i < out.length; i++) out[i] = (rng.next() * 2 - 1) * scale;
-  };
-  const ones = (out: Float32Array): void => void out.fill(1);
-  const matrix = (name: string, cols: number, rows: number, adjust?: (out: Float32Array) => void): TensorSpec => ({
-    name,
-    dims: [cols, rows],
-    type: GGML_TYPE.F16,
-    fill(out) {
-      random(1 / Math.sqrt(cols))(out);
-      adjust?.(out);
-    },
-  });
-  const norm = (name: string): TensorSpec => ({ name, dims: [shape.embedding], type: GGML_TYPE.F32, fill: ones });
-  // Random weights must never generate a token a real server refuses to stream (control tokens end
-  // or break the stream, byte tokens decode to no text). Residual dimension 0 is held at a positive
-  // constant: every embedding has it, no layer writes to it (row 0 of the attention output and of
-  // the FFN down projection is zero), so after the final RMS norm it is positive at every position;
-  // the output rows of those tokens weigh only that dimension, negatively, so their logits sit far
-  // below every word's at any temperature.
-  const masked = vocab.types.map((type) => type !== TOKEN_TYPE.normal);
-  const noWriteToHeld = (cols: number) => (out: Float32Array): void => void out.fill(0, HELD_DIMENSION * cols, (HELD_DIMENSION + 1) * cols);
-  const tensors: TensorSpec[] = [
-    matrix('token_embd.weight', shape.embedding, n, (out) => {
-      for (let token = 0; token < n; token++) out[token * shape.embedding + HELD_DIMENSION] = HELD_VALUE;
-    }),
-  ];
-  for (let layer = 0; layer < shape.layers; layer++) {
-    const b = `blk.${layer}`;
-    tensors.push(
-      norm(`${b}.attn_norm.weight`),
-      matrix(`${b}.attn_q.weight`, shape.embedding, shape.embedding),
-      matrix(`${b}.attn_k.weight`, shape.embedding, kv),
-      matrix(`${b}.attn_v.weight`, shape.embedding, kv),
-      matrix(`${b}.attn_output.weight`, shape.embedding, shape.embedding, noWriteToHeld(shape.embedding)),
-      norm(`${b}.ffn_norm.weight`),
-      matrix(`${b}.ffn_gate.weight`, shape.embedding, shape.feedForward),
-      matrix(`${b}.ffn_up.weight`, shape.embedding, shape.feedForward),
-      matrix(`${b}.ffn_down.weight`, shape.feedForward, shape.embedding, noWriteToHeld(shape.feedForward)),
-    );
-  }
-  tensors.push(
-    norm('output_norm.weight'),
-    matrix('output.weight', shape.embedding, n, (out) => {
-      for (let token = 0; token < n; token++) {
-        const row = token * shape.embedding;
-        if (masked[token]) out.fill(0, row, row + shape.embedding);
-        out[row + HELD_DIMENSION] = masked[token] ? -MASK_WEIGHT : 0;
-      }
-    }),
-  );
-  writeGguf(path, metadata, tensors);
+  writeGguf(path, metadata, dummyTensors(weights, vocab.types.map((type) => type !== TOKEN_TYPE.normal), seed));
 }
 
 /** The model file for a shape in the cache folder, written (atomically) if missing. */
