@@ -21,6 +21,7 @@ import { parseCommandLine, type CommandSpec } from '../../harness/lib/cli/option
 import { expandPlan } from '../../harness/pipeline/plan/plan.ts';
 import { loadFleet, loadNewReleases } from '../../harness/pipeline/plan/inputs.ts';
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
+import { renderLanes } from '../../harness/pipeline/plan/lanes.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const DIR = join(REPO, '.github', 'workflows');
@@ -34,6 +35,8 @@ const DETECTED = join(REPO, 'tests', 'fixtures', 'fleet', 'detect-new.json');
  */
 const PINS: Record<string, { readonly sha: string; readonly version: string }> = {
   'actions/checkout': { sha: '08c6903cd8c0fde910a37f88322edcfb5dd907a8', version: 'v5.0.0' },
+  // restore and save (the CPU lane's llama.cpp build): one action repository, one pin.
+  'actions/cache': { sha: '5a3ec84eff668545956fd18022155c47e93e2684', version: 'v4.2.3' },
   'actions/setup-node': { sha: 'a0853c24544627f65ddf259abe73b1d18a591444', version: 'v5.0.0' },
   'actions/upload-artifact': { sha: '330a01c490aca151604b8cf639adc76d48f6c5d4', version: 'v5.0.0' },
   'actions/download-artifact': { sha: '634f93cb2916e3fdff6788551b99b062d0335ce0', version: 'v5.0.0' },
@@ -449,7 +452,7 @@ describe('workflow files', () => {
       const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
       for (const m of s.run.matchAll(/npm run (?:-s )?([\w:-]+)/g)) expect(Object.keys(scripts), `${wf.file}/${jobId}`).toContain(m[1]);
     }
-    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'plan', 'regress', 'summarize', 'validate']);
+    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'summarize', 'validate']);
   });
 
   it('the bench matrix reads only fields servebench plan emits; each job uploads its result and log under its id', () => {
@@ -460,9 +463,38 @@ describe('workflow files', () => {
     const nightly = workflow('nightly.yml');
     const expressions = [...nightly.text.matchAll(/\$\{\{([^}]*)\}\}/g)].map((m) => m[1]!);
     const fields = [...new Set(expressions.flatMap((e) => [...e.matchAll(/\bmatrix\.(\w+)/g)].map((m) => m[1]!)))].sort();
-    expect(fields).toEqual(['command', 'job_id', 'runs_on', 'timeout_minutes', 'title']);
+    // The bench job's fields and the lane job's (lanes.ts): every one is emitted by one of the two.
+    expect(fields).toEqual(['command', 'job_id', 'jobs', 'lane_id', 'node_llama_cpp', 'runs_on', 'timeout_minutes', 'title']);
+    const laneText = JSON.stringify(nightly.doc.jobs.lane);
+    const benchFields = fields.filter((f) => JSON.stringify(nightly.doc.jobs.bench).includes(`matrix.${f}`));
+    const laneFields = fields.filter((f) => laneText.includes(`matrix.${f}`));
+    expect(benchFields).toEqual(['command', 'job_id', 'runs_on', 'timeout_minutes', 'title']);
+    expect(laneFields).toEqual(['jobs', 'lane_id', 'node_llama_cpp', 'runs_on', 'timeout_minutes', 'title']);
+    // The lanes of the shipped fleet (the test fixture has no lane): its nightly CPU lane.
+    const shipped = loadFleet(join(REPO, 'fleet', 'fleet.yaml'));
+    const shippedPlan = expandPlan({ fleet: shipped.fleet, fleetFile: 'fleet/fleet.yaml', fleetSha256: shipped.sha256, engines: shipped.engines, knownEngines: shipped.knownEngines, workloads: shipped.workloads, nightly: true, releases: [] });
+    const lanes = renderLanes(shippedPlan, shipped.fleet);
+    expect(lanes.include.length).toBeGreaterThan(0);
+    for (const lane of lanes.include) {
+      for (const field of laneFields) expect(lane, field).toHaveProperty(field);
+      for (const run of lane.jobs) {
+        expect(Object.keys(run).sort()).toEqual(['command', 'job_id', 'timeout_minutes', 'title']);
+        expect(run.command.startsWith('npx tsx harness/cli.ts run ')).toBe(true);
+      }
+    }
+    // The lane job: built before its runs, the build cached, every run's result uploaded under the lane's id.
+    const lane = nightly.doc.jobs.lane!;
+    expect(lane.strategy).toEqual({ 'fail-fast': false, matrix: '${{ fromJSON(needs.plan.outputs.lanes) }}' });
+    expect(lane.if).toBe("needs.plan.outputs.lane_count != '0'");
+    const names = lane.steps.map((st) => st.name ?? actionOf(st.uses ?? 'run@x'));
+    expect(names.indexOf('Restore the llama.cpp build')).toBeLessThan(names.indexOf('Build llama-server'));
+    expect(names.indexOf('Build llama-server')).toBeLessThan(names.indexOf('Run the lane'));
+    expect(step('nightly.yml', 'lane', 'Save the llama.cpp build').if).toBe("steps.cache.outputs.cache-hit != 'true'");
+    expect(step('nightly.yml', 'lane', 'Gather the results and the server logs').if).toBe('always()');
+    expect(lane.steps.find((st) => st.uses?.startsWith('actions/upload-artifact@'))!.with).toMatchObject({ name: 'result-lane-${{ matrix.lane_id }}' });
+    expect(nightly.doc.jobs.collect!.needs).toEqual(['detect', 'plan', 'bench', 'lane']);
     for (const job of matrix.include) {
-      for (const field of fields) expect(job, field).toHaveProperty(field);
+      for (const field of benchFields) expect(job, field).toHaveProperty(field);
       expect(Array.isArray(job.runs_on) && job.runs_on.length > 0).toBe(true);
       expect(Number.isInteger(job.timeout_minutes)).toBe(true);
       expect(job.command.startsWith('npx tsx harness/cli.ts run ')).toBe(true);
@@ -666,6 +698,8 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const matrix = JSON.parse(nightly.outputs.matrix!) as { include: Array<{ engine: string; gpu_type: string; version: string }> };
     expect(nightly.outputs.matrix).toBe(readFileSync(join(cwd, 'plan', 'matrix.json'), 'utf8').trim());
     expect(nightly.outputs.jobs).toBe(String(matrix.include.length));
+    // The fixture fleet has no lane: an empty lane matrix, and 0 skips the lane job.
+    expect([nightly.outputs.lanes, nightly.outputs.lane_count]).toEqual(['{"include":[]}', '0']);
     expect(existsSync(join(cwd, 'plan', 'plan.json'))).toBe(true);
     expect(nightly.calls[0]).toEqual(['plan', '--new', 'detected.json', '--format', 'matrix', '--out', 'plan', '--nightly']);
     expect(matrix.include.some((j) => j.version === '0.12.0')).toBe(true);
@@ -686,6 +720,22 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const empty = runScript(script, cwd, { ...real, EVENT: 'repository_dispatch' });
     expect([empty.code, empty.outputs.matrix, empty.outputs.jobs]).toEqual([0, '{"include":[]}', '0']);
   }, 120_000);
+
+  it('lane: runs every planned run in turn within its limit, goes on after a failed one, and fails at the end', () => {
+    const script = step('nightly.yml', 'lane', 'Run the lane').run!;
+    const cwd = tempDir('sb-lane-');
+    const runs = [
+      { job_id: 'a', title: 'first', command: "echo first >> ran.txt && exit 3", timeout_minutes: 1 },
+      { job_id: 'b', title: 'second', command: "echo second >> ran.txt", timeout_minutes: 1 },
+    ];
+    const out = runScript(script, cwd, { RUNS: JSON.stringify(runs) });
+    expect(out.code).toBe(1);
+    expect(readFileSync(join(cwd, 'ran.txt'), 'utf8')).toBe('first\nsecond\n');
+    expect(out.stdout).toContain('::warning title=lane::first exited 3');
+    expect(out.stdout).toContain('::error title=lane::1 of 2 runs failed');
+    const ok = runScript(script, cwd, { RUNS: JSON.stringify(runs.slice(1)) });
+    expect(ok.code).toBe(0);
+  });
 
   it('bench: gathers the new result files (not the committed ones) and the server logs into the artifact folder', () => {
     const repo = gitRepo({ 'results/.gitkeep': '', 'results/2026-01-01/old/x.json': '{}' });
