@@ -17,7 +17,7 @@ import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type FileVerdict }
 import { listResultFiles, type ResultFile } from './result-files.ts';
 
 /** Bump when the tables' shape, the flattening or what validate accepts changes: old caches (and their cached verdicts) are rebuilt. */
-const CACHE_VERSION = `8.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
+const CACHE_VERSION = `9.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
 /** Below this many files, parsing in-thread beats starting workers. */
 const WORKER_THRESHOLD = 200;
 

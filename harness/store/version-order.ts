@@ -5,8 +5,16 @@
  */
 const PRE_RELEASE = /(a|alpha|b|beta|rc|dev|pre|preview)\.?(\d*)/i;
 
+/**
+ * llama.cpp numbered its releases by build ("b4753", "b8095") and then moved to semantic versions
+ * ("v0.4.0", 2026): every build number predates every semantic version, so it sorts as 0.0.0.0.N.
+ */
+const BUILD_NUMBER = /^b(\d+)$/;
+
 export function versionOrderKey(version: string | null): string | null {
   if (version === null) return null;
+  const build = BUILD_NUMBER.exec(version);
+  if (build) return `${['0', '0', '0', '0', build[1]!].map((part) => part.padStart(10, '0')).join('.')}~`;
   const core = version.match(/\d+(?:\.\d+)*/);
   if (!core) return `~${version}`;
   const numbers = core[0].split('.').slice(0, 5).map((part) => part.padStart(10, '0'));
