@@ -38,6 +38,14 @@
  * Each night runs tests/fixtures/fleet/dry-run.yaml's jobs: the embedded engine's nightly set and
  * the new release, on the smoke workload.
  *
+ * The CPU lane. llama.cpp's releases come from npm (node-llama-cpp, engines/llamacpp.yaml
+ * source.npm): a fake npm registry on the same loopback server lists LLAMACPP_RELEASES (real
+ * tarballs, each with a one-commit git bundle, fetched by the real `npm pack`), so detect reports
+ * them with the llama.cpp tag each bundles. Each night's report is then planned on the OFFICIAL
+ * fleet's CPU lane (planLane: checked, not run; the dry-run fleet has no lane, so the workflow's
+ * plan step there notes the llama.cpp release and plans nothing for it). Running the lane itself
+ * (a llama.cpp build and 24 measurements, hours on 2 cores) is `npm run lane:cpu`'s job.
+ *
  * The planted regression. The planner cannot express a release of the simulated engine: the
  * sim reports one fixed version (`<servebench version>-sim`), has no repository for detect, and
  * `servebench run` records the version the server reports, not --engine-version. So nights 1
@@ -69,6 +77,11 @@ import { createFakeGitHub, type FakeGitHub } from '../harness/testbed/fakes/fake
 import { fakeDockerHub } from '../harness/testbed/fakes/fake-registries.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../harness/testbed/fakes/fake-server.ts';
 import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../harness/testbed/fakes/fake-webhook.ts';
+import { expandPlan } from '../harness/pipeline/plan/plan.ts';
+import { loadFleet, loadNewReleases } from '../harness/pipeline/plan/inputs.ts';
+import { renderLanes } from '../harness/pipeline/plan/lanes.ts';
+import { renderMatrix } from '../harness/pipeline/plan/matrix.ts';
+import { fakeNpmRegistry } from '../tests/pipeline/fake-npm-registry.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO, 'harness', 'cli.ts');
@@ -91,6 +104,22 @@ export const RUNNER_DIES_NIGHT = 3;
 export const NEXT_POLL_NIGHT = 4;
 /** The new node-llama-cpp release published before each night (night 1 lists two: detect reports the newest). */
 export const EMBEDDED_RELEASES: Readonly<Record<number, string>> = { 1: '3.21.1', 2: '3.22.0', 3: '3.23.0' };
+
+/**
+ * The node-llama-cpp releases the fake npm registry lists before each night, with the llama.cpp tag
+ * each bundles (engines/llamacpp.yaml reads llama.cpp's releases from npm): night 1's first sighting
+ * reports the newest, night 2 a new tag, night 3 a release that bundles night 2's tag again (seen,
+ * with a note, not reported: the same engine build).
+ */
+export const LLAMACPP_RELEASES: Readonly<Record<number, ReadonlyArray<readonly [string, string]>>> = {
+  1: [['3.21.0', 'b7000'], ['3.21.1', 'b7001']],
+  2: [['3.22.0', 'b7100']],
+  3: [['3.22.1', 'b7100']],
+};
+/** The official fleet, whose CPU lane each night's detect output is planned on (in process: the dry run's own fleet has no lane). */
+export const OFFICIAL_FLEET = join(REPO, 'fleet', 'fleet.yaml');
+/** Runs of the CPU lane per llama.cpp release: 4 models × 2 workloads × 3 runs. */
+export const LANE_RUNS = 24;
 
 /** The simulated releases measured each night (see the header). */
 export const SIM_RELEASES = [
@@ -127,7 +156,13 @@ export interface Check {
 
 /** What each night's steps produced, parsed, for the checks (and the test). */
 export interface NightOutputs {
-  detect?: { new: Array<{ engine: string; version: string }>; pending: Array<{ engine: string; version: string }>; errors: unknown[] };
+  detect?: { new: Array<{ engine: string; version: string; tag?: string }>; pending: Array<{ engine: string; version: string }>; errors: unknown[]; notes?: Array<{ engine: string; message: string }> };
+  /**
+   * The night's detect output planned on the official fleet's CPU lane (not run: the real lane takes
+   * hours): runs per llama.cpp version, and whether each builds its release first and runs it with
+   * --engine-version and --source official, in lanes rather than the bench matrix.
+   */
+  lane?: { runs: Record<string, number>; lanes: number; builds: string[]; commands_ok: boolean; in_matrix: number; distinct_ids: boolean };
   plan?: { plan_id: string; jobs: Array<{ id: string; name: string; engine: string; version: string; workload: string }>; notes: string[] };
   matrix?: { include: Array<{ job_id: string; name: string; command: string; engine: string; version: string; timeout_minutes: number }> };
   /** Jobs whose runner the dry run let die (no result, no artifact). */
@@ -437,6 +472,51 @@ function validateStore(resultsDir: string): NonNullable<NightOutputs['validate']
   return { files: files.length, problems: all };
 }
 
+/**
+ * The CPU lane of fleet/fleet.yaml planned for the night's detect output, as the workflow's plan job
+ * plans it (the same functions as `servebench plan --format matrix`): checked, not run. One lane job
+ * builds llama.cpp (minutes) and runs 24 measurements (about two hours on 2 cores); the dry run stays
+ * at a few minutes, so it verifies the runs' commands instead (tests/pipeline/lane-plan.test.ts
+ * checks them against `servebench run`'s and `servebench llamacpp`'s option tables).
+ */
+function planLane(detected: string): NonNullable<NightOutputs['lane']> {
+  const loaded = loadFleet(OFFICIAL_FLEET);
+  const plan = expandPlan({
+    fleet: loaded.fleet,
+    fleetFile: OFFICIAL_FLEET,
+    fleetSha256: loaded.sha256,
+    engines: loaded.engines,
+    knownEngines: loaded.knownEngines,
+    workloads: loaded.workloads,
+    nightly: true,
+    releases: loadNewReleases(detected),
+    engineFilter: ['llamacpp'],
+  });
+  const runs: Record<string, number> = {};
+  for (const job of plan.jobs) runs[job.version] = (runs[job.version] ?? 0) + 1;
+  const lanes = renderLanes(plan, loaded.fleet).include;
+  const inLanes = new Set(lanes.flatMap((l) => l.jobs.map((j) => j.job_id)));
+  const commandsOk = plan.jobs.every((job) => {
+    const pinned = job.version === 'latest' ? [] : ['--engine-version', job.version];
+    const build = job.version === 'latest' ? ['llamacpp', 'build'] : ['llamacpp', 'build', '--node-llama-cpp', job.version];
+    const argv = job.argv.join(' ');
+    return (
+      inLanes.has(job.id) &&
+      JSON.stringify(job.build?.argv) === JSON.stringify(build) &&
+      argv.startsWith(['run', '--engine', 'llamacpp', '--launcher', 'process', ...pinned].join(' ')) &&
+      argv.includes('--source official')
+    );
+  });
+  return {
+    runs,
+    lanes: lanes.length,
+    builds: [...new Set(lanes.map((l) => l.build))].sort(),
+    commands_ok: commandsOk,
+    in_matrix: renderMatrix(plan, loaded.fleet).include.length,
+    distinct_ids: new Set(plan.jobs.map((j) => j.id)).size === plan.jobs.length,
+  };
+}
+
 async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
   const out: NightOutputs = {};
   const nightDir = join(ctx.dir, `night-${night}`);
@@ -447,6 +527,7 @@ async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
   const summary = join(nightDir, 'step-summary.md');
 
   out.detect = await detectStep(ctx, night);
+  out.lane = planLane(join(ctx.dir, 'detected.json'));
 
   const plan = await step(ctx, night, 'plan', workflowCli(ctx, 'plan', ['--new', 'detected.json', '--format', 'matrix', '--out', 'plan', '--nightly']));
   out.matrix = readJson(plan.stdout, 'plan');
@@ -568,6 +649,24 @@ function checksOf(report: Pick<DryRunReport, 'nights' | 'final' | 'github' | 'co
   check('detect reported the new embedded release 3.22.0 exactly once', sightings.length === 1 && n2.detect!.new.some((v) => v.version === '3.22.0'), `${sightings.length} report(s); night 2 new: ${names(n2.detect!.new).join(', ')}`);
   check('detect kept vLLM 0.11.1 pending (no image yet)', [n2.detect!, n3.detect!, next].every((d) => d.pending.some((v) => v.engine === 'vllm' && v.version === '0.11.1')), `pending on the last poll: ${names(next.pending).join(', ')}`);
 
+  // llama.cpp from npm, and the official CPU lane planned on each night's report.
+  const llamacpp = (d: NonNullable<NightOutputs['detect']>) => d.new.filter((v) => v.engine === 'llamacpp').map((v) => `${v.version} ${v.tag ?? '?'}`);
+  const fromNpm = [n1.detect!, n2.detect!, n3.detect!, next].map(llamacpp);
+  check(
+    'detect read llama.cpp releases from the npm registry: night 1 the newest (3.21.1, b7001), night 2 3.22.0 (b7100); 3.22.1 bundles b7100 again: seen, not reported',
+    JSON.stringify(fromNpm) === JSON.stringify([['3.21.1 b7001'], ['3.22.0 b7100'], [], []]) && (n3.detect!.notes ?? []).some((n) => n.engine === 'llamacpp' && n.message.includes('3.22.1') && n.message.includes('b7100')),
+    `new per poll: ${fromNpm.map((l) => l.join(', ') || 'none').join(' | ')}`,
+  );
+  for (const [night, outputs, version] of [[1, n1, '3.21.1'], [2, n2, '3.22.0'], [RUNNER_DIES_NIGHT, n3, null]] as const) {
+    const lane = outputs.lane!;
+    const wanted = version === null ? { latest: LANE_RUNS } : { [version]: LANE_RUNS, latest: LANE_RUNS };
+    check(
+      `night ${night}: the official CPU lane plans ${LANE_RUNS} runs per llama.cpp release (nightly${version ? ` and ${version}` : ''}), each built first and run with --engine-version and --source official, in lanes, not the bench matrix`,
+      JSON.stringify(Object.entries(lane.runs).sort()) === JSON.stringify(Object.entries(wanted).sort()) && lane.commands_ok && lane.in_matrix === 0 && lane.distinct_ids && lane.lanes > 0,
+      `runs ${JSON.stringify(lane.runs)}; ${lane.lanes} lanes; builds: ${lane.builds.join(' | ')}`,
+    );
+  }
+
   // Night 3: the new release's runner died.
   const lost = `embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`;
   const putBack = n3.collect!.detect_state?.put_back ?? [];
@@ -684,7 +783,9 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
   const hub = fakeDockerHub();
   const issues = createFakeGitHub({ owner: GITHUB_REPO.split('/')[0]!, repo: GITHUB_REPO.split('/')[1]!, token: FAKE_TOKEN });
   const webhook = createFakeWebhook();
-  const server: FakeServer = await startFakeServer([releases.handler, hub.handler, issues.handler, webhook.handler]);
+  // llama.cpp's releases: node-llama-cpp's on a fake npm registry (real tarballs, read by the real `npm pack`).
+  const npm = fakeNpmRegistry(() => server.url, { recorded: false });
+  const server: FakeServer = await startFakeServer([releases.handler, hub.handler, issues.handler, webhook.handler, npm.handler]);
   const issueKey = (number: number) => /<!-- servebench-regression-key: ([A-Za-z0-9._-]+) -->/.exec(issues.issues.find((i) => i.number === number)?.body ?? '')?.[1] ?? null;
   const workflowEnv: NodeJS.ProcessEnv = {
     ...ctx.env,
@@ -694,6 +795,8 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     // The fakes, through the environment rather than flags (--github-api, --registry-url), so every argv is the workflow's.
     SERVEBENCH_GITHUB_API_URL: server.url,
     SERVEBENCH_REGISTRY_OVERRIDE: `docker.io=${server.url}`,
+    // npm's own setting, which detect's packument GET and `npm pack` of a release both follow.
+    npm_config_registry: server.url,
   };
   const context: Context = { ...ctx, fakeUrl: server.url, workflowEnv, issueKey };
   const nights: Record<string, NightOutputs> = {};
@@ -712,11 +815,13 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     releases.publish(ENGINE_REPO, { tag_name: 'v3.21.1', published_at: '2026-10-15T12:00:00Z' });
     releases.publish('vllm-project/vllm', { tag_name: 'v0.11.0', published_at: '2026-10-02T12:00:00Z' });
     hub.push('vllm/vllm-openai', 'v0.11.0');
+    for (const [version, tag] of LLAMACPP_RELEASES[1]!) npm.publish(version, tag);
     nights['1'] = await runNight(context, 1);
     archiveNight(context, 1);
 
     releases.publish(ENGINE_REPO, { tag_name: 'v3.22.0', published_at: '2026-11-01T12:00:00Z' });
     releases.publish('vllm-project/vllm', { tag_name: 'v0.11.1', published_at: '2026-11-02T12:00:00Z' });
+    for (const [version, tag] of LLAMACPP_RELEASES[2]!) npm.publish(version, tag);
     nights['2'] = await runNight(context, 2);
     // Idempotence: the alert job run again on the same report (a re-run of the workflow) files nothing.
     const before = server.requests.length;
@@ -726,6 +831,7 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     archiveNight(context, 2);
 
     releases.publish(ENGINE_REPO, { tag_name: 'v3.23.0', published_at: '2026-11-15T12:00:00Z' });
+    for (const [version, tag] of LLAMACPP_RELEASES[3]!) npm.publish(version, tag);
     nights[String(RUNNER_DIES_NIGHT)] = await runNight(context, RUNNER_DIES_NIGHT);
     archiveNight(context, RUNNER_DIES_NIGHT);
 
@@ -738,6 +844,7 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await server.close();
+    npm.close();
   }
   const github = {
     issues: issues.issues.map((i) => ({ number: i.number, title: i.title, labels: [...i.labels], key: /<!-- servebench-regression-key: ([A-Za-z0-9._-]+) -->/.exec(i.body ?? '')?.[1] ?? null })),

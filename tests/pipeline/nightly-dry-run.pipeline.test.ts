@@ -22,6 +22,8 @@ import {
   BRANCH,
   EMBEDDED_RELEASES,
   GITHUB_REPO,
+  LANE_RUNS,
+  LLAMACPP_RELEASES,
   NEXT_POLL_NIGHT,
   NIGHTLY_WORKFLOW,
   PLANTED_FACTOR,
@@ -58,6 +60,8 @@ const SCHEDULED_NIGHT: Readonly<Record<string, boolean>> = {
   '[ "$DRY_RUN" = true ]': false,
   '[ "$EVENT" != repository_dispatch ]': true,
   '[ -n "$ENGINES" ]': false,
+  // The lane's build step: empty on the nightly set (the installed node-llama-cpp's llama.cpp).
+  '[ -n "$NODE_LLAMA_CPP" ]': false,
 };
 
 /** Shell words, double quotes removed (the workflow's lines quote whole words only). */
@@ -94,6 +98,19 @@ function workflowCommands(): Map<string, string[]> {
   return commands;
 }
 
+describe('the nightly dry run: the CPU lane', () => {
+  it('detect reads llama.cpp from the (fake) npm registry; each night plans the official CPU lane for it: 24 runs per release, built first, in lanes', () => {
+    const llamacpp = (n: number) => night(n).detect!.new.filter((v) => v.engine === 'llamacpp').map((v) => [v.version, v.tag]);
+    expect([1, 2, RUNNER_DIES_NIGHT].map(llamacpp)).toEqual([[[LLAMACPP_RELEASES[1]![1]![0], LLAMACPP_RELEASES[1]![1]![1]]], [[...LLAMACPP_RELEASES[2]![0]!]], []]);
+    expect(night(RUNNER_DIES_NIGHT).detect!.notes!.map((n) => n.message)).toContain('3.22.1 recorded as seen, not reported: it bundles llama.cpp b7100, as 3.22.0 does (the same engine build)');
+    expect(night(1).lane).toMatchObject({ runs: { latest: LANE_RUNS, '3.21.1': LANE_RUNS }, commands_ok: true, in_matrix: 0, distinct_ids: true });
+    expect(night(1).lane!.builds).toEqual(['npx tsx harness/cli.ts llamacpp build', 'npx tsx harness/cli.ts llamacpp build --node-llama-cpp 3.21.1']);
+    expect(night(RUNNER_DIES_NIGHT).lane!.runs).toEqual({ latest: LANE_RUNS });
+    // The dry-run fleet has no lane: its plan notes the release and plans nothing for it.
+    expect(night(1).plan!.notes).toContain('llamacpp 3.21.1 (new): no matrix entry with new_versions: true runs llamacpp; nothing planned');
+  });
+});
+
 describe('the nightly dry run', () => {
   it('ran every step, each exiting as the workflow expects it to', () => {
     expect(report.error).toBeNull();
@@ -115,7 +132,10 @@ describe('the nightly dry run', () => {
 
   it("calls every servebench command of nightly.yml, each with exactly the workflow's flags, in the checkout", () => {
     const workflow = workflowCommands();
-    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'plan', 'regress', 'summarize']);
+    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'summarize']);
+    // The lane job's build (`llamacpp build`) is the one command the dry run does not call: the
+    // lane's build and runs take hours; the lane's plan and commands are checked instead (above).
+    workflow.delete('llamacpp');
     const called = report.steps.filter((s) => s.command[0] === 'servebench');
     // Every servebench step is a workflow command, but the simulated releases' runs (outside the plan; see the script's header).
     expect(new Set(called.map((s) => s.command[1]))).toEqual(new Set([...workflow.keys(), 'run']));
@@ -167,11 +187,13 @@ describe('the nightly dry run', () => {
   });
 
   it('detect reported each new release once, kept vLLM 0.11.1 pending, and re-reported the release whose runner died', () => {
-    expect(versions(night(1).detect!.new).sort()).toEqual(['embedded 3.21.1', 'vllm 0.11.0']);
-    expect(versions(night(2).detect!.new)).toEqual(['embedded 3.22.0']);
+    // llama.cpp's npm releases are checked by 'the nightly dry run: the CPU lane' above.
+    const notLlamacpp = (list: Parameters<typeof versions>[0]): string[] => versions(list).filter((v) => !v.startsWith('llamacpp '));
+    expect(notLlamacpp(night(1).detect!.new).sort()).toEqual(['embedded 3.21.1', 'vllm 0.11.0']);
+    expect(notLlamacpp(night(2).detect!.new)).toEqual(['embedded 3.22.0']);
     expect(versions(night(2).detect!.pending)).toEqual(['vllm 0.11.1']);
-    expect(versions(night(RUNNER_DIES_NIGHT).detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
-    expect(versions(report.final.detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
+    expect(notLlamacpp(night(RUNNER_DIES_NIGHT).detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
+    expect(notLlamacpp(report.final.detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
     expect(versions(report.final.detect!.pending)).toEqual(['vllm 0.11.1']);
     for (const d of [night(1).detect!, night(2).detect!, night(RUNNER_DIES_NIGHT).detect!, report.final.detect!]) expect(d.errors).toEqual([]);
   });
@@ -187,8 +209,8 @@ describe('the nightly dry run', () => {
         else expect(ran?.code).toBe(0);
       }
     }
-    // vLLM's release is not in the dry-run fleet: noted, not planned.
-    expect(night(1).plan!.notes).toEqual([expect.stringContaining('vllm 0.11.0 (new): no matrix entry')]);
+    // vLLM's and llama.cpp's releases are not in the dry-run fleet: noted, not planned.
+    expect(night(1).plan!.notes).toEqual([expect.stringContaining('llamacpp 3.21.1 (new): no matrix entry'), expect.stringContaining('vllm 0.11.0 (new): no matrix entry')]);
   });
 
   it("night 3: collect names the dead runner's job missing, exits 0, and puts the release back to pending in the committed state", () => {

@@ -96,7 +96,11 @@ export async function preflight(endpoint: Endpoint, model: string, headers: Reco
   const data = (models.body as { data?: unknown } | null)?.data;
   if (models.status === 200 && Array.isArray(data)) {
     servedModels = data.map((entry) => String((entry as { id?: unknown }).id));
-    if (!servedModels.includes(model)) {
+    // llama-server without --alias names its model after the file: by the path it was given in
+    // some releases (b5415, v0.4.0), by the file's name alone in others (b8095); it serves that one
+    // model whatever a request names.
+    const fileName = model.includes('/') ? model.slice(model.lastIndexOf('/') + 1) : null;
+    if (!servedModels.includes(model) && !(fileName !== null && /\.gguf$/i.test(fileName) && servedModels.includes(fileName))) {
       throw usageError(`--model: "${model}" is not served by ${endpoint.display}; it serves: ${servedModels.join(', ') || '(none)'}`);
     }
   }

@@ -4,23 +4,16 @@
  * memory traffic and KV cache are the real model's; only the weights are random. The tokenizers
  * are the real ones (tokenizer-package.ts).
  */
+import type { TransformerDims } from './dummy-weights.ts';
 import type { TokenizerPackage } from './tokenizer-package.ts';
 
-export interface Architecture {
+export interface Architecture extends TransformerDims {
   /** The shape's name on the command line and in results: "qwen3-0.6b". */
   readonly shape: string;
   /** The model id results carry: the real model's name, marked as dummy weights. */
   readonly modelId: string;
   /** Where each number below comes from. */
   readonly config: string;
-  /** llama.cpp's architecture name (general.architecture). */
-  readonly arch: 'qwen3' | 'llama';
-  readonly embedding: number;
-  readonly layers: number;
-  readonly heads: number;
-  readonly kvHeads: number;
-  readonly headDim: number;
-  readonly feedForward: number;
   /** Rows of the embedding and output matrices (config vocab_size; may exceed the tokenizer's ids). */
   readonly vocabSize: number;
   readonly context: number;

@@ -7,7 +7,9 @@
 import { createRng } from '../../lib/rng.ts';
 import { GGML_TYPE, type MetadataValue, type TensorSpec } from './gguf-writer.ts';
 
-export interface WeightShape {
+/** A llama-family transformer's dimensions, as its config.json gives them. */
+export interface TransformerDims {
+  /** llama.cpp's architecture name (general.architecture). */
   readonly arch: 'llama' | 'qwen3';
   readonly embedding: number;
   readonly layers: number;
@@ -15,6 +17,9 @@ export interface WeightShape {
   readonly kvHeads: number;
   readonly headDim: number;
   readonly feedForward: number;
+}
+
+export interface WeightShape extends TransformerDims {
   /** Rows of the embedding (and output) matrix. */
   readonly vocab: number;
   readonly context: number;
