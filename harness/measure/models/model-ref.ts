@@ -4,8 +4,8 @@
  * Every file is quantized by one llama-quantize, the installed node-llama-cpp's llama.cpp build, so
  * all engine versions run the very same file (same sha256) and differ only in the engine.
  */
-import { usageError } from '../../lib/errors.ts';
-import { buildOfCommit } from '../builds/llamacpp-build.ts';
+import { availableParallelism } from 'node:os';
+import { buildLlamaCpp, buildOfCommit } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
 import type { RunBlock } from '../../contract/result.ts';
 import { ensureRealShapeModel, parseDummyModelRef, type Quantizer } from './real-shape-model.ts';
@@ -19,16 +19,20 @@ export interface ResolvedModel {
   readonly file: ModelFileFacts;
 }
 
-export async function installedQuantizer(env: NodeJS.ProcessEnv = process.env): Promise<Quantizer> {
+/** The installed release's llama-quantize, built first (minutes, once per machine) when missing. */
+export async function installedQuantizer(env: NodeJS.ProcessEnv = process.env, onStep?: (step: string) => void): Promise<Quantizer> {
   const source = await installedSource();
-  const build = buildOfCommit(source.commit, env);
-  if (build === null) throw usageError(`dummy models are quantized with llama.cpp ${source.tag}'s llama-quantize (node-llama-cpp ${source.nodeLlamaCpp}); build it first: servebench llamacpp build`);
+  let build = buildOfCommit(source.commit, env);
+  if (build === null) {
+    onStep?.(`building llama.cpp ${source.tag} (node-llama-cpp ${source.nodeLlamaCpp}) for its llama-quantize, once`);
+    build = (await buildLlamaCpp(source, { jobs: availableParallelism(), env })).build;
+  }
   return { program: build.binary('llama-quantize'), tag: build.tag, commit: build.commit };
 }
 
 export async function resolveDummyModel(text: string, onStep?: (step: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedModel> {
   const ref = parseDummyModelRef(text);
-  const quantizer = ref.quantization === 'F16' ? null : await installedQuantizer(env);
+  const quantizer = ref.quantization === 'F16' ? null : await installedQuantizer(env, onStep);
   const { path, manifest } = await ensureRealShapeModel(ref, { quantizer, env, ...(onStep ? { onStep } : {}) });
   return {
     path,
