@@ -77,8 +77,7 @@ import { createFakeGitHub, type FakeGitHub } from '../harness/testbed/fakes/fake
 import { fakeDockerHub } from '../harness/testbed/fakes/fake-registries.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../harness/testbed/fakes/fake-server.ts';
 import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../harness/testbed/fakes/fake-webhook.ts';
-import { expandPlan } from '../harness/pipeline/plan/plan.ts';
-import { loadFleet, loadNewReleases } from '../harness/pipeline/plan/inputs.ts';
+import { loadFleet, loadNewReleases, planLoadedFleet } from '../harness/pipeline/plan/inputs.ts';
 import { renderLanes } from '../harness/pipeline/plan/lanes.ts';
 import { renderMatrix } from '../harness/pipeline/plan/matrix.ts';
 import { fakeNpmRegistry } from '../tests/pipeline/fake-npm-registry.ts';
@@ -481,13 +480,7 @@ function validateStore(resultsDir: string): NonNullable<NightOutputs['validate']
  */
 function planLane(detected: string): NonNullable<NightOutputs['lane']> {
   const loaded = loadFleet(OFFICIAL_FLEET);
-  const plan = expandPlan({
-    fleet: loaded.fleet,
-    fleetFile: OFFICIAL_FLEET,
-    fleetSha256: loaded.sha256,
-    engines: loaded.engines,
-    knownEngines: loaded.knownEngines,
-    workloads: loaded.workloads,
+  const plan = planLoadedFleet(OFFICIAL_FLEET, loaded, {
     nightly: true,
     releases: loadNewReleases(detected),
     engineFilter: ['llamacpp'],

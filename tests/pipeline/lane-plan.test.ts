@@ -16,12 +16,11 @@ import { ServebenchError } from '../../harness/lib/errors.ts';
 import { runCommand } from '../../harness/measure/run/command.ts';
 import { llamacppCommand } from '../../harness/measure/builds/command.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
-import { loadFleet } from '../../harness/pipeline/plan/inputs.ts';
+import { loadFleet, planLoadedFleet } from '../../harness/pipeline/plan/inputs.ts';
 import { renderKubernetes } from '../../harness/pipeline/plan/kubernetes.ts';
 import { MAX_LANE_MINUTES, renderLanes } from '../../harness/pipeline/plan/lanes.ts';
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { missingJobs } from '../../harness/pipeline/plan/missing-jobs.ts';
-import { expandPlan } from '../../harness/pipeline/plan/plan.ts';
 import type { NewRelease, PlannedJob } from '../../harness/pipeline/plan/plan-file.ts';
 import { renderSlurm } from '../../harness/pipeline/plan/slurm.ts';
 import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
@@ -35,13 +34,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function plan(options: { file?: string; nightly?: boolean; releases?: NewRelease[]; skipBuilds?: boolean } = {}) {
   const file = options.file ?? FLEET;
   const loaded = loadFleet(file);
-  const result = expandPlan({
-    fleet: loaded.fleet,
-    fleetFile: file,
-    fleetSha256: loaded.sha256,
-    engines: loaded.engines,
-    knownEngines: loaded.knownEngines,
-    workloads: loaded.workloads,
+  const result = planLoadedFleet(file, loaded, {
     nightly: options.nightly ?? true,
     releases: options.releases ?? NEW,
     engineFilter: ['llamacpp'],

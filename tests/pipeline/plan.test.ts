@@ -16,10 +16,9 @@ import { runCommand } from '../../harness/measure/run/command.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { argvFor, shellCommand } from '../../harness/pipeline/plan/job-command.ts';
 import { missingJobs } from '../../harness/pipeline/plan/missing-jobs.ts';
-import { expandPlan } from '../../harness/pipeline/plan/plan.ts';
 import { HARNESS_ARGV, type NewRelease, type Plan, type PlannedJob } from '../../harness/pipeline/plan/plan-file.ts';
 import { planCommand } from '../../harness/pipeline/plan/command.ts';
-import { loadFleet, loadNewReleases } from '../../harness/pipeline/plan/inputs.ts';
+import { loadFleet, loadNewReleases, planLoadedFleet } from '../../harness/pipeline/plan/inputs.ts';
 import { generateNameFor, renderKubernetes } from '../../harness/pipeline/plan/kubernetes.ts';
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { renderSlurm, submitAllScript } from '../../harness/pipeline/plan/slurm.ts';
@@ -41,13 +40,7 @@ interface PlanOptions {
 function plan(options: PlanOptions = {}) {
   const file = options.file ?? FLEET;
   const loaded = loadFleet(file);
-  const result = expandPlan({
-    fleet: loaded.fleet,
-    fleetFile: file,
-    fleetSha256: loaded.sha256,
-    engines: loaded.engines,
-    knownEngines: loaded.knownEngines,
-    workloads: loaded.workloads,
+  const result = planLoadedFleet(file, loaded, {
     nightly: options.nightly ?? true,
     releases: options.releases ?? [],
     engineFilter: options.engines ?? [],

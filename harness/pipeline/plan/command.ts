@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, processIo, type CommandSpec, type Command } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { writeFileAtomic } from '../../lib/io/atomic-write.ts';
-import { expandPlan } from './plan.ts';
 import { GITHUB_MATRIX_LIMIT, type NewRelease, type Plan } from './plan-file.ts';
-import { loadFleet, loadNewReleases } from './inputs.ts';
+import { loadFleet, loadNewReleases, planLoadedFleet } from './inputs.ts';
 import { renderKubernetes } from './kubernetes.ts';
 import { renderMatrix } from './matrix.ts';
 import { renderLanes } from './lanes.ts';
@@ -76,13 +75,7 @@ export const planCommand: Command = {
     checkFilter('engine', engines, [...new Set(loaded.fleet.matrix.flatMap((m) => m.engines))].sort());
     checkFilter('gpu-type', gpuTypes, loaded.fleet.gpu_types.map((t) => t.id));
     const releases: NewRelease[] = newFile === undefined ? [] : loadNewReleases(newFile);
-    const plan: Plan = expandPlan({
-      fleet: loaded.fleet,
-      fleetFile,
-      fleetSha256: loaded.sha256,
-      engines: loaded.engines,
-      knownEngines: loaded.knownEngines,
-      workloads: loaded.workloads,
+    const plan: Plan = planLoadedFleet(fleetFile, loaded, {
       nightly,
       releases,
       engineFilter: engines,

@@ -18,8 +18,8 @@ import type { Engine } from '../../contract/engine.ts';
 import type { Workload } from '../../contract/workload.ts';
 import { formatProblems, type SpecProblem } from '../../lib/specs/yaml-spec.ts';
 import { WORKLOADS_DIR, checkSpecFile } from '../../measure/workloads/spec-file.ts';
-import { modelProblem, plannedModel, resolveImage } from './plan.ts';
-import { LATEST, type NewRelease } from './plan-file.ts';
+import { expandPlan, modelProblem, plannedModel, resolveImage } from './plan.ts';
+import { LATEST, type NewRelease, type Plan, type PlanInputs } from './plan-file.ts';
 
 export interface LoadedFleet {
   readonly fleet: Fleet;
@@ -167,4 +167,12 @@ export function loadNewReleases(file: string): NewRelease[] {
   const fix = 'give the JSON `servebench detect` wrote';
   if (!existsSync(file)) throw usageError(`--new: no file ${file}; ${fix}`);
   return readJsonFile(file, DetectOutputSchema, { flag: '--new', fix, describe: describeIssue }).new;
+}
+
+/** What to plan of a loaded fleet: everything of PlanInputs that the fleet file does not give. */
+export type PlanSelection = Omit<PlanInputs, 'fleet' | 'fleetFile' | 'fleetSha256' | 'engines' | 'knownEngines' | 'workloads'>;
+
+/** The plan of a fleet file loaded with loadFleet, for a selection (nightly set, releases, filters). */
+export function planLoadedFleet(file: string, loaded: LoadedFleet, selection: PlanSelection): Plan {
+  return expandPlan({ fleet: loaded.fleet, fleetFile: file, fleetSha256: loaded.sha256, engines: loaded.engines, knownEngines: loaded.knownEngines, workloads: loaded.workloads, ...selection });
 }
