@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
-import { repositoryUrlFromEnv, SITE_FILES, type Delta, type EngineVersion, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
+import { repositoryUrlFromEnv, SITE_FILES, type CapacityRow, type ChangesFile, type Delta, type NoiseRow, type SlaTiersFile, type EngineVersion, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -23,6 +23,10 @@ export const scenarioDetail = (id: string): ScenarioDetail | null => read<Scenar
 export const versions = (): EngineVersion[] => read<EngineVersion[]>(`site/${SITE_FILES.versions}`, []);
 export const regressions = (): RegressionsFile | null => read<RegressionsFile | null>(`site/${SITE_FILES.regressions}`, null);
 export const deltas = (): Delta[] => read<Delta[]>(`site/${SITE_FILES.deltas}`, []);
+export const capacity = (): CapacityRow[] => read<CapacityRow[]>(`site/${SITE_FILES.capacity}`, []);
+export const slaTiers = (): SlaTiersFile | null => read<SlaTiersFile | null>(`site/${SITE_FILES.slaTiers}`, null);
+export const changes = (): ChangesFile | null => read<ChangesFile | null>(`site/${SITE_FILES.changes}`, null);
+export const noise = (): NoiseRow[] => read<NoiseRow[]>(`site/${SITE_FILES.noise}`, []);
 export const runIds = (): string[] => (existsSync(join(DATA_DIR, 'site/runs')) ? readdirSync(join(DATA_DIR, 'site/runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : []);
 export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/${SITE_FILES.run(id)}`, null);
 /** Where links to raw result files point (SERVEBENCH_REPO_URL, or the GitHub repository in Actions); null: no links. */

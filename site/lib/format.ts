@@ -52,3 +52,25 @@ export function describeDelta(delta: Delta, unit: string): DeltaView {
     title: `${delta.previous_version}: ${formatNumber(delta.previous_value)} ${unit} → ${delta.version}: ${formatNumber(delta.value)} ${unit}; ${test}`,
   };
 }
+
+/** A 95% interval as text, "11.9–12.8"; null when either end is missing. */
+export function formatInterval(lo: unknown, hi: unknown): string | null {
+  if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isFinite(lo) || !Number.isFinite(hi)) return null;
+  return `${formatNumber(lo)}–${formatNumber(hi)}`;
+}
+
+/** How a value's spread is shown next to it: its interval over repeats, or that it comes from one run. */
+export interface Spread {
+  readonly text: string;
+  readonly title: string;
+  readonly single: boolean;
+}
+
+/** The spread of `column` in a release row (columns `<column>__lo`, `<column>__hi` and `runs`); null when there is nothing to say. */
+export function spreadOf(row: Readonly<Record<string, unknown>>, column: string, unit: string): Spread | null {
+  const runs = typeof row.runs === 'number' ? row.runs : null;
+  const interval = formatInterval(row[`${column}__lo`], row[`${column}__hi`]);
+  if (interval !== null) return { text: interval, title: `95% interval over ${runs ?? 'several'} runs: ${interval} ${unit} (the interval the regression test uses)`, single: false };
+  if (runs === 1 && typeof row[column] === 'number') return { text: '1 run', title: 'A single run: no interval. Repeats of this release would show its spread.', single: true };
+  return null;
+}
