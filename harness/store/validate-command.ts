@@ -1,30 +1,30 @@
 /**
- * `servebench validate [FILES…] [--results DIR] [--base REF] [--json]`: every problem of every
- * result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
- * exit 1 when there is any.
+ * `servebench validate [FILES or FOLDERS…] [--results DIR] [--base REF] [--json]`: every problem of
+ * every result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
+ * exit 1 when there is any. A folder stands for every result file under it, recursively.
  */
 import { existsSync, lstatSync, statSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { booleanOption, parseCommandLine, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
 import { EXIT, usageError } from '../lib/errors.ts';
 import type { ResultProblem } from './check-result.ts';
 import { diffAgainstBase } from './immutability.ts';
 import type { BatchFile } from './parse-batch.ts';
 import { formatProblemLine, githubAnnotation } from './problem-output.ts';
-import { listResultFiles, readRunId } from './result-files.ts';
+import { listResultFiles, NON_RESULT_FILES, readRunId } from './result-files.ts';
 import { parseFiles } from './store.ts';
 import { RESULTS_OPTION } from './store-options.ts';
 
 const spec: CommandSpec = {
   name: 'validate',
   summary: 'check result files: schema, consistency, provenance, path, duplicates, and (with --base) immutability',
-  usage: 'servebench validate [FILES…] [--results DIR] [--base GIT_REF] [--json]',
+  usage: 'servebench validate [FILES or FOLDERS…] [--results DIR] [--base GIT_REF] [--json]',
   options: [
     RESULTS_OPTION,
     { name: 'base', value: 'GIT_REF', help: 'Also check immutability against this commit: no result that exists there is modified, deleted or renamed. Without FILES, checks the files added since it.' },
     { name: 'json', help: 'Machine-readable output: {files, problems}.' },
   ],
-  epilog: 'Without FILES and --base, checks every file in --results. Inside GitHub Actions, problems are also printed as ::error annotations.\nExit status: 0 all valid, 1 problems found (one line each), 2 bad usage.',
+  epilog: 'A folder (e.g. results/2026-12-01/) stands for every result file under it, recursively; a folder without one is bad usage. Without FILES and --base, checks every file in --results. Inside GitHub Actions, problems are also printed as ::error annotations.\nExit status: 0 all valid, 1 problems found (one line each), 2 bad usage.',
 };
 
 function toBatchFile(resultsDir: string, given: string): BatchFile {
@@ -32,6 +32,35 @@ function toBatchFile(resultsDir: string, given: string): BatchFile {
   const inside = relative(resultsDir, absolutePath);
   const placed = !inside.startsWith('..') && !inside.startsWith(sep) && inside !== '';
   return { relativePath: placed ? inside.split(sep).join('/') : given, absolutePath, placed };
+}
+
+/**
+ * The files the command line names: a file as given; a folder as every result file under it,
+ * recursively, with what else it holds reported as listing the results folder reports it. A link
+ * is kept as given (and reported as a link, never followed); each file is checked once.
+ */
+function expandPositionals(resultsDir: string, positionals: readonly string[]): { targets: BatchFile[]; problems: ResultProblem[] } {
+  const targets = new Map<string, BatchFile>();
+  const problems: ResultProblem[] = [];
+  for (const given of positionals) {
+    const stat = lstatSync(given, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) {
+      const listing = listResultFiles(given);
+      if (listing.files.length === 0) throw usageError(`validate: no result files (*.json) under the folder "${given}"${listing.problems.length > 0 ? ` (${listing.problems.length} other entr${listing.problems.length === 1 ? 'y' : 'ies'}: ${listing.problems.slice(0, 3).map((p) => p.file).join(', ')})` : ''}`);
+      const named = (inside: string): string => toBatchFile(resultsDir, join(given, inside)).relativePath;
+      for (const problem of listing.problems) problems.push({ ...problem, file: named(problem.file) });
+      // A README or .gitkeep is allowed at the results folder's root only, as when listing --results.
+      if (resolve(given) !== resultsDir) {
+        for (const name of NON_RESULT_FILES) if (lstatSync(join(given, name), { throwIfNoEntry: false }) !== undefined) problems.push({ file: named(name), path: '', message: 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
+      }
+      for (const file of listing.files) targets.set(file.absolutePath, toBatchFile(resultsDir, file.absolutePath));
+    } else if (stat?.isFile() || (stat?.isSymbolicLink() && existsSync(given) && statSync(given).isFile())) {
+      targets.set(resolve(given), toBatchFile(resultsDir, given));
+    } else {
+      throw usageError(`validate: no file or folder "${given}"`);
+    }
+  }
+  return { targets: [...targets.values()], problems };
 }
 
 export const validateCommand: Command = {
@@ -43,8 +72,9 @@ export const validateCommand: Command = {
     const problems: ResultProblem[] = [];
     let targets: BatchFile[];
     if (positionals.length > 0) {
-      for (const given of positionals) if (!existsSync(given) || !statSync(given).isFile()) throw usageError(`validate: no file "${given}"`);
-      targets = positionals.map((given) => toBatchFile(resultsDir, given));
+      const named = expandPositionals(resultsDir, positionals);
+      problems.push(...named.problems);
+      targets = named.targets;
     } else if (base !== undefined) {
       targets = [];
     } else {
