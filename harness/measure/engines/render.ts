@@ -99,6 +99,4 @@ export function renderServeCommand(engine: Engine, params: ServeParameters, conf
 }
 
 /** A command line as a shell would show it (for --dry-run and for the result's provenance). */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+export { shellQuote } from '../../lib/shell/quote.ts';
