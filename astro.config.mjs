@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@astrojs/react';
 import { defineConfig } from 'astro/config';
+import { formatReport, precompress } from './scripts/precompress.ts';
 
 const dataDir = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -17,7 +18,7 @@ function publishData() {
         mkdirSync(out, { recursive: true });
         cpSync('docs/result.schema.json', join(out, 'result.schema.json'));
         if (!existsSync(join(dataDir, 'MANIFEST.json'))) return;
-        for (const file of ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'site/releases.arrow', 'site/points', 'parquet/latest']) {
+        for (const file of ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'site/releases.arrow', 'site/releases', 'site/points', 'parquet/latest']) {
           if (existsSync(join(dataDir, file))) cpSync(join(dataDir, file), join(out, file), { recursive: true });
         }
         // The dated snapshot the latest files were copied from (older ones stay in the data store).
@@ -29,11 +30,28 @@ function publishData() {
   };
 }
 
+/**
+ * After the data is published: `<file>.gz` (and `.br` for the large ones, DuckDB-Wasm first) next
+ * to the site's files, for servers that send precompressed files (scripts/static-server.ts).
+ * SERVEBENCH_PRECOMPRESS=0 skips it.
+ */
+function precompressSite() {
+  return {
+    name: 'servebench-precompress',
+    hooks: {
+      'astro:build:done': async ({ dir, logger }) => {
+        if (process.env.SERVEBENCH_PRECOMPRESS === '0') return;
+        logger.info(formatReport(await precompress(fileURLToPath(dir))));
+      },
+    },
+  };
+}
+
 export default defineConfig({
   srcDir: './site',
   publicDir: './site/public',
   outDir: process.env.SERVEBENCH_SITE_OUT ?? './dist/site',
   output: 'static',
   // React renders the islands that need client-side state (the compare page); the rest is static.
-  integrations: [react(), publishData()],
+  integrations: [react(), publishData(), precompressSite()],
 });
