@@ -60,10 +60,14 @@ export function tpotBound(limits: Limits): number | null {
 
 export const pointKey = (engine: string, version: string, load: string): string => JSON.stringify([engine, version, load]);
 
-/** Maps a value through a linear scale given as "d0 d1" and "r0 r1" (the figure's data attributes). */
-export function project(value: number, domain: readonly number[], range: readonly number[]): number {
+/** Maps a value through a scale given as "d0 d1" and "r0 r1" (the figure's data attributes): linear, or log when `type` says so. */
+export function project(value: number, domain: readonly number[], range: readonly number[], type: 'linear' | 'log' = 'linear'): number {
   const [d0, d1] = domain as [number, number];
   const [r0, r1] = range as [number, number];
+  if (type === 'log') {
+    const [l0, l1, lv] = [Math.log(d0), Math.log(d1), Math.log(value)];
+    return l1 === l0 ? r0 : r0 + ((lv - l0) / (l1 - l0)) * (r1 - r0);
+  }
   return d1 === d0 ? r0 : r0 + ((value - d0) / (d1 - d0)) * (r1 - r0);
 }
 
@@ -82,63 +86,17 @@ export function markPareto(doc: Document, medians: readonly PointMedians[] | nul
   // A point the points file does not have cannot be judged: say so rather than pass it.
   const verdict = (el: HTMLElement | SVGElement) => verdicts.get(pointKey(el.dataset.engine ?? '', el.dataset.version ?? '', el.dataset.load ?? ''));
 
-  let failing = 0;
-  let total = 0;
   if (figure) {
     for (const point of figure.querySelectorAll<SVGGElement>('g[data-point]')) {
       const failed = active ? verdict(point) : undefined;
       if (!active) point.removeAttribute('data-sla');
-      else {
-        total++;
-        const fails = failed === undefined || failed.length > 0;
-        if (fails) failing++;
-        point.setAttribute('data-sla', fails ? 'fail' : 'pass');
-      }
+      else point.setAttribute('data-sla', failed === undefined || failed.length > 0 ? 'fail' : 'pass');
     }
     figure.dataset.sla = active ? 'on' : 'off';
     const bound = active ? tpotBound(limits) : null;
-    const group = figure.querySelector<SVGGElement>('g[data-sla-bound]');
-    const note = figure.querySelector<HTMLElement>('[data-pareto-sla-note]');
-    let boundText = '';
-    let drawn = false;
-    if (group && bound !== null) {
-      const domain = numbers(figure.dataset.xDomain);
-      const range = numbers(figure.dataset.xRange);
-      const lo = Math.min(domain[0]!, domain[1]!);
-      const hi = Math.max(domain[0]!, domain[1]!);
-      const known = [...domain, ...range].length === 4 && [...domain, ...range].every(Number.isFinite);
-      drawn = known && bound >= lo && bound <= hi;
-      const y = formatNumber(limits.tpot_ms_p95);
-      const at = `interactivity p50 = ${formatNumber(bound)} tok/s/user (1000 ÷ ${y} ms)`;
-      if (drawn) {
-        const x = project(bound, domain, range);
-        const left = Math.min(range[0]!, range[1]!);
-        for (const line of group.querySelectorAll('line')) {
-          line.setAttribute('x1', x.toFixed(1));
-          line.setAttribute('x2', x.toFixed(1));
-        }
-        const region = group.querySelector('rect');
-        region?.setAttribute('x', left.toFixed(1));
-        region?.setAttribute('width', Math.max(0, x - left).toFixed(1));
-        // The label sits on the side with more room, so it stays inside the plot.
-        const label = group.querySelector('text')!;
-        const roomLeft = x - left > Math.max(range[0]!, range[1]!) - x;
-        label.setAttribute('x', x.toFixed(1));
-        label.setAttribute('dx', roomLeft ? '-4' : '4');
-        label.setAttribute('text-anchor', roomLeft ? 'end' : 'start');
-        label.textContent = `← ${roomLeft ? '' : 'left of this line '}fails TPOT p95 ≤ ${y} ms`;
-        boundText = ` The dashed line is the TPOT bound, ${at}: a point left of it has a median TPOT above ${y} ms, so its TPOT p95 is above the limit too; a point right of it can still fail, as its mark says.`;
-      } else if (!known) boundText = ` The TPOT bound is ${at}: a point left of it fails the TPOT limit.`;
-      else if (bound > hi) boundText = ` The TPOT bound, ${at}, lies right of the chart: every point has a median TPOT above ${y} ms, so every point fails the TPOT limit.`;
-      else boundText = ` The TPOT bound, ${at}, lies left of the chart: it rules out no point; each point's mark says whether its TPOT p95 meets the limit.`;
-    }
-    if (drawn) group?.removeAttribute('display');
-    else group?.setAttribute('display', 'none');
-    for (const key of figure.querySelectorAll<HTMLElement>('[data-sla-key]')) key.hidden = !active || (key.dataset.slaKey === 'bound' && !drawn);
-    if (note) {
-      note.hidden = !active;
-      note.textContent = active ? `${total - failing} of ${total} points meet the SLA limits; the other ${failing} are drawn hollow with a cross.${boundText}` : '';
-    }
+    if (bound === null) delete figure.dataset.tpotLimit;
+    else figure.dataset.tpotLimit = String(limits.tpot_ms_p95);
+    layoutParetoOverlay(figure);
   }
   if (table) {
     for (const row of table.tBodies[0]?.rows ?? []) {
@@ -153,5 +111,63 @@ export function markPareto(doc: Document, medians: readonly PointMedians[] | nul
       cell.textContent = failed === undefined ? 'no: not in the points file' : failed.length === 0 ? 'yes' : `no: ${describeFailures(failed)}`;
       cell.dataset.value = failed !== undefined && failed.length === 0 ? 'yes' : 'no';
     }
+  }
+}
+
+/**
+ * Draws what the marks on the points imply: the TPOT bound at the figure's current x scale
+ * (`data-x-scale`, `data-x-domain`, `data-x-range`: linear or log, whichever variant is shown),
+ * the key and the note. Run again whenever the chart's scales change (chart-client.ts does, on
+ * switching to log scales), after the points carry their `data-sla` marks.
+ */
+export function layoutParetoOverlay(figure: HTMLElement): void {
+  const active = figure.dataset.sla === 'on';
+  const points = [...figure.querySelectorAll<SVGGElement>('g[data-point]')];
+  const total = active ? points.filter((p) => p.hasAttribute('data-sla')).length : 0;
+  const failing = active ? points.filter((p) => p.getAttribute('data-sla') === 'fail').length : 0;
+  const limit = Number(figure.dataset.tpotLimit);
+  const bound = active && figure.dataset.tpotLimit !== undefined ? tpotBound({ tpot_ms_p95: limit }) : null;
+  const group = figure.querySelector<SVGGElement>('g[data-sla-bound]');
+  const note = figure.querySelector<HTMLElement>('[data-pareto-sla-note]');
+  let boundText = '';
+  let drawn = false;
+  if (group && bound !== null) {
+    const domain = numbers(figure.dataset.xDomain);
+    const range = numbers(figure.dataset.xRange);
+    const type = figure.dataset.xScale === 'log' ? 'log' : 'linear';
+    const lo = Math.min(domain[0]!, domain[1]!);
+    const hi = Math.max(domain[0]!, domain[1]!);
+    const known = [...domain, ...range].length === 4 && [...domain, ...range].every(Number.isFinite) && (type === 'linear' || lo > 0);
+    drawn = known && bound >= lo && bound <= hi;
+    const y = formatNumber(limit);
+    const at = `interactivity p50 = ${formatNumber(bound)} tok/s/user (1000 ÷ ${y} ms)`;
+    if (drawn) {
+      const x = project(bound, domain, range, type);
+      const left = Math.min(range[0]!, range[1]!);
+      for (const line of group.querySelectorAll('line')) {
+        line.setAttribute('x1', x.toFixed(1));
+        line.setAttribute('x2', x.toFixed(1));
+      }
+      const region = group.querySelector('rect');
+      region?.setAttribute('x', left.toFixed(1));
+      region?.setAttribute('width', Math.max(0, x - left).toFixed(1));
+      // The label sits on the side with more room, so it stays inside the plot.
+      const label = group.querySelector('text')!;
+      const roomLeft = x - left > Math.max(range[0]!, range[1]!) - x;
+      label.setAttribute('x', x.toFixed(1));
+      label.setAttribute('dx', roomLeft ? '-4' : '4');
+      label.setAttribute('text-anchor', roomLeft ? 'end' : 'start');
+      label.textContent = `← ${roomLeft ? '' : 'left of this line '}fails TPOT p95 ≤ ${y} ms`;
+      boundText = ` The dashed line is the TPOT bound, ${at}: a point left of it has a median TPOT above ${y} ms, so its TPOT p95 is above the limit too; a point right of it can still fail, as its mark says.`;
+    } else if (!known) boundText = ` The TPOT bound is ${at}: a point left of it fails the TPOT limit.`;
+    else if (bound > hi) boundText = ` The TPOT bound, ${at}, lies right of the chart: every point has a median TPOT above ${y} ms, so every point fails the TPOT limit.`;
+    else boundText = ` The TPOT bound, ${at}, lies left of the chart: it rules out no point; each point's mark says whether its TPOT p95 meets the limit.`;
+  }
+  if (drawn) group?.removeAttribute('display');
+  else group?.setAttribute('display', 'none');
+  for (const key of figure.querySelectorAll<HTMLElement>('[data-sla-key]')) key.hidden = !active || (key.dataset.slaKey === 'bound' && !drawn);
+  if (note) {
+    note.hidden = !active;
+    note.textContent = active ? `${total - failing} of ${total} points meet the SLA limits; the other ${failing} are drawn hollow with a cross.${boundText}` : '';
   }
 }

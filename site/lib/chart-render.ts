@@ -1,0 +1,317 @@
+/**
+ * The Pareto and history charts as static SVG, at build time: Observable Plot draws the axes and
+ * grid, and one custom mark draws what the page's script (chart-client.ts) and the SLA filter
+ * (pareto-sla.ts) work on, with the data they need in attributes:
+ * - every point a `g[data-point]` (engine, version, load, values, intervals, runs) holding a link
+ *   to its run page (`a`, the point's keyboard stop), its error bars and, for a single run, a
+ *   dashed open marker in place of the filled one;
+ * - every line (and noise band) a `g[data-series]` with its engine (and version), so a legend can
+ *   hide it with its points.
+ * No JavaScript is needed to read a chart; the tables after them hold every number as text.
+ */
+import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
+import type { Release } from '../../harness/contract/site-data.ts';
+import { extent, intervalOf, logScaleUseful, noiseBand, noiseOf, runsOf, type Interval, type NoiseRow, type ParetoChartPoint } from './chart-data.ts';
+import { directionArrow, directionWords, formatInterval, formatNumber } from './format.ts';
+import { Plot, renderPlotWithScales, setAttributeSafely, type PositionScale } from './static-plot.ts';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+type Scales = { x: (v: unknown) => number; y: (v: number) => number };
+type Dimensions = { width: number; height: number; marginTop: number; marginRight: number; marginBottom: number; marginLeft: number };
+type Context = { document: Document };
+type Attrs = Record<string, string | number>;
+
+function maker(doc: Document) {
+  return <K extends keyof SVGElementTagNameMap>(name: K, attrs: Attrs = {}, text?: string): SVGElementTagNameMap[K] => {
+    const node = doc.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+}
+
+const px = (v: number) => v.toFixed(1);
+const setData = (el: Element, name: string, value: string | number | null | undefined) => {
+  if (value !== null && value !== undefined && value !== '') setAttributeSafely(el, `data-${name}`, String(value));
+};
+
+/** A bar from a to b along x (or y) through the point's origin, with caps. */
+function bar(el: ReturnType<typeof maker>, axis: 'x' | 'y', a: number, b: number, colour: string): SVGPathElement {
+  const d = axis === 'x' ? `M${px(a)},0H${px(b)}M${px(a)},-3V3M${px(b)},-3V3` : `M0,${px(a)}V${px(b)}M-3,${px(a)}H3M-3,${px(b)}H3`;
+  return el('path', { class: `err err-${axis}`, d, stroke: colour, 'stroke-width': 1.25, 'stroke-opacity': 0.75, fill: 'none' });
+}
+
+/** The parts every point shares: hit area and focus ring, then its marker, inside its link. */
+function pointLink(el: ReturnType<typeof maker>, href: string, label: string, first: boolean): SVGAElement {
+  const link = el('a', { href, tabindex: first ? 0 : -1, 'aria-label': label });
+  // One transparent rect is both the pointer target and, on focus, the visible ring (a rect, not a
+  // circle, so circles stay one per marker).
+  link.append(el('rect', { class: 'hit', x: -10, y: -10, width: 20, height: 20, rx: 10, fill: 'transparent' }));
+  return link;
+}
+
+const runsText = (runs: number | null) => (runs === null ? '' : runs === 1 ? ', a single run (no interval)' : `, ${runs} runs`);
+const withInterval = (value: number, interval: Interval | null) => `${formatNumber(value)}${interval ? ` (95% interval ${formatInterval(interval[0], interval[1])})` : ''}`;
+
+export interface RenderedVariant {
+  readonly scale: 'linear' | 'log';
+  readonly markup: string;
+  readonly x: PositionScale | null;
+  readonly y: PositionScale | null;
+}
+
+export interface LegendEngine {
+  readonly engine: string;
+  readonly colour: string;
+  readonly versions: readonly string[];
+}
+
+const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
+
+/** Engines with their colour and versions, for the legend (and its toggles). */
+export function legendOf(rows: ReadonlyArray<{ engine: string; version: string }>, colours: ReadonlyMap<string, string>): LegendEngine[] {
+  const versions = new Map<string, Set<string>>();
+  for (const r of rows) versions.set(r.engine, (versions.get(r.engine) ?? new Set()).add(r.version));
+  return [...versions.keys()].sort().map((engine) => ({ engine, colour: colours.get(engine) ?? 'currentColor', versions: [...versions.get(engine)!].sort(byVersion) }));
+}
+
+/** A domain padded so that points at its ends stay off the frame; log domains by a factor. */
+function padded(values: readonly number[], type: 'linear' | 'log'): [number, number] {
+  const [lo, hi] = extent(values) ?? [0, 1];
+  if (type === 'log') return lo === hi ? [lo / 1.5, hi * 1.5] : [lo / Math.pow(hi / lo, 0.04), hi * Math.pow(hi / lo, 0.04)];
+  if (lo === hi) return lo === 0 ? [0, 1] : [lo - Math.abs(lo) * 0.1, hi + Math.abs(hi) * 0.1];
+  return [lo, hi];
+}
+
+export interface ParetoRender {
+  readonly variants: readonly RenderedVariant[];
+  readonly hasOlder: boolean;
+  readonly hasIntervals: boolean;
+  readonly hasSingle: boolean;
+}
+
+/**
+ * The Pareto chart: linear scales, and log scales on both axes too when the values span enough
+ * to need them. `base` prefixes the run links (the site's base path, without a trailing slash).
+ */
+export function renderPareto(points: readonly ParetoChartPoint[], title: string, colours: ReadonlyMap<string, string>, base: string): ParetoRender {
+  const newest = points.filter((p) => p.latest_version);
+  const older = points.filter((p) => !p.latest_version);
+  const frontier = newest.filter((p) => p.on_overall_frontier);
+  const xs = points.flatMap((p) => [p.interactivity, ...(p.x_interval ?? [])]);
+  const ys = points.flatMap((p) => [p.throughput_per_gpu, ...(p.y_interval ?? [])]);
+  const colour = (engine: string) => colours.get(engine) ?? 'currentColor';
+  const ordered = [...older, ...newest];
+  const seriesOf = (list: readonly ParetoChartPoint[]) => {
+    const map = new Map<string, ParetoChartPoint[]>();
+    for (const p of list) map.set(p.series, [...(map.get(p.series) ?? []), p]);
+    return [...map.values()].map((ps) => [...ps].sort((a, b) => a.interactivity - b.interactivity));
+  };
+  // The keyboard's first stop: the leftmost newest point.
+  const firstStop = [...(newest.length > 0 ? newest : points)].sort((a, b) => a.interactivity - b.interactivity)[0];
+
+  const mark = (_index: unknown, scales: Scales, _values: unknown, dims: Dimensions, context: Context): SVGGElement => {
+    const el = maker(context.document);
+    const root = el('g', { 'data-points-layer': '' });
+    const top = dims.marginTop;
+    const bottom = dims.height - dims.marginBottom;
+    const bound = el('g', { 'data-sla-bound': '', display: 'none', 'aria-hidden': 'true' });
+    bound.append(
+      el('rect', { 'data-sla-region': '', x: dims.marginLeft, y: top, width: 0, height: bottom - top, fill: 'currentColor', 'fill-opacity': 0.07 }),
+      el('line', { x1: 0, x2: 0, y1: top, y2: bottom, stroke: 'currentColor', 'stroke-width': 1.5, 'stroke-dasharray': '6,4' }),
+      el('text', { x: 0, y: top, dy: '0.9em', dx: -4, 'text-anchor': 'end', fill: 'currentColor', 'font-size': 11 }),
+    );
+    root.append(bound);
+    // Lines first (older versions under the newest), each with its name at its right end.
+    const lines = el('g', { 'aria-hidden': 'true' });
+    for (const series of [...seriesOf(older), ...seriesOf(newest)]) {
+      const first = series[0]!;
+      const isNewest = first.latest_version;
+      const g = el('g', { 'data-series': '', class: isNewest ? 'series newest' : 'series older' });
+      setData(g, 'engine', first.engine);
+      setData(g, 'version', first.engine_version);
+      const d = series.map((p, i) => `${i === 0 ? 'M' : 'L'}${px(scales.x(p.interactivity))},${px(scales.y(p.throughput_per_gpu))}`).join('');
+      g.append(el('path', { d, fill: 'none', stroke: colour(first.engine), 'stroke-width': isNewest ? 2.25 : 1.25, ...(isNewest ? {} : { 'stroke-opacity': 0.45, 'stroke-dasharray': '4,3' }), 'stroke-linejoin': 'round', 'stroke-linecap': 'round' }));
+      const last = series[series.length - 1]!;
+      g.append(
+        el(
+          'text',
+          { x: px(scales.x(last.interactivity)), y: px(scales.y(last.throughput_per_gpu)), dx: isNewest ? 10 : 8, dy: '0.32em', 'text-anchor': 'start', 'font-size': 10, fill: 'currentColor', ...(isNewest ? { 'font-weight': 'bold' } : { 'fill-opacity': 0.65 }) },
+          isNewest ? first.series : first.engine_version,
+        ),
+      );
+      lines.append(g);
+    }
+    root.append(lines);
+    const marks = el('g', { 'aria-label': `${points.length} measured points: each links to its run page` });
+    for (const p of ordered) {
+      const c = colour(p.engine);
+      const x = scales.x(p.interactivity);
+      const y = scales.y(p.throughput_per_gpu);
+      const g = el('g', { 'data-point': '', class: `pt ${p.latest_version ? 'newest' : 'older'}${p.single ? ' single' : ''}`, transform: `translate(${px(x)},${px(y)})` });
+      setData(g, 'engine', p.engine);
+      setData(g, 'version', p.engine_version);
+      setData(g, 'load', p.load);
+      setData(g, 'x', p.interactivity);
+      setData(g, 'y', p.throughput_per_gpu);
+      setData(g, 'x-lo', p.x_interval?.[0]);
+      setData(g, 'x-hi', p.x_interval?.[1]);
+      setData(g, 'y-lo', p.y_interval?.[0]);
+      setData(g, 'y-hi', p.y_interval?.[1]);
+      setData(g, 'runs', p.runs);
+      setData(g, 'run', p.latest_run_id);
+      if (p.x_interval || p.y_interval) {
+        const bars = el('g', { class: 'bars', 'aria-hidden': 'true' });
+        if (p.x_interval) bars.append(bar(el, 'x', scales.x(p.x_interval[0]) - x, scales.x(p.x_interval[1]) - x, c));
+        if (p.y_interval) bars.append(bar(el, 'y', scales.y(p.y_interval[0]) - y, scales.y(p.y_interval[1]) - y, c));
+        g.append(bars);
+      }
+      if (p.latest_version) g.append(el('text', { class: 'load-label', y: -13, 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, p.load));
+      const label = `${p.series}${p.latest_version ? ' (newest)' : ''} at ${p.load}: interactivity p50 ${withInterval(p.interactivity, p.x_interval)} tok/s/user, ${withInterval(p.throughput_per_gpu, p.y_interval)} tok/s per GPU${runsText(p.runs)}${p.on_overall_frontier ? ', on the overall frontier' : ''}`;
+      const link = pointLink(el, `${base}/run/${p.latest_run_id}/`, label, p === firstStop);
+      if (p.on_overall_frontier) link.append(el('circle', { class: 'ring', r: 8, fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5 }));
+      const r = p.latest_version ? 4.5 : 3.5;
+      link.append(
+        el('circle', { class: 'dot', r, fill: c, stroke: c, 'stroke-width': 1.5, 'fill-opacity': p.latest_version ? 1 : 0.45, 'stroke-opacity': p.latest_version ? 1 : 0.6, ...(p.single ? { 'stroke-dasharray': '2,1.5' } : {}) }),
+        el('path', { class: 'cross', d: 'M-3,-3L3,3M-3,3L3,-3', stroke: c, 'stroke-width': 1.5 }),
+        el('title', {}, label),
+      );
+      g.append(link);
+      marks.append(g);
+    }
+    root.append(marks);
+    return root;
+  };
+
+  const variant = (scale: 'linear' | 'log'): RenderedVariant => {
+    const xy = { x: 'interactivity', y: 'throughput_per_gpu' } as const;
+    const rendered = renderPlotWithScales({
+      ariaLabel: `${title}: throughput per GPU against interactivity, one curve per engine version${scale === 'log' ? ', log scales' : ''}`,
+      marginRight: 100,
+      x: { type: scale, domain: padded(xs, scale), label: `Interactivity p50 (tokens/s per user${scale === 'log' ? ', log scale' : ''}) →`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
+      y: { type: scale, domain: padded(ys, scale), label: `↑ Output throughput per GPU (tokens/s${scale === 'log' ? ', log scale' : ''})`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
+      marks: [
+        Plot.line(frontier, { ...xy, sort: 'interactivity', stroke: 'currentColor', strokeOpacity: 0.13, strokeWidth: 14, strokeLinecap: 'round', strokeLinejoin: 'round' }),
+        mark as unknown as Plot.Markish,
+      ],
+    });
+    return { scale, markup: rendered.markup, x: rendered.x, y: rendered.y };
+  };
+  const variants = points.length === 0 ? [] : [variant('linear'), ...(logScaleUseful([xs, ys]) ? [variant('log')] : [])];
+  return { variants, hasOlder: older.length > 0, hasIntervals: points.some((p) => p.x_interval || p.y_interval), hasSingle: points.some((p) => p.single) };
+}
+
+export interface HistoryRender {
+  readonly metric: HeadlineMetric;
+  readonly name: string;
+  readonly markup: string;
+  /** The noise band drawn, if any: σ of log values and how many releases it was pooled from. */
+  readonly noise: { readonly log_sd: number; readonly releases: number } | null;
+  readonly hasIntervals: boolean;
+  readonly hasSingle: boolean;
+  readonly legend: readonly LegendEngine[];
+}
+
+/**
+ * One history chart: a metric by release at one load, over the date each release was first
+ * measured; each release's interval as bars, and around each engine's line the metric's noise
+ * band. Null when no release has a value.
+ */
+export function renderHistory(history: readonly Release[], load: string, metric: HeadlineMetric, noise: readonly NoiseRow[] | undefined, colours: ReadonlyMap<string, string>, base: string): HistoryRender | null {
+  const rows = history
+    .filter((r) => r.load === load && typeof r[metric.column] === 'number' && Number.isFinite(r[metric.column]))
+    .map((r) => {
+      const value = r[metric.column] as number;
+      const runs = runsOf(r);
+      return { engine: r.engine, version: r.engine_version, load: r.load, date: new Date(`${r.first_run_date}T00:00:00Z`), day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id };
+    });
+  if (rows.length === 0) return null;
+  const n = noiseOf(noise, metric.column);
+  const band = (v: number) => (n ? noiseBand(v, n.log_sd) : null);
+  const name = `${metric.label} (${metric.unit})`;
+  const colour = (engine: string) => colours.get(engine) ?? 'currentColor';
+  const engines = [...new Set(rows.map((r) => r.engine))].sort();
+  const byEngine = engines.map((engine) => rows.filter((r) => r.engine === engine).sort((a, b) => a.date.getTime() - b.date.getTime()));
+  const ys = rows.flatMap((r) => [r.value, ...(r.interval ?? []), ...(band(r.value) ?? [])]);
+  const [y0, y1] = extent(ys)!;
+  const times = rows.map((r) => r.date.getTime());
+  const [t0, t1] = [Math.min(...times), Math.max(...times)];
+  const day = 86_400_000;
+  const xDomain = t0 === t1 ? [new Date(t0 - day), new Date(t1 + day)] : [new Date(t0), new Date(t1)];
+  const firstStop = [...rows].sort((a, b) => a.date.getTime() - b.date.getTime() || a.engine.localeCompare(b.engine))[0];
+
+  const mark = (_index: unknown, scales: Scales, _values: unknown, _dims: Dimensions, context: Context): SVGGElement => {
+    const el = maker(context.document);
+    const root = el('g', { 'data-points-layer': '' });
+    const lines = el('g', { 'aria-hidden': 'true' });
+    for (const series of byEngine) {
+      const engine = series[0]!.engine;
+      const g = el('g', { 'data-series': '', class: 'series' });
+      setData(g, 'engine', engine);
+      if (n) {
+        const at = series.map((r) => ({ x: scales.x(r.date), band: band(r.value)! }));
+        // A release alone still gets a band: a short one, so it can be seen.
+        const xsOf = at.length === 1 ? [at[0]!.x - 8, at[0]!.x + 8] : at.map((a) => a.x);
+        const bands = at.length === 1 ? [at[0]!.band, at[0]!.band] : at.map((a) => a.band);
+        const upper = xsOf.map((x, i) => `${i === 0 ? 'M' : 'L'}${px(x)},${px(scales.y(bands[i]![1]))}`).join('');
+        const lower = [...xsOf].reverse().map((x, i) => `L${px(x)},${px(scales.y(bands[bands.length - 1 - i]![0]))}`).join('');
+        g.append(el('path', { class: 'noise-band', d: `${upper}${lower}Z`, fill: colour(engine), 'fill-opacity': 0.16, stroke: 'none' }));
+      }
+      g.append(el('path', { class: 'line', d: series.map((r, i) => `${i === 0 ? 'M' : 'L'}${px(scales.x(r.date))},${px(scales.y(r.value))}`).join(''), fill: 'none', stroke: colour(engine), 'stroke-width': 1.5 }));
+      lines.append(g);
+    }
+    root.append(lines);
+    const marks = el('g', { 'aria-label': `${rows.length} releases: each links to its latest run` });
+    for (const r of rows) {
+      const c = colour(r.engine);
+      const x = scales.x(r.date);
+      const y = scales.y(r.value);
+      const g = el('g', { 'data-point': '', class: `pt${r.single ? ' single' : ''}`, transform: `translate(${px(x)},${px(y)})` });
+      setData(g, 'engine', r.engine);
+      setData(g, 'version', r.version);
+      setData(g, 'load', r.load);
+      setData(g, 'y', r.value);
+      setData(g, 'y-lo', r.interval?.[0]);
+      setData(g, 'y-hi', r.interval?.[1]);
+      setData(g, 'runs', r.runs);
+      setData(g, 'run', r.run);
+      setData(g, 'date', r.day);
+      const b = band(r.value);
+      setData(g, 'band-lo', b?.[0]);
+      setData(g, 'band-hi', b?.[1]);
+      if (r.interval) {
+        const bars = el('g', { class: 'bars', 'aria-hidden': 'true' });
+        bars.append(bar(el, 'y', scales.y(r.interval[0]) - y, scales.y(r.interval[1]) - y, c));
+        g.append(bars);
+      }
+      // The version above the point, clear of its bar.
+      const top = r.interval ? Math.min(scales.y(r.interval[1]) - y, 0) : 0;
+      g.append(el('text', { class: 'version-label', y: px(top - 10), 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, r.version));
+      const label = `${r.engine} ${r.version} at ${r.load}, first measured ${r.day}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}`;
+      const link = pointLink(el, `${base}/run/${r.run}/`, label, r === firstStop);
+      link.append(el('circle', { class: 'dot', r: 4, fill: c, stroke: c, 'stroke-width': 1.5, ...(r.single ? { 'stroke-dasharray': '2,1.5' } : {}) }), el('title', {}, label));
+      g.append(link);
+      marks.append(g);
+    }
+    root.append(marks);
+    return root;
+  };
+
+  const rendered = renderPlotWithScales({
+    ariaLabel: `${name} by release at ${load}, ${directionWords(metric.better)}`,
+    // Inset: the first and last releases' version labels stay clear of the axes.
+    x: { label: 'First measured →', type: 'utc', domain: xDomain, labelArrow: 'none', inset: 24 },
+    y: { label: `${name} · ${directionArrow(metric.better)} ${directionWords(metric.better)}`, domain: [Math.min(0, y0), Math.max(0, y1)], grid: true, nice: true, labelArrow: 'none' },
+    marks: [mark as unknown as Plot.Markish],
+  });
+  return {
+    metric,
+    name,
+    markup: rendered.markup,
+    noise: n ? { log_sd: n.log_sd, releases: n.releases } : null,
+    hasIntervals: rows.some((r) => r.interval !== null),
+    hasSingle: rows.some((r) => r.single),
+    legend: legendOf(rows, colours),
+  };
+}
