@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { HeadlineMetric } from './metric-catalog.ts';
+import { SlaTierSchema, SlaTiersSchema } from './sla-tiers.ts';
 
 const metricValue = z.number().nullable();
 const text = z.string();
@@ -20,7 +21,17 @@ export const SITE_FILES = {
   metrics: 'metrics.json',
   versions: 'versions.json',
   releasesArrow: 'releases.arrow',
+  /** Capacity at the SLA tiers: a row per release (scenario × engine × version) × tier. */
+  capacity: 'capacity.json',
+  /** The SLA tier file the capacity rows were computed with (fleet/sla-tiers.yaml, as parsed). */
+  slaTiers: 'sla-tiers.json',
+  /** Per compared metric, the noise σ of ln(value) pooled over repeated releases (the history chart's noise band). */
+  noise: 'noise.json',
+  /** What changed since the previous snapshot (or in the last 7 days): new releases, significant changes, failed runs. */
+  changes: 'changes.json',
   scenario: (id: string) => `scenarios/${id}.json`,
+  /** One scenario's rows of releases.arrow (same columns), for the SLA filter of its page. */
+  releasesOf: (id: string) => `releases/${id}.arrow`,
   pointsArrow: (id: string) => `points/${id}.arrow`,
   run: (id: string) => `runs/${id}.json`,
 } as const;
@@ -69,7 +80,11 @@ export const RegressionSchema = DeltaSchema.extend({ key: text, previous_file: t
 
 export const RegressionsFileSchema = z.object({ threshold_pct: z.number().nonnegative(), regressions: z.array(RegressionSchema) }).strict();
 
-/** One engine's newest release on one configuration; the metric columns ride along (catchall). */
+/**
+ * One engine's newest release on one configuration; the metric columns ride along (catchall), and
+ * for every compared metric and output_throughput_per_gpu its 95% interval over the runs,
+ * `<metric>__lo` and `<metric>__hi` (null with fewer than 2 runs; see interval.ts in the store).
+ */
 export const LeaderboardRowSchema = z
   .object({
     config_id: text,
@@ -103,7 +118,7 @@ export const ScenarioSchema = z
   })
   .strict();
 
-/** A release's medians on one load point of a scenario (the history); metric columns ride along. */
+/** A release's medians on one load point of a scenario (the history); metric columns and their `__lo`/`__hi` intervals ride along. */
 export const ReleaseSchema = z
   .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text })
   .catchall(z.unknown());
@@ -152,6 +167,90 @@ export const RunDetailSchema = z
 
 export const EngineVersionSchema = z.object({ engine: text, engine_version: text, configurations: count, last_run_date: text }).strict();
 
+/**
+ * Capacity at one SLA tier of one release (scenario × engine × version): among the release's
+ * measured load points (release medians) whose ttft_ms_p95 and tpot_ms_p95 are within the tier's
+ * limits, the one with the highest throughput per GPU (output throughput on CPU-only runs). No
+ * point meets the tier: meets is false and the point's fields (config_id included) are null.
+ */
+export const CapacityRowSchema = z
+  .object({
+    /** The chosen load point's configuration; null when no point meets the tier. */
+    config_id: text.nullable(),
+    scenario_id: text,
+    ...configuration,
+    gpu_count: count,
+    engine: text,
+    engine_version: text,
+    /** This is the engine's newest version measured on the scenario. */
+    latest_version: z.boolean(),
+    tier: text,
+    meets: z.boolean(),
+    load: text.nullable(),
+    concurrency: z.number().nullable(),
+    throughput_per_gpu: metricValue,
+    /** The 95% interval of throughput_per_gpu over the chosen point's runs (null with fewer than 2). */
+    throughput_per_gpu_lo: metricValue,
+    throughput_per_gpu_hi: metricValue,
+    ttft_ms_p95: metricValue,
+    tpot_ms_p95: metricValue,
+    cost_per_1m_output_tokens: metricValue,
+    /** Runs behind the chosen point (with no point meeting the tier: the most runs of any of the release's load points). */
+    runs: count,
+    /** The latest run of the chosen point. */
+    run_id: text.nullable(),
+    tiers_version: z.number().int().positive(),
+  })
+  .strict();
+
+export { SlaTierSchema };
+/** sla-tiers.json: the tier file as compile read it. */
+export const SlaTiersFileSchema = SlaTiersSchema;
+
+/** The noise of one compared metric: σ of ln(value) pooled over every repeated release; null without repeats. */
+export const NoiseRowSchema = z.object({ metric: text, log_sd: z.number().nonnegative().nullable(), releases: count }).strict();
+
+const day = z.iso.date();
+
+export const NewReleaseSchema = z.object({ engine: text, engine_version: text, first_run_date: day, configurations: count }).strict();
+
+export const FailedRunSchema = z
+  .object({
+    run_id: text,
+    engine: text,
+    engine_version: text.nullable(),
+    model: text,
+    precision: text,
+    hardware: text,
+    workload: text,
+    /** When the run started, UTC, ISO 8601. */
+    created_at: text,
+    failure_phase: text.nullable(),
+    failure_message: text.nullable(),
+    /** The result file under results/. */
+    file: text,
+  })
+  .strict();
+
+/**
+ * changes.json. `since` (exclusive) is the day of the previous snapshot when one older than the
+ * one published exists (basis previous-snapshot), else 7 days before `until` (basis last-7-days);
+ * `until` is the newest run date. new_releases: releases whose first run date is after `since`;
+ * changes: the significant deltas (better or worse) of those releases, or of every release when
+ * there is no new one, largest |change_pct| first; failed_runs: runs whose status is not
+ * completed dated after `since`, newest first, at most 100.
+ */
+export const ChangesFileSchema = z
+  .object({
+    basis: z.enum(['previous-snapshot', 'last-7-days']),
+    since: day,
+    until: day,
+    new_releases: z.array(NewReleaseSchema),
+    changes: z.array(DeltaSchema),
+    failed_runs: z.array(FailedRunSchema).max(100),
+  })
+  .strict();
+
 export const ManifestFileSchema = z.object({ path: text, sha256: text, bytes: count, rows: count.nullable() }).strict();
 
 export type Delta = z.infer<typeof DeltaSchema>;
@@ -166,3 +265,10 @@ export type SiteMeta = z.infer<typeof SiteMetaSchema>;
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 export type EngineVersion = z.infer<typeof EngineVersionSchema>;
 export type ManifestFile = z.infer<typeof ManifestFileSchema>;
+export type CapacityRow = z.infer<typeof CapacityRowSchema>;
+export type SlaTier = z.infer<typeof SlaTierSchema>;
+export type SlaTiersFile = z.infer<typeof SlaTiersFileSchema>;
+export type NoiseRow = z.infer<typeof NoiseRowSchema>;
+export type NewRelease = z.infer<typeof NewReleaseSchema>;
+export type FailedRun = z.infer<typeof FailedRunSchema>;
+export type ChangesFile = z.infer<typeof ChangesFileSchema>;

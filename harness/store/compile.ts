@@ -6,6 +6,7 @@
  *   <out>/dictionary.json, <out>/DICTIONARY.md               every column, its type and unit
  *   <out>/site/…                                             what the site prerenders (JSON) and
  *                                                            queries in the browser (Arrow IPC)
+ * Inputs: the results, the price table and the SLA tiers (fleet/prices.yaml, fleet/sla-tiers.yaml).
  *   <out>/.cache/store.duckdb                                the incremental store
  */
 import { createHash } from 'node:crypto';
@@ -13,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import type { PriceTable } from '../contract/prices.ts';
 import { SCHEMA_VERSION } from '../contract/result.ts';
+import { loadSlaTiers, type SlaTiers } from '../contract/sla-tiers.ts';
 import type { Delta, ManifestFile } from '../contract/site-data.ts';
 import { writeFileAtomic } from '../lib/io/atomic-write.ts';
 import type { ResultProblem } from './check-result.ts';
@@ -30,6 +32,8 @@ export interface CompileOptions {
   readonly resultsDir: string;
   readonly outDir: string;
   readonly prices: PriceTable;
+  /** The SLA tiers capacity is computed at; default: fleet/sla-tiers.yaml. */
+  readonly slaTiers?: SlaTiers;
   /** Fixed "now" for reproducible outputs in tests. */
   readonly now?: Date;
 }
@@ -47,7 +51,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 13;
+const COMPILER_VERSION = 14;
 
 function readJsonIfExists<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
@@ -65,9 +69,28 @@ function rowsByTable(files: readonly ManifestFile[]): Record<string, number> {
   return rows;
 }
 
-/** A digest of what the compile read (valid files and their content) and how: one per week, combined. */
-function inputsDigest(weeks: ReadonlyMap<string, Week>, prices: PriceTable): string {
-  return createHash('sha256').update(`${compileContext(prices)}|${[...weeks].map(([id, week]) => `${id}:${week.digest}`).join(',')}`).digest('hex').slice(0, 12);
+/**
+ * A digest of what the compile read (valid files and their content) and how: one per week, combined,
+ * and the SLA tiers (they change only the capacity table and files, so they are not part of the
+ * context the per-week and per-scenario files are keyed on).
+ */
+function inputsDigest(weeks: ReadonlyMap<string, Week>, prices: PriceTable, tiers: SlaTiers): string {
+  return createHash('sha256').update(`${compileContext(prices)}|${JSON.stringify(tiers)}|${[...weeks].map(([id, week]) => `${id}:${week.digest}`).join(',')}`).digest('hex').slice(0, 12);
+}
+
+/**
+ * The day of the snapshot published before `snapshot` (the newest one generated earlier), or null
+ * when there is none: what changes.json counts from.
+ */
+function previousSnapshotDay(snapshotsDir: string, snapshot: string, generatedAt: string): string | null {
+  let previous: string | null = null;
+  for (const name of readdirSync(snapshotsDir)) {
+    if (name === snapshot || name.endsWith('.partial')) continue;
+    const manifest = readJsonIfExists<{ generated_at?: string }>(join(snapshotsDir, name, 'MANIFEST.json'));
+    const at = manifest?.generated_at;
+    if (typeof at === 'string' && at < generatedAt && (previous === null || at > previous)) previous = at;
+  }
+  return previous === null ? null : previous.slice(0, 10);
 }
 
 export function storePath(outDir: string): string {
@@ -83,6 +106,8 @@ export async function analyze(store: Store, resultsDir: string, prices: PriceTab
 
 export async function compile(options: CompileOptions): Promise<CompileReport> {
   const now = options.now ?? new Date();
+  // Read first: a bad tier file stops the compile before anything is written.
+  const tiers = options.slaTiers ?? loadSlaTiers();
   prepareOutFolder(options.outDir);
   const store = await openStore(storePath(options.outDir));
   const phases: Record<string, number> = {};
@@ -98,7 +123,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
     const parquetRoot = join(options.outDir, 'parquet');
     mkdirSync(join(parquetRoot, 'snapshots'), { recursive: true });
     const weeks = await weekDigests(connection, compileContext(options.prices));
-    const digest = inputsDigest(weeks, options.prices);
+    const digest = inputsDigest(weeks, options.prices, tiers);
     // Same inputs as an existing snapshot (any day): that snapshot stands, nothing is rewritten.
     const existing = readdirSync(join(parquetRoot, 'snapshots')).find((name) => name.endsWith(`-${digest}`) && existsSync(join(parquetRoot, 'snapshots', name, 'MANIFEST.json')));
     const snapshot = existing ?? `${now.toISOString().slice(0, 10)}-${digest}`;
@@ -110,7 +135,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       lap('unchanged');
       return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: rowsByTable(files), deltas, phases };
     }
-    await deriveTables(connection, options.prices);
+    await deriveTables(connection, options.prices, tiers);
     const deltas = await computeDeltas(connection);
     lap('derive');
     const staging = join(options.outDir, '.cache', 'staging');
@@ -149,7 +174,8 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       invalid_files: new Set(report.problems.map((p) => p.file)).size,
       price_tier: options.prices.tier,
     };
-    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices));
+    const since = previousSnapshotDay(join(parquetRoot, 'snapshots'), snapshot, snapshotManifest(snapshot).generated_at);
+    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices), { tiers, previousSnapshotDay: since, today: now.toISOString().slice(0, 10) });
     lap('site');
     const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
     const files: ManifestFile[] = [

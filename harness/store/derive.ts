@@ -3,20 +3,24 @@
  * - priced_points (a view: a second copy of every point would double the memory): every point with its cost (price in effect on the run's date), tokens per
  *   GPU-hour, energy per token, and the ids of its scenario and configuration;
  * - releases: per configuration × engine × version, the median of each headline metric over its
- *   runs, and the log statistics the significance tests need (this is also the history);
+ *   runs, the log statistics the significance tests need, and the 95% interval of each compared
+ *   metric (and of throughput per GPU) they imply (this is also the history);
  * - leaderboard: the newest version of each engine per configuration, ranked per metric;
  * - deltas: newest vs previous release per configuration (significance in significance.ts);
- * - pareto: throughput per GPU vs interactivity per scenario, with frontiers.
+ * - pareto: throughput per GPU vs interactivity per scenario, with frontiers;
+ * - capacity: per scenario × engine × version × SLA tier, the best measured load point within the tier.
  * Scenarios and configurations (what is comparable) are defined in ids.ts.
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareReleases, pooledLogVariance, type SampleSummary } from './significance.ts';
+import { compareReleases, pooledLogVariance, tMultipliersByRuns, type SampleSummary } from './significance.ts';
 import type { PriceTable } from '../contract/prices.ts';
+import type { SlaTiers } from '../contract/sla-tiers.ts';
 import { columnOf } from './columns.ts';
 import { COMPARED_METRICS, HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { CONFIG_KEY, SCENARIO_KEY } from './ids.ts';
-import type { Delta } from '../contract/site-data.ts';
+import type { Delta, NoiseRow } from '../contract/site-data.ts';
+import { sqlString } from './tables.ts';
 
 
 export type { Delta };
@@ -63,11 +67,75 @@ async function updateReleases(connection: DuckDBConnection, select: string, inpu
     await connection.run('ROLLBACK');
     throw error;
   }
-  await connection.run('CREATE OR REPLACE TEMP VIEW releases AS SELECT * FROM release_cache');
 }
 
-/** Builds priced_points, releases, leaderboard and pareto as temp tables on the connection. */
-export async function deriveTables(connection: DuckDBConnection, prices: PriceTable): Promise<void> {
+/**
+ * The metrics whose release rows carry a 95% interval (`<metric>__lo`, `<metric>__hi`): the
+ * compared ones (their log statistics are in the release rows) and throughput per GPU, whose
+ * interval is output throughput's divided by gpu_count (the same as from its own log statistics:
+ * per point it is output throughput / gpu_count, and gpu_count is part of the configuration).
+ */
+export const INTERVAL_METRICS: readonly string[] = [...COMPARED_METRICS.map((m) => m.column), 'output_throughput_per_gpu'];
+
+/**
+ * releases: the cached medians and log statistics with, per interval metric, the 95% interval the
+ * regression test works with, exp(meanlog ± t_{0.975, n−1} · sqrt(varlog / n)); null for n < 2.
+ */
+async function materializeReleases(connection: DuckDBConnection): Promise<void> {
+  const nColumns = COMPARED_METRICS.map((m) => columnOf(`${m.column}__n`));
+  const maxRuns = Number((await connection.runAndReadAll(`SELECT coalesce(max(greatest(${nColumns.join(', ')})), 0) FROM release_cache`)).getRowsJS()[0]?.[0] ?? 0);
+  // Element n of the list is t for n runs (DuckDB lists are 1-based; n = 1 has none).
+  const t = tMultipliersByRuns(Math.max(maxRuns, 1)).slice(1).map((v) => (v === null ? 'NULL' : String(v)));
+  await connection.run(`CREATE OR REPLACE TEMP MACRO release_interval_end(meanlog, varlog, n, side) AS
+    CASE WHEN n >= 2 AND varlog IS NOT NULL THEN exp(meanlog + side * ([${t.join(', ')}]::DOUBLE[])[n] * sqrt(varlog / n)) END`);
+  const ends = COMPARED_METRICS.flatMap((m) => {
+    const [meanlog, varlog, n] = ['__meanlog', '__varlog', '__n'].map((suffix) => columnOf(`${m.column}${suffix}`));
+    return [
+      `release_interval_end(${meanlog}, ${varlog}, ${n}, -1) AS ${columnOf(`${m.column}__lo`)}`,
+      `release_interval_end(${meanlog}, ${varlog}, ${n}, 1) AS ${columnOf(`${m.column}__hi`)}`,
+    ];
+  });
+  const perGpu = (side: 'lo' | 'hi') => `CASE WHEN gpu_count > 0 THEN release_interval_end(output_throughput__meanlog, output_throughput__varlog, output_throughput__n, ${side === 'lo' ? -1 : 1}) / gpu_count END AS output_throughput_per_gpu__${side}`;
+  await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT *, ${ends.join(', ')}, ${perGpu('lo')}, ${perGpu('hi')} FROM release_cache`);
+}
+
+/**
+ * capacity: per scenario × engine × version × tier, among the release's load points (release
+ * medians) whose ttft_ms_p95 and tpot_ms_p95 are within the tier's limits (a null fails), the one
+ * with the highest throughput per GPU (output throughput on CPU-only runs, as pareto_base); a
+ * row for every release and tier, with the point's fields null when no point meets the tier.
+ */
+async function deriveCapacity(connection: DuckDBConnection, tiers: SlaTiers): Promise<void> {
+  const values = tiers.tiers.map((t, i) => `(${sqlString(t.id)}, ${i}, ${t.limits.ttft_ms_p95}::DOUBLE, ${t.limits.tpot_ms_p95}::DOUBLE)`).join(', ');
+  await connection.run(`
+    CREATE OR REPLACE TEMP TABLE capacity AS
+    WITH tiers(tier, tier_order, ttft_limit, tpot_limit) AS (VALUES ${values}),
+    points AS (
+      SELECT *, coalesce(output_throughput_per_gpu, output_throughput) AS throughput,
+        coalesce(output_throughput_per_gpu__lo, output_throughput__lo) AS throughput_lo,
+        coalesce(output_throughput_per_gpu__hi, output_throughput__hi) AS throughput_hi
+      FROM releases),
+    versions AS (
+      SELECT scenario_id, engine, engine_version, engine_version_order, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware,
+        any_value(workload) AS workload, any_value(methodology) AS methodology, any_value(gpu_count) AS gpu_count, max(runs) AS most_runs
+      FROM releases GROUP BY scenario_id, engine, engine_version, engine_version_order),
+    newest AS (SELECT scenario_id, engine, max(engine_version_order) AS engine_version_order FROM versions GROUP BY scenario_id, engine),
+    chosen AS (
+      SELECT t.tier, p.* FROM points p JOIN tiers t ON p.ttft_ms_p95 <= t.ttft_limit AND p.tpot_ms_p95 <= t.tpot_limit
+      WHERE p.throughput IS NOT NULL
+      QUALIFY row_number() OVER (PARTITION BY p.scenario_id, p.engine, p.engine_version, t.tier ORDER BY p.throughput DESC, p.ttft_ms_p95, p.config_id) = 1)
+    SELECT c.config_id, v.scenario_id, v.model, v.precision, v.hardware, v.workload, v.methodology, v.gpu_count, v.engine, v.engine_version,
+      n.engine IS NOT NULL AS latest_version, t.tier, c.config_id IS NOT NULL AS meets, c.load, c.concurrency,
+      c.throughput AS throughput_per_gpu, c.throughput_lo AS throughput_per_gpu_lo, c.throughput_hi AS throughput_per_gpu_hi,
+      c.ttft_ms_p95, c.tpot_ms_p95, c.cost_per_1m_output_tokens, coalesce(c.runs, v.most_runs)::INTEGER AS runs, c.latest_run_id AS run_id,
+      ${tiers.version}::INTEGER AS tiers_version, v.engine_version_order, t.tier_order
+    FROM versions v CROSS JOIN tiers t
+    LEFT JOIN newest n ON n.scenario_id = v.scenario_id AND n.engine = v.engine AND n.engine_version_order = v.engine_version_order
+    LEFT JOIN chosen c ON c.scenario_id = v.scenario_id AND c.engine = v.engine AND c.engine_version = v.engine_version AND c.tier = t.tier`);
+}
+
+/** Builds priced_points, releases, leaderboard, pareto and (given the SLA tiers) capacity as temp tables on the connection. */
+export async function deriveTables(connection: DuckDBConnection, prices: PriceTable, tiers: SlaTiers | null = null): Promise<void> {
   await loadPriceTable(connection, prices);
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE gpu_day_price AS
@@ -106,6 +174,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       ${logStats}
     FROM priced_points
     WHERE status = 'completed' AND engine_version IS NOT NULL`, `${pricedPointsSql}|${JSON.stringify(prices)}`);
+  await materializeReleases(connection);
   const ranks = HEADLINE_METRICS.map((m) => `(rank() OVER (PARTITION BY config_id ORDER BY ${columnOf(m.column)} ${m.better === 'higher' ? 'DESC' : 'ASC'} NULLS LAST))::INTEGER AS ${columnOf(`rank_${m.column}`)}`).join(',\n      ');
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE leaderboard AS
@@ -132,6 +201,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
         AND b.interactivity >= a.interactivity AND b.throughput_per_gpu >= a.throughput_per_gpu
         AND (b.interactivity > a.interactivity OR b.throughput_per_gpu > a.throughput_per_gpu)) AS on_overall_frontier
     FROM pareto_base a`);
+  if (tiers !== null) await deriveCapacity(connection, tiers);
 }
 
 function summary(row: Record<string, unknown>, metric: string): SampleSummary | null {
@@ -141,15 +211,40 @@ function summary(row: Record<string, unknown>, metric: string): SampleSummary | 
   return { n, meanLog: row[`${metric}__meanlog`] as number, varLog: n >= 2 && typeof varLog === 'number' ? varLog : null };
 }
 
+const noiseColumns = COMPARED_METRICS.flatMap((m) => ['__n', '__varlog', '__meanlog'].map((suffix) => columnOf(`${m.column}${suffix}`)));
+
+/**
+ * The noise of each compared metric: the variance of ln(value) pooled over every repeated release
+ * (any engine, any configuration; Σ(nᵢ−1)sᵢ² / Σ(nᵢ−1)), its degrees of freedom, and how many
+ * releases it pooled; null variance without repeats.
+ */
+async function pooledNoise(connection: DuckDBConnection): Promise<Map<string, { pooled: { variance: number; df: number } | null; releases: number }>> {
+  // Ordered: a float sum depends on its order, and a delta must not depend on how the table was built.
+  const all = (await connection.runAndReadAll(`SELECT ${noiseColumns.join(', ')} FROM releases WHERE runs >= 2 ORDER BY config_id, engine, engine_version_order`)).getRowObjectsJS() as Array<Record<string, unknown>>;
+  return new Map(
+    COMPARED_METRICS.map((m) => {
+      const repeated = all.map((row) => summary(row, m.column)).filter((s): s is SampleSummary => s !== null && s.varLog !== null);
+      return [m.column, { pooled: pooledLogVariance(repeated), releases: repeated.length }];
+    }),
+  );
+}
+
+/** noise.json: per compared metric, σ of ln(value) pooled over repeated releases (the history chart draws value × exp(±1.96 σ)). */
+export async function computeNoise(connection: DuckDBConnection): Promise<NoiseRow[]> {
+  const noise = await pooledNoise(connection);
+  return COMPARED_METRICS.map((m) => {
+    const n = noise.get(m.column)!;
+    return { metric: m.column, log_sd: n.pooled === null ? null : Math.sqrt(n.pooled.variance), releases: n.releases };
+  });
+}
+
 /**
  * Newest vs previous release of each engine on each configuration, for every compared metric.
  * The noise of a metric is pooled over all its repeated releases (any engine, any configuration).
  */
 export async function computeDeltas(connection: DuckDBConnection): Promise<Delta[]> {
-  // Ordered: a float sum depends on its order, and a delta must not depend on how the table was built.
-  const noiseColumns = COMPARED_METRICS.flatMap((m) => ['__n', '__varlog', '__meanlog'].map((suffix) => columnOf(`${m.column}${suffix}`)));
-  const all = (await connection.runAndReadAll(`SELECT ${noiseColumns.join(', ')} FROM releases WHERE runs >= 2 ORDER BY config_id, engine, engine_version_order`)).getRowObjectsJS() as Array<Record<string, unknown>>;
-  const noise = new Map(COMPARED_METRICS.map((m) => [m.column, pooledLogVariance(all.map((row) => summary(row, m.column)).filter((s): s is SampleSummary => s !== null))]));
+  const pooled = await pooledNoise(connection);
+  const noise = new Map([...pooled].map(([metric, n]) => [metric, n.pooled]));
   // Only what a delta reads: converting every column of every row to JS objects dominated this step.
   const pairColumns = ['config_id', 'scenario_id', 'model', 'precision', 'hardware', 'workload', 'methodology', 'load', 'engine', 'engine_version', 'latest_run_id', ...COMPARED_METRICS.map((m) => m.column)].map(columnOf).concat(noiseColumns);
   const pairs = (

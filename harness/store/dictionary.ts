@@ -1,6 +1,7 @@
 /**
  * What each published column means: the column definitions of columns.ts, the headline metrics,
- * and the few columns the derivations add (ranks, release statistics, frontiers, deltas).
+ * and the few columns the derivations add (ranks, release statistics and intervals, frontiers,
+ * deltas, capacity at the SLA tiers).
  */
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -29,7 +30,27 @@ const DERIVED: Record<string, { unit: string | null; description: string }> = {
   ...DELTA_COLUMN_DESCRIPTIONS,
 };
 
+/** The capacity table (derive.ts): one row per release (scenario × engine × version) × SLA tier (fleet/sla-tiers.yaml). */
+const CAPACITY: Record<string, { unit: string | null; description: string }> = {
+  config_id: { unit: null, description: 'Configuration of the chosen load point (the scenario at that load); null when no load point meets the tier' },
+  latest_version: { unit: null, description: "This is the engine's newest version measured on the scenario" },
+  tier: { unit: null, description: 'SLA tier id (fleet/sla-tiers.yaml): limits on the release medians of TTFT p95 and TPOT p95' },
+  meets: { unit: null, description: 'At least one measured load point of the release meets both limits of the tier (a missing metric fails)' },
+  load: { unit: null, description: 'The chosen load point: the one meeting the tier with the highest throughput per GPU (never interpolated); null when none meets it' },
+  concurrency: { unit: 'requests', description: 'Closed-loop concurrency of the chosen load point (null for open-loop points or when none meets the tier)' },
+  throughput_per_gpu: { unit: 'tokens/s/GPU', description: 'Capacity at the tier: median output throughput per GPU of the chosen load point (output throughput on CPU-only runs)' },
+  throughput_per_gpu_lo: { unit: 'tokens/s/GPU', description: "Low end of the 95% interval of throughput_per_gpu over the chosen point's runs (t interval on logs; null with fewer than 2 runs)" },
+  throughput_per_gpu_hi: { unit: 'tokens/s/GPU', description: "High end of the 95% interval of throughput_per_gpu over the chosen point's runs" },
+  ttft_ms_p95: { unit: 'ms', description: "TTFT p95 of the chosen load point: median over the release's runs (at most the tier's limit)" },
+  tpot_ms_p95: { unit: 'ms', description: "TPOT p95 of the chosen load point: median over the release's runs (at most the tier's limit)" },
+  cost_per_1m_output_tokens: { unit: 'USD', description: "GPU cost of one million output tokens at the chosen load point: median over the release's runs" },
+  runs: { unit: 'runs', description: "Completed runs behind the chosen load point (with none meeting the tier: the most runs of any of the release's load points)" },
+  run_id: { unit: null, description: 'The latest run of the chosen load point; null when none meets the tier' },
+  tiers_version: { unit: null, description: 'Version of fleet/sla-tiers.yaml the tier limits come from' },
+};
+
 export function describeColumn(table: string, name: string): { unit: string | null; description: string } {
+  if (table === 'capacity' && CAPACITY[name]) return CAPACITY[name];
   const headline = HEADLINE.get(name);
   if ((table === 'leaderboard' || table === 'history') && headline) return { unit: headline.unit, description: `${headline.label}: median over the release's runs` };
   if (name.startsWith('rank_')) {
@@ -40,6 +61,12 @@ export function describeColumn(table: string, name: string): { unit: string | nu
   if (stat && HEADLINE.get(stat[1]!)) {
     const what = { meanlog: 'Mean of ln(value)', varlog: 'Sample variance of ln(value)', n: 'Runs with a positive value' }[stat[2] as 'meanlog' | 'varlog' | 'n'];
     return { unit: null, description: `${what} of ${HEADLINE.get(stat[1]!)!.label} over the release's runs (for significance tests)` };
+  }
+  const interval = name.match(/^(.*)__(lo|hi)$/);
+  if (interval && HEADLINE.get(interval[1]!)) {
+    const metric = HEADLINE.get(interval[1]!)!;
+    const end = interval[2] === 'lo' ? 'Low' : 'High';
+    return { unit: metric.unit, description: `${end} end of the 95% interval of ${metric.label} over the release's runs: exp(mean ln ± t(0.975, n−1)·sd/√n), the interval the regression test uses (null with fewer than 2 runs)${metric.column === 'output_throughput_per_gpu' ? "; output throughput's interval divided by gpu_count" : ''}` };
   }
   if (table === 'metrics' && name === 'metric') return { unit: null, description: `Metric name, one of: ${[...new Set(LONG_METRICS.map(([m]) => m))].join(', ')}` };
   const known = DERIVED[name] ?? KNOWN.get(name);

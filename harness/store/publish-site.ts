@@ -10,9 +10,28 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { DEFAULT_REGRESSION_THRESHOLD_PCT, HEADLINE_METRICS } from '../contract/metric-catalog.ts';
-import { DeltaSchema, EngineVersionSchema, HeadlineMetricSchema, LeaderboardRowSchema, RegressionsFileSchema, RunDetailSchema, ScenarioDetailSchema, ScenarioSchema, SITE_FILES, SiteMetaSchema, type Delta } from '../contract/site-data.ts';
+import type { SlaTiers } from '../contract/sla-tiers.ts';
+import {
+  CapacityRowSchema,
+  ChangesFileSchema,
+  DeltaSchema,
+  EngineVersionSchema,
+  HeadlineMetricSchema,
+  LeaderboardRowSchema,
+  NoiseRowSchema,
+  RegressionsFileSchema,
+  RunDetailSchema,
+  ScenarioDetailSchema,
+  ScenarioSchema,
+  SITE_FILES,
+  SiteMetaSchema,
+  SlaTiersFileSchema,
+  type ChangesFile,
+  type Delta,
+} from '../contract/site-data.ts';
 import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
 import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } from './columns.ts';
+import { computeNoise } from './derive.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { findRegressions } from './regress.ts';
 
@@ -49,7 +68,7 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
  * one (a rename, not thousands of links); what is stale is overwritten, what is gone is deleted.
  */
 class SiteFiles {
-  static readonly FOLDERS = ['runs', 'points', 'scenarios'] as const;
+  static readonly FOLDERS = ['runs', 'points', 'scenarios', 'releases'] as const;
   private readonly next = new Map<string, string>();
   private readonly connection: DuckDBConnection;
   private readonly dir: string;
@@ -98,8 +117,43 @@ class SiteFiles {
   }
 }
 
+/** What the site data needs besides the derived tables. */
+export interface SiteInputs {
+  /** The tiers the capacity table was computed at (published as sla-tiers.json). */
+  readonly tiers: SlaTiers;
+  /** The day of the snapshot published before this one; null: none (changes.json then covers the last 7 days). */
+  readonly previousSnapshotDay: string | null;
+  /** The compile's day (YYYY-MM-DD): `until` of changes.json when there are no runs. */
+  readonly today: string;
+}
+
+const MAX_FAILED_RUNS = 100;
+
+/** changes.json: new releases since the previous snapshot (or in the last 7 days), their significant changes, the failed runs. */
+async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[], inputs: SiteInputs): Promise<ChangesFile> {
+  const newest = (await connection.runAndReadAll('SELECT max(run_date)::VARCHAR FROM valid_runs')).getRowsJS()[0]?.[0];
+  const until = typeof newest === 'string' ? newest : inputs.today;
+  const basis = inputs.previousSnapshotDay === null ? 'last-7-days' : 'previous-snapshot';
+  const since = inputs.previousSnapshotDay ?? new Date(Date.parse(`${until}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
+  const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  const newReleases = await rows(`
+    SELECT engine, engine_version, min(first_run_date)::VARCHAR AS first_run_date, count(DISTINCT config_id)::INTEGER AS configurations
+    FROM releases GROUP BY engine, engine_version, engine_version_order
+    HAVING min(first_run_date) > DATE '${since}'
+    ORDER BY first_run_date DESC, engine, engine_version_order DESC`);
+  const fresh = new Set(newReleases.map((r) => `${String(r.engine)}\u0000${String(r.engine_version)}`));
+  const changes = deltas
+    .filter((d) => d.verdict !== 'unclear' && (fresh.size === 0 || fresh.has(`${d.engine}\u0000${d.version}`)))
+    .sort((a, b) => Math.abs(b.change_pct) - Math.abs(a.change_pct) || a.config_id.localeCompare(b.config_id) || a.engine.localeCompare(b.engine) || a.metric.localeCompare(b.metric));
+  const failedRuns = await rows(`
+    SELECT run_id, engine, engine_version, model, precision, hardware, workload, strftime(created_at, '%Y-%m-%dT%H:%M:%SZ') AS created_at, failure_phase, failure_message, file
+    FROM valid_runs WHERE status <> 'completed' AND run_date > DATE '${since}'
+    ORDER BY valid_runs.created_at DESC, run_id LIMIT ${MAX_FAILED_RUNS}`);
+  return ChangesFileSchema.parse({ basis, since, until, new_releases: newReleases, changes, failed_runs: failedRuns });
+}
+
 /** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
-export async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>, context: string): Promise<void> {
+export async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>, context: string, inputs: SiteInputs): Promise<void> {
   // Built next to the published folder and swapped in whole.
   const next = `${siteDir}.next`;
   rmSync(next, { recursive: true, force: true });
@@ -122,7 +176,12 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, runFiles) });
     json(SITE_FILES.metrics, z.array(HeadlineMetricSchema), HEADLINE_METRICS);
     json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
-    await writeRunPages(connection, next, deltas, files, digest);
+    json(SITE_FILES.slaTiers, SlaTiersFileSchema, inputs.tiers);
+    json(SITE_FILES.capacity, z.array(CapacityRowSchema), await jsonRows('SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order'));
+    json(SITE_FILES.noise, z.array(NoiseRowSchema), await computeNoise(connection));
+    const changes = await whatChanged(connection, deltas, inputs);
+    json(SITE_FILES.changes, ChangesFileSchema, changes);
+    await writeRunPages(connection, next, deltas, files, digest, changes.failed_runs.map((f) => f.run_id));
     const scenarios = (await jsonRows(`
       WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
       SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
@@ -136,7 +195,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     const scenarioInputs = (await connection.runAndReadAll(`
       SELECT p.scenario_id, md5(string_agg(r.file || ':' || r.file_sha256, ',' ORDER BY r.file))
       FROM (SELECT DISTINCT scenario_id, file FROM valid_points WHERE status = 'completed') p JOIN valid_runs r USING (file) GROUP BY p.scenario_id`)).getRowsJS() as Array<[string, string]>;
-    const stale = scenarioInputs.filter(([id, inputs]) => ![`points/${id}.arrow`, `scenarios/${id}.json`].map((path) => files.reuse(path, digest(inputs))).every(Boolean)).map(([id]) => id);
+    const stale = scenarioInputs.filter(([id, runs]) => ![SITE_FILES.pointsArrow(id), SITE_FILES.scenario(id), SITE_FILES.releasesOf(id)].map((path) => files.reuse(path, digest(runs))).every(Boolean)).map(([id]) => id);
     await connection.run('CREATE OR REPLACE TEMP TABLE stale_scenarios (scenario_id VARCHAR)');
     const appender = await connection.createAppender('stale_scenarios');
     for (const id of stale) (appender.appendVarchar(id), appender.endRow());
@@ -161,6 +220,12 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
       if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
     }
     writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
+    // Each scenario's rows of releases.arrow on their own (same columns, same order within the
+    // scenario): the SLA filter of a scenario page loads a few KB, not every release of the fleet.
+    if (stale.length > 0) {
+      const releases = await queryToArrowIpc(connection, { from: `(SELECT * FROM releases WHERE ${staleOnly})`, orderBy: 'scenario_id, config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) });
+      for (const [id, bytes] of splitByScenario(releases, [])) writeFileSync(join(next, SITE_FILES.releasesOf(id)), bytes);
+    }
     // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
     if (stale.length > 0) {
       const points = await queryToArrowIpc(connection, {
@@ -180,12 +245,13 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
   renameSync(next, siteDir);
 }
 
-/** Per-run detail for every run a page links to (leaderboard, deltas, Pareto): provenance and points. */
-async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], files: SiteFiles, digest: (text: string) => string): Promise<void> {
+/** Per-run detail for every run a page links to (leaderboard, deltas, Pareto, capacity, failed runs of changes.json): provenance and points. */
+async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], files: SiteFiles, digest: (text: string) => string, alsoLinked: readonly string[]): Promise<void> {
   await connection.run(`CREATE OR REPLACE TEMP TABLE linked_runs AS
-    SELECT latest_run_id AS run_id FROM leaderboard UNION SELECT latest_run_id FROM pareto`);
+    SELECT latest_run_id AS run_id FROM leaderboard UNION SELECT latest_run_id FROM pareto UNION SELECT run_id FROM capacity WHERE run_id IS NOT NULL`);
   const appender = await connection.createAppender('linked_runs');
   for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
+  for (const id of alsoLinked) (appender.appendVarchar(id), appender.endRow());
   appender.closeSync();
   const linked = (await connection.runAndReadAll('SELECT DISTINCT run_id, file_sha256 FROM valid_runs WHERE run_id IN (SELECT run_id FROM linked_runs)')).getRowsJS() as Array<[string, string]>;
   await connection.run('CREATE OR REPLACE TEMP TABLE stale_runs (run_id VARCHAR)');

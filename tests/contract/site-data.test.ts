@@ -9,7 +9,24 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
-import { DeltaSchema, EngineVersionSchema, HeadlineMetricSchema, LeaderboardRowSchema, RegressionsFileSchema, RunDetailSchema, ScenarioDetailSchema, ScenarioSchema, SITE_FILES, SiteMetaSchema } from '../../harness/contract/site-data.ts';
+import { COMPARED_METRICS } from '../../harness/contract/metric-catalog.ts';
+import { loadSlaTiers } from '../../harness/contract/sla-tiers.ts';
+import {
+  CapacityRowSchema,
+  ChangesFileSchema,
+  DeltaSchema,
+  EngineVersionSchema,
+  HeadlineMetricSchema,
+  LeaderboardRowSchema,
+  NoiseRowSchema,
+  RegressionsFileSchema,
+  RunDetailSchema,
+  ScenarioDetailSchema,
+  ScenarioSchema,
+  SITE_FILES,
+  SiteMetaSchema,
+  SlaTiersFileSchema,
+} from '../../harness/contract/site-data.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
@@ -17,6 +34,7 @@ import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 const root = mkdtempSync(join(tmpdir(), 'servebench-site-data-'));
 const site = join(root, 'out', 'site');
 const read = (file: string): unknown => JSON.parse(readFileSync(join(site, file), 'utf8'));
+const scenarios = () => z.array(ScenarioSchema).parse(read(SITE_FILES.scenarios));
 
 beforeAll(async () => {
   writeFixture(join(root, 'results'));
@@ -38,6 +56,21 @@ describe('the compiled site data parses with its contract', () => {
     const regressions = RegressionsFileSchema.parse(read(SITE_FILES.regressions));
     expect(regressions.regressions.some((r) => r.engine === 'vllm' && r.version === '1.1.0')).toBe(true);
     expect(existsSync(join(site, SITE_FILES.releasesArrow))).toBe(true);
+    // Every metric the regression test compares carries its interval on the leaderboard rows.
+    for (const row of leaderboard) for (const m of COMPARED_METRICS) expect(row).toHaveProperty(`${m.column}__lo`);
+  });
+
+  it('capacity at the SLA tiers, the tier file, the noise and what changed', () => {
+    const tiers = SlaTiersFileSchema.parse(read(SITE_FILES.slaTiers));
+    // compile's default: the repository's tier file.
+    expect(tiers).toEqual(loadSlaTiers());
+    const capacity = z.array(CapacityRowSchema).parse(read(SITE_FILES.capacity));
+    // 4 releases of the one scenario × every tier.
+    expect(capacity).toHaveLength(4 * tiers.tiers.length);
+    for (const row of capacity) expect(row.tiers_version).toBe(tiers.version);
+    expect(z.array(NoiseRowSchema).parse(read(SITE_FILES.noise)).map((n) => n.metric)).toEqual(COMPARED_METRICS.map((m) => m.column));
+    expect(ChangesFileSchema.parse(read(SITE_FILES.changes)).basis).toBe('last-7-days');
+    for (const row of scenarios()) expect(existsSync(join(site, SITE_FILES.releasesOf(row.scenario_id)))).toBe(true);
   });
 
   it('every scenario and run file', () => {

@@ -175,7 +175,7 @@ describe('compile', () => {
     expect(points.reduce((sum, f) => sum + f.rows!, 0)).toBe(16);
     expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs/2026-W07.parquet`)).toBe(true);
     const dictionary = JSON.parse(readFileSync(join(outDir, 'dictionary.json'), 'utf8')) as { tables: Record<string, Array<{ name: string; description: string }>> };
-    expect(Object.keys(dictionary.tables).sort()).toEqual(['deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
+    expect(Object.keys(dictionary.tables).sort()).toEqual(['capacity', 'deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
     for (const columns of Object.values(dictionary.tables)) for (const c of columns) expect(c.description.length, c.name).toBeGreaterThan(5);
   });
 
@@ -211,12 +211,12 @@ describe('compile', () => {
     expect(cold.snapshot).toBe(next.snapshot);
     // Equal up to float summation order: DuckDB sums in parallel, so the last bits of a mean may differ.
     expectClose(next.deltas, cold.deltas, 'deltas');
-    for (const table of ['leaderboard', 'history', 'pareto', 'points/*', 'metrics/*']) {
+    for (const table of ['leaderboard', 'history', 'pareto', 'capacity', 'points/*', 'metrics/*']) {
       const sql = (dir: string) => `SELECT * FROM read_parquet('${dir}/parquet/latest/${table}.parquet') ORDER BY ALL`;
       expectClose(await query(sql(outDir)), await query(sql(join(root, 'out-cold'))), table);
     }
     // The site files reused from the previous compile are the ones a compile from scratch writes.
-    for (const folder of ['runs', 'points', 'scenarios']) {
+    for (const folder of ['runs', 'points', 'scenarios', 'releases']) {
       const names = readdirSync(join(outDir, 'site', folder)).sort();
       expect(names, folder).toEqual(readdirSync(join(root, 'out-cold', 'site', folder)).sort());
       for (const name of names) {
