@@ -144,7 +144,7 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
       lines.append(g);
     }
     root.append(lines);
-    const marks = el('g', { 'aria-label': `${points.length} measured points: each links to its run page` });
+    const marks = el('g', { role: 'group', 'aria-label': `${points.length} measured points: each links to its run page` });
     for (const p of ordered) {
       const c = colour(p.engine);
       const x = scales.x(p.interactivity);
@@ -192,7 +192,7 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
       x: { type: scale, domain: padded(xs, scale), label: `Interactivity p50 (tokens/s per user${scale === 'log' ? ', log scale' : ''}) →`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
       y: { type: scale, domain: padded(ys, scale), label: `↑ Output throughput per GPU (tokens/s${scale === 'log' ? ', log scale' : ''})`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
       marks: [
-        Plot.line(frontier, { ...xy, sort: 'interactivity', stroke: 'currentColor', strokeOpacity: 0.13, strokeWidth: 14, strokeLinecap: 'round', strokeLinejoin: 'round' }),
+        Plot.line(frontier, { ...xy, ariaHidden: true, sort: 'interactivity', stroke: 'currentColor', strokeOpacity: 0.13, strokeWidth: 14, strokeLinecap: 'round', strokeLinejoin: 'round' }),
         mark as unknown as Plot.Markish,
       ],
     });
@@ -262,7 +262,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       lines.append(g);
     }
     root.append(lines);
-    const marks = el('g', { 'aria-label': `${rows.length} releases: each links to its latest run` });
+    const marks = el('g', { role: 'group', 'aria-label': `${rows.length} releases: each links to its latest run` });
     for (const r of rows) {
       const c = colour(r.engine);
       const x = scales.x(r.date);
