@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareReleases, pooledLogVariance, tMultipliersByRuns, type SampleSummary } from './significance.ts';
+import { compareReleases, pooledLogVariance, tMultiplier, type SampleSummary } from './significance.ts';
 import type { PriceTable } from '../contract/prices.ts';
 import type { SlaTiers } from '../contract/sla-tiers.ts';
 import { columnOf } from './columns.ts';
@@ -83,9 +83,13 @@ export const INTERVAL_METRICS: readonly string[] = [...COMPARED_METRICS.map((m) 
  */
 async function materializeReleases(connection: DuckDBConnection): Promise<void> {
   const nColumns = COMPARED_METRICS.map((m) => columnOf(`${m.column}__n`));
-  const maxRuns = Number((await connection.runAndReadAll(`SELECT coalesce(max(greatest(${nColumns.join(', ')})), 0) FROM release_cache`)).getRowsJS()[0]?.[0] ?? 0);
+  // Only the run counts that occur get a t (each is a root search); the others stay null.
+  const counts = new Set((await connection.runAndReadAll(`SELECT DISTINCT unnest([${nColumns.join(', ')}])::INTEGER FROM release_cache`)).getRowsJS().map(([n]) => Number(n)));
   // Element n of the list is t for n runs (DuckDB lists are 1-based; n = 1 has none).
-  const t = tMultipliersByRuns(Math.max(maxRuns, 1)).slice(1).map((v) => (v === null ? 'NULL' : String(v)));
+  const t = Array.from({ length: Math.max(1, ...counts) }, (_, i) => {
+    const value = counts.has(i + 1) ? tMultiplier(i + 1) : null;
+    return value === null ? 'NULL' : String(value);
+  });
   await connection.run(`CREATE OR REPLACE TEMP MACRO release_interval_end(meanlog, varlog, n, side) AS
     CASE WHEN n >= 2 AND varlog IS NOT NULL THEN exp(meanlog + side * ([${t.join(', ')}]::DOUBLE[])[n] * sqrt(varlog / n)) END`);
   const ends = COMPARED_METRICS.flatMap((m) => {

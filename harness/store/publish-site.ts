@@ -2,7 +2,7 @@
  * The site's data (<out>/site/): small JSON for the prerendered pages and Arrow IPC for SQL in the
  * browser, each file written through its schema in the compiled-data contract. Built next to the
  * published folder and swapped in whole; the many costly files (a page per linked run, each
- * scenario's history and points) are rewritten only when their inputs changed.
+ * scenario's history, points and release medians) are rewritten only when their inputs changed.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,8 +62,8 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
 ];
 
 /**
- * The site's files that are many and costly to write (a page per linked run, the history and the
- * points of each scenario) are rewritten only when what they were made from changed: each is published with a
+ * The site's files that are many and costly to write (a page per linked run, the history, the
+ * points and the release medians of each scenario) are rewritten only when what they were made from changed: each is published with a
  * digest of its inputs, kept in the store. Their folders move from the previous site into the new
  * one (a rename, not thousands of links); what is stale is overwritten, what is gone is deleted.
  */

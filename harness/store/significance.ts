@@ -134,19 +134,9 @@ export function compareReleases(previous: SampleSummary, next: SampleSummary, no
 }
 
 /**
- * The two-sided (1 − level) t multiplier of a release's interval by its run count: element n is
- * t_{1−level/2, n−1} (so t_{0.975, n−1} at the default level) for n ≥ 2, null for n < 2. Index 0 is unused.
+ * The two-sided (1 − level) t multiplier of a release's interval over `runs` values:
+ * t_{1−level/2, runs−1} (t_{0.975, runs−1} at the default level); null for fewer than 2 runs.
  */
-export function tMultipliersByRuns(maxRuns: number, level = SIGNIFICANCE_LEVEL): Array<number | null> {
-  return Array.from({ length: maxRuns + 1 }, (_, n) => (n >= 2 ? studentQuantileTwoSided(level, n - 1) : null));
-}
-
-/**
- * The interval a release's value is known to on the log scale, as the regression test sees it:
- * exp(meanlog ± t_{1−level/2, n−1} · sqrt(varlog / n)); null with fewer than 2 values.
- */
-export function releaseInterval(s: SampleSummary, level = SIGNIFICANCE_LEVEL): readonly [number, number] | null {
-  if (s.n < 2 || s.varLog === null) return null;
-  const half = studentQuantileTwoSided(level, s.n - 1) * Math.sqrt(s.varLog / s.n);
-  return [Math.exp(s.meanLog - half), Math.exp(s.meanLog + half)];
+export function tMultiplier(runs: number, level = SIGNIFICANCE_LEVEL): number | null {
+  return runs >= 2 ? studentQuantileTwoSided(level, runs - 1) : null;
 }
