@@ -66,6 +66,11 @@ function enhanceFigure(figure: HTMLElement, doc: Document, win: Window): void {
   figure.addEventListener('pointerdown', (event) => {
     touched = event.pointerType === 'touch';
   });
+  // A tap anywhere but on a point or the box closes the details (a pointer leaving the figure does it for a mouse).
+  doc.addEventListener('pointerdown', (event) => {
+    const target = event.target as Element;
+    if (event.pointerType === 'touch' && !box?.contains(target) && !(figure.contains(target) && target.closest('g[data-point]'))) clearDetails(figure);
+  });
   figure.addEventListener('pointerover', (event) => {
     const point = (event.target as Element).closest<Point>('g[data-point]');
     if (point && figure.contains(point) && event.pointerType !== 'touch') showDetails(figure, point);

@@ -192,7 +192,7 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
       x: { type: scale, domain: padded(xs, scale), label: `Interactivity p50 (tokens/s per user${scale === 'log' ? ', log scale' : ''}) →`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
       y: { type: scale, domain: padded(ys, scale), label: `↑ Output throughput per GPU (tokens/s${scale === 'log' ? ', log scale' : ''})`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
       marks: [
-        Plot.line(frontier, { ...xy, ariaHidden: true, sort: 'interactivity', stroke: 'currentColor', strokeOpacity: 0.13, strokeWidth: 14, strokeLinecap: 'round', strokeLinejoin: 'round' }),
+        Plot.line(frontier, { ...xy, ariaHidden: 'true', sort: 'interactivity', stroke: 'currentColor', strokeOpacity: 0.13, strokeWidth: 14, strokeLinecap: 'round', strokeLinejoin: 'round' }),
         mark as unknown as Plot.Markish,
       ],
     });
