@@ -99,6 +99,7 @@ export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('harness_git_commit', 'VARCHAR', null, 'servebench commit', (c) => c.result.harness.git_commit ?? null),
   from('harness_git_dirty', 'BOOLEAN', null, 'The harness checkout had uncommitted changes', (c) => c.result.harness.git_dirty ?? null),
   from('harness_command', 'VARCHAR', null, 'The servebench command line that produced the run (secrets redacted)', (c) => c.result.harness.command.join(' ')),
+  from('harness_argv', 'VARCHAR', null, 'The same command line as a JSON array of arguments (what the reproduce command is built from)', (c) => JSON.stringify(c.result.harness.command)),
   from('schema_version', 'INTEGER', null, `Result schema version (this compiler: ${SCHEMA_VERSION})`, (c) => c.result.schema_version),
   from('api', 'VARCHAR', null, 'completions or chat', (c) => c.result.target.api),
   from('lengths', 'VARCHAR', null, 'exact (prompts built with the model tokenizer) or approximate', (c) => c.result.workload.lengths),

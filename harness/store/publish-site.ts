@@ -20,6 +20,7 @@ import {
   LeaderboardRowSchema,
   NoiseRowSchema,
   RegressionsFileSchema,
+  repositoryUrlFromEnv,
   RunDetailSchema,
   ScenarioDetailSchema,
   ScenarioSchema,
@@ -34,6 +35,7 @@ import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } 
 import { computeNoise } from './derive.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { findRegressions } from './regress.ts';
+import { reproduceCommand } from '../lib/shell/reproduce.ts';
 
 // Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
 const ARROW_POINT_COLUMNS: readonly Column[] = [
@@ -248,7 +250,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
 /** Per-run detail for every run a page links to (leaderboard, deltas, Pareto, capacity, failed runs of changes.json): provenance and points. */
 async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], files: SiteFiles, digest: (text: string) => string, alsoLinked: readonly string[]): Promise<void> {
   await connection.run(`CREATE OR REPLACE TEMP TABLE linked_runs AS
-    SELECT latest_run_id AS run_id FROM leaderboard UNION SELECT latest_run_id FROM pareto UNION SELECT run_id FROM capacity WHERE run_id IS NOT NULL`);
+    SELECT latest_run_id AS run_id FROM releases UNION SELECT latest_run_id FROM pareto UNION SELECT run_id FROM capacity WHERE run_id IS NOT NULL`);
   const appender = await connection.createAppender('linked_runs');
   for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
   for (const id of alsoLinked) (appender.appendVarchar(id), appender.endRow());
@@ -256,7 +258,9 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
   const linked = (await connection.runAndReadAll('SELECT DISTINCT run_id, file_sha256 FROM valid_runs WHERE run_id IN (SELECT run_id FROM linked_runs)')).getRowsJS() as Array<[string, string]>;
   await connection.run('CREATE OR REPLACE TEMP TABLE stale_runs (run_id VARCHAR)');
   const stale = await connection.createAppender('stale_runs');
-  for (const [id, sha] of linked) if (!files.reuse(`runs/${id}.json`, digest(sha))) (stale.appendVarchar(id), stale.endRow());
+  // The reproduce command names the repository to clone: a page made for another one is stale.
+  const repository = repositoryUrlFromEnv(process.env);
+  for (const [id, sha] of linked) if (!files.reuse(`runs/${id}.json`, digest(`${sha}|${repository ?? ''}`))) (stale.appendVarchar(id), stale.endRow());
   stale.closeSync();
   const runs = (await connection.runAndReadAll(`SELECT * FROM valid_runs WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const points = (await connection.runAndReadAll(`
@@ -270,6 +274,9 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
     if (list) list.push(p);
     else byRun.set(String(p.run_id), [p]);
   }
-  for (const run of runs) writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
+  for (const run of runs) {
+    const reproduce_command = reproduceCommand({ argv: JSON.parse(String(run.harness_argv)) as string[], gitCommit: (run.harness_git_commit as string | null) ?? null, image: (run.image as string | null) ?? null, imageDigest: (run.image_digest as string | null) ?? null }, repository);
+    writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run: { ...run, reproduce_command }, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
+  }
 }
 

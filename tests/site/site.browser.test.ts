@@ -15,6 +15,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber, formatPercent } from '../../site/lib/format.ts';
 
@@ -23,6 +24,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
 const root = mkdtempSync(join(tmpdir(), 'servebench-site-'));
 let results: RunResult[] = [];
+let extra: RunResult[] = [];
+let failed: RunResult;
 let site: Awaited<ReturnType<typeof serveStatic>>;
 let browser: Browser;
 const foreignRequests: string[] = [];
@@ -51,6 +54,15 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const resultsDir = join(root, 'results');
   results = writeFixture(resultsDir).map((p) => JSON.parse(readFileSync(join(resultsDir, p), 'utf8')) as RunResult);
+  // A second configuration (workload summarize) for the home page's filter, and a failed run: SYNTHETIC.
+  const summarize: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = { model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'summarize', concurrencies: [2, 4], tpotMs: 12, ttftMs: 300, noise: 0.02 };
+  extra = [
+    { ...summarize, engine: 'vllm', version: '1.1.0', date: new Date(Date.UTC(2026, 1, 12, 3)), seed: 400 },
+    { ...summarize, engine: 'sglang', version: '2.1.0', tpotMs: 10, date: new Date(Date.UTC(2026, 1, 13, 3)), seed: 401 },
+  ].map((run) => JSON.parse(readFileSync(join(resultsDir, writeResult(resultsDir, syntheticResult(run))), 'utf8')) as RunResult);
+  const broken = syntheticResult({ ...summarize, engine: 'vllm', version: '1.1.0', date: new Date(Date.UTC(2026, 1, 14, 3)), seed: 402 });
+  failed = { ...broken, status: 'failed', points: [], run: { ...broken.run!, failure: { phase: 'launch', message: 'CUDA out of memory while loading the weights', log_tail: [] } } };
+  writeResult(resultsDir, failed);
   await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
   await build({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
   site = await serveStatic(join(root, 'site'));
@@ -68,7 +80,7 @@ function expectedOrderAtC8(): string[] {
   for (const r of results) {
     const engine = r.run!.engine.name;
     const version = r.run!.engine.version!;
-    const value = r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!.metrics.output_throughput!;
+    const value = r.points.find((p) => p.load.mode === 'closed' && p.load.mode === 'closed' && p.load.concurrency === 8)!.metrics.output_throughput!;
     const current = newest.get(engine);
     if (!current || version > current.version) newest.set(engine, { version, values: [value] });
     else if (version === current.version) current.values.push(value);
@@ -81,6 +93,31 @@ const median = (v: number[]) => {
   const s = [...v].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+
+/** The 95% t-interval of the mean of the logs, exponentiated: what compile publishes as <metric>__lo/__hi. */
+function tInterval(values: number[]): [number, number] {
+  const logs = values.map(Math.log);
+  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
+  // t quantiles at 0.975 for 1..4 degrees of freedom.
+  const t = [12.706204736, 4.30265273, 3.182446305, 2.776445105][logs.length - 2]!;
+  const half = (t * sd) / Math.sqrt(logs.length);
+  return [Math.exp(mean - half), Math.exp(mean + half)];
+}
+
+/** Capacity at a tier from the files: the highest median throughput per GPU among the loads whose median TTFT p95 and TPOT p95 meet the limits. */
+function expectedCapacity(runs: RunResult[], engine: string, version: string, concurrencies: number[], limits: { ttft_ms_p95: number; tpot_ms_p95: number }): { throughput: number; load: string } | null {
+  const mine = runs.filter((r) => r.run!.engine.name === engine && r.run!.engine.version === version);
+  let best: { throughput: number; load: string } | null = null;
+  for (const c of concurrencies) {
+    const metrics = mine.map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === c)!.metrics);
+    const ttft = median(metrics.map((m) => m.ttft_ms!.p95));
+    const tpot = median(metrics.map((m) => m.tpot_ms!.p95));
+    const throughput = median(metrics.map((m) => m.output_throughput!));
+    if (ttft <= limits.ttft_ms_p95 && tpot <= limits.tpot_ms_p95 && (best === null || throughput > best.throughput)) best = { throughput, load: `c=${c}` };
+  }
+  return best;
+}
 
 /** The SLA-throughput frontier computed from the result files, independently of the site's SQL. */
 function expectedSla(limits: { ttft_ms_p99?: number; tpot_ms_p95?: number }): Array<[string, string | null]> {
@@ -138,7 +175,7 @@ const engineColumn = (page: Page, load: string) => page.locator(`section[data-lo
 describe('the site in Chromium', () => {
   it('overview lists the configuration and links to its leaderboard', async () => {
     const page = await open('/', 'overview');
-    await expect(page.locator('#scenarios tbody tr').count()).resolves.toBe(1);
+    await expect(page.locator('#scenarios tbody tr').count()).resolves.toBe(2);
     await expect(page.locator('#scenarios tbody tr td').first().innerText()).resolves.toBe('synthetic/llama-8b');
     await page.locator('#scenarios a').first().click();
     await page.waitForURL(/\/scenario\/[0-9a-f]{12}\/$/);
@@ -186,7 +223,7 @@ describe('the site in Chromium', () => {
     await page.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"] button').click();
     await page.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"] button').click();
     expect(new URL(page.url()).search).toBe('?load=c%3D1&sort=ttft_ms_p50&dir=asc');
-    const ttft = async () => (await page.locator('section[data-load="c=1"] tbody td:nth-child(3)').allInnerTexts()).map(Number);
+    const ttft = async () => (await page.locator('section[data-load="c=1"] tbody td:nth-child(3) .value').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
     const sorted = await ttft();
     expect(sorted).toEqual([...sorted].sort((a, b) => a - b));
     const sortedEngines = await engineColumn(page, 'c=1');
@@ -330,7 +367,7 @@ describe('the site in Chromium', () => {
     const result = results.find((r) => r.run_id === runId)!;
     expect(result.run!.engine.version).toBe('1.1.0');
     await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${runId}`);
-    await expect(page.locator('pre code').first().innerText()).resolves.toBe(result.harness.command.join(' '));
+    await expect(page.locator('pre code#reproduce').innerText()).resolves.toContain(`\nnpx ${result.harness.command.join(' ')}`);
     await expect(page.getByRole('link', { name: /^results\/2026-02-1\d\/vllm\/.*\.json$/ }).getAttribute('href')).resolves.toMatch(/^https:\/\/github\.com\/servebench\/servebench\/blob\/main\/results\/2026-02-1\d\/vllm\//);
     await expect(page.locator('tbody tr').first().innerText()).resolves.toMatch(/^c=1\t64\t64\t0\t512\t128\t/);
     await page.screenshot({ path: join(ARTIFACTS, 'run.png'), fullPage: true });
@@ -383,6 +420,142 @@ describe('the site in Chromium', () => {
     await expect(page.locator('section[data-load="c=8"] th[data-key="ttft_ms_p50"]').getAttribute('aria-sort')).resolves.toBe('ascending');
     await page.close();
   });
+
+  it('home: the first screen ranks the engines with spread and delta, shows capacity at the SLA tiers and what changed, without a click', async () => {
+    const page = await open('/', 'home');
+    const shown = page.locator('section[data-config]:visible');
+    await expect(shown.count()).resolves.toBe(1);
+    // The default configuration has the most engines (chat: both engines' releases), at its highest load.
+    await expect(shown.locator('h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat');
+    const ranking = shown.locator('[data-config-load="c=8"] table[data-ranking]');
+    const box = (await ranking.boundingBox())!;
+    expect(box.y).toBeLessThan(900);
+    const rows = await ranking.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim().replace(/\s+/g, ' '))));
+    expect(rows.map((r) => r[1]!.split(' ')[0])).toEqual(expectedOrderAtC8());
+    expect(rows.map((r) => r[0])).toEqual(['1', '2']);
+    // vllm 1.1.0 has three runs: its throughput shows the 95% t-interval of the log values; sglang 2.1.0 one run, marked so.
+    const tputs = results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0').map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!.metrics.output_throughput!);
+    const [lo, hi] = tInterval(tputs);
+    const vllm = rows.find((r) => r[1]!.startsWith('vllm'))!;
+    expect(vllm[4]).toBe(`${formatNumber(median(tputs))} (${formatNumber(lo)}–${formatNumber(hi)}), 95% interval`);
+    expect(vllm[5]).toMatch(/^▼ −1\d\.\d% worse vs 1\.0\.0$/);
+    await expect(ranking.locator('tr[data-engine="vllm"] td:last-child span').first().getAttribute('class')).resolves.toBe('delta-worse');
+    const sglang = rows.find((r) => r[1]!.startsWith('sglang'))!;
+    expect(sglang[4]).toMatch(/ 1 run: no interval$/);
+    expect(sglang[5]).toMatch(/no clear change vs 2\.0\.0$/);
+    // Capacity at the tiers, from the result files and the compiled tier file: the best measured point meeting both limits.
+    const tiers = JSON.parse(readFileSync(join(root, 'data', 'site', 'sla-tiers.json'), 'utf8')) as { tiers: Array<{ id: string; limits: { ttft_ms_p95: number; tpot_ms_p95: number } }> };
+    expect(tiers.tiers.map((t) => t.id)).toEqual(['interactive', 'standard', 'batch']);
+    const capacity = shown.locator('table[data-capacity-table]');
+    await expect(capacity.isVisible()).resolves.toBe(true);
+    for (const [engine, version] of [['vllm', '1.1.0'], ['sglang', '2.1.0']] as const) {
+      for (const tier of tiers.tiers) {
+        const cell = (await capacity.locator(`tr[data-engine="${engine}"] td[data-tier="${tier.id}"]`).innerText()).replace(/\s+/g, ' ').trim();
+        const best = expectedCapacity(results, engine, version, [1, 8], tier.limits);
+        if (best === null) expect(cell, `${engine} ${tier.id}`).toBe('no point meets it');
+        else expect(cell, `${engine} ${tier.id}`).toMatch(new RegExp(`^${formatNumber(best.throughput).replace(/[.,]/g, '\\$&')} .*tok/s/GPU at ${best.load} · \\$[\\d.]+ per 1M tokens$`));
+      }
+    }
+    // What changed since the window's start: the new releases, the planted regression under "Worse", the failed run.
+    const changes = JSON.parse(readFileSync(join(root, 'data', 'site', 'changes.json'), 'utf8')) as { new_releases: Array<{ engine: string; engine_version: string }>; changes: Array<{ engine: string; verdict: string }> };
+    const aside = page.locator('aside.what-changed');
+    await expect(aside.isVisible()).resolves.toBe(true);
+    expect((await aside.locator('[data-new-releases] li').allInnerTexts()).map((t) => t.split(' first run')[0])).toEqual(changes.new_releases.map((r) => `${r.engine} ${r.engine_version}`));
+    expect(changes.changes.some((d) => d.engine === 'vllm' && d.verdict === 'worse')).toBe(true);
+    await expect(aside.locator('[data-changes="worse"] li').first().innerText()).resolves.toMatch(/^[▲▼] [+−]1\d\.\d% worse .*vllm 1\.0\.0 → 1\.1\.0/);
+    const failure = aside.locator('[data-failed-runs] li').first();
+    await expect(failure.innerText()).resolves.toMatch(/^vllm 1\.1\.0 · failed in launch: CUDA out of memory while loading the weights/);
+    await failure.locator('a').click();
+    await page.waitForURL(new RegExp(`/run/${failed.run_id}/$`));
+    await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${failed.run_id}`);
+    await page.close();
+  });
+
+  it('home: the filter picks a configuration and a load from the keyboard, keeps them in the URL, and a link reopens them', async () => {
+    const page = await open('/', 'home-filter');
+    const workload = page.locator('select[data-field="workload"]');
+    await workload.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(workload.inputValue()).resolves.toBe('summarize');
+    const shown = page.locator('section[data-config]:visible');
+    await expect(shown.locator('h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · summarize');
+    expect(await page.locator('select[data-field="load"] option').allInnerTexts()).toEqual(['c=2', 'c=4']);
+    await expect(page.locator('select[data-field="load"]').inputValue()).resolves.toBe('c=4');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ArrowUp');
+    await expect(page.locator('select[data-field="load"]').inputValue()).resolves.toBe('c=2');
+    await expect(shown.locator('[data-config-load="c=2"]').isVisible()).resolves.toBe(true);
+    await expect(shown.locator('[data-config-load="c=4"]').isVisible()).resolves.toBe(false);
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toEqual({ model: 'synthetic/llama-8b', precision: 'bfloat16', hardware: '1x-Synthetic H100', workload: 'summarize', load: 'c=2' });
+    // Both engines at c=2, ranked by their throughput per GPU in the files (one run each).
+    const expected = extra.map((r) => [r.run!.engine.name, r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 2)!.metrics.output_throughput!] as const).sort((a, b) => b[1] - a[1]).map(([e]) => e);
+    expect((await shown.locator('[data-config-load="c=2"] tbody tr td:nth-child(2)').allInnerTexts()).map((t) => t.split(/\s+/)[0])).toEqual(expected);
+    const again = await open(`/${url.search}`, 'home-filter-permalink');
+    await expect(again.locator('section[data-config]:visible h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · summarize');
+    await expect(again.locator('select[data-field="load"]').inputValue()).resolves.toBe('c=2');
+    await again.close();
+    await page.close();
+  });
+
+  it('a run page reproduces the run: one shell-quoted block for the exact commit, copied by its button', async () => {
+    const run = results.find((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0')!;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
+    await page.goto(`${site.url}/run/${run.run_id}/`);
+    const block = await page.locator('pre.command code#reproduce').innerText();
+    expect(block).toBe([
+      'git clone https://github.com/servebench/servebench.git servebench && cd servebench',
+      `git checkout ${run.harness.git_commit}`,
+      'npm ci',
+      `npx ${run.harness.command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
+    ].join('\n'));
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.locator('[data-copy-status]', { hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(block);
+    await context.close();
+  });
+
+  it('every page type passes axe (no serious or critical violation) at a desktop and a phone width, with screenshots', async () => {
+    const run = results[0]!;
+    const overview = await open('/', 'axe-overview');
+    const scenario = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const pages = { home: '/', scenario, run: `/run/${run.run_id}/`, 'run-failed': `/run/${failed.run_id}/`, regressions: '/regressions/', compare: '/compare/?a=vllm%401.0.0&b=vllm%401.1.0', downloads: '/downloads/', methodology: '/methodology/', submit: '/submit/' };
+    const axe = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+    const violations: string[] = [];
+    for (const [width, height, label] of [[1280, 900, 'desktop'], [375, 812, 'phone']] as const) {
+      for (const [name, path] of Object.entries(pages)) {
+        const page = await browser.newPage({ viewport: { width, height }, isMobile: label === 'phone' });
+        page.on('pageerror', (error) => consoleErrors.push(`${path}: ${error.message}`));
+        await page.goto(`${site.url}${path}`);
+        await page.waitForLoadState('networkidle');
+        await page.screenshot({ path: join(ARTIFACTS, `${label}-${name}.png`), fullPage: true });
+        if (label === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(375);
+        await page.addScriptTag({ content: axe });
+        const found = (await page.evaluate(async () => (await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run()).violations)) as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+        for (const v of found) if (v.impact === 'serious' || v.impact === 'critical') violations.push(`${label} ${name}: ${v.impact} ${v.id} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+        await page.close();
+      }
+    }
+    expect(violations).toEqual([]);
+  }, 180_000);
+
+  it('the SLA form works from the keyboard alone', async () => {
+    const overview = await open('/', 'keyboard-sla-overview');
+    const href = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const page = await open(href, 'keyboard-sla');
+    await page.locator('input[name="ttft_ms_p99"]').focus();
+    await page.keyboard.type('100000');
+    await page.keyboard.press('Enter');
+    await page.locator('table[data-sla-table]').waitFor({ state: 'visible', timeout: 60_000 });
+    await expect(page.locator('[data-sla-status]').innerText()).resolves.toBe('2 of 2 engines meet the limits.');
+    // Tab order reaches the Apply button right after the inputs.
+    const focusables = await page.evaluate(() => [...document.querySelectorAll('form[data-sla-form] input, form[data-sla-form] button')].map((el) => (el as HTMLElement).tabIndex));
+    expect(focusables.every((t) => t >= 0)).toBe(true);
+    await page.close();
+  }, 120_000);
 
   it('made no request to another host and logged no console error', () => {
     expect(foreignRequests).toEqual([]);
