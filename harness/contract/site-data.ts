@@ -212,7 +212,7 @@ export const NoiseRowSchema = z.object({ metric: text, log_sd: z.number().nonneg
 
 const day = z.iso.date();
 
-export const NewReleaseSchema = z.object({ engine: text, engine_version: text, first_run_date: day, configurations: count }).strict();
+export const NewReleaseSchema = z.object({ engine: text, engine_version: text, first_run_date: day, /** Model × precision × hardware × workload combinations it was measured on. */ scenarios: count }).strict();
 
 export const FailedRunSchema = z
   .object({

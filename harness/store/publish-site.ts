@@ -139,7 +139,7 @@ async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[
   const since = inputs.previousSnapshotDay ?? new Date(Date.parse(`${until}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
   const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const newReleases = await rows(`
-    SELECT engine, engine_version, min(first_run_date)::VARCHAR AS first_run_date, count(DISTINCT config_id)::INTEGER AS configurations
+    SELECT engine, engine_version, min(first_run_date)::VARCHAR AS first_run_date, count(DISTINCT scenario_id)::INTEGER AS scenarios
     FROM releases GROUP BY engine, engine_version, engine_version_order
     HAVING min(first_run_date) > DATE '${since}'
     ORDER BY first_run_date DESC, engine, engine_version_order DESC`);

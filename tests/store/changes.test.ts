@@ -49,8 +49,8 @@ describe('changes.json', () => {
     expect([first.basis, first.since, first.until]).toEqual(['last-7-days', '2026-02-08', '2026-02-15']);
     // vllm 1.1.0 first ran on Feb 10, sglang 2.1.0 on Feb 15 (newest first); each on both load points.
     expect(first.new_releases).toEqual([
-      { engine: 'sglang', engine_version: '2.1.0', first_run_date: '2026-02-15', configurations: 2 },
-      { engine: 'vllm', engine_version: '1.1.0', first_run_date: '2026-02-10', configurations: 2 },
+      { engine: 'sglang', engine_version: '2.1.0', first_run_date: '2026-02-15', scenarios: 1 },
+      { engine: 'vllm', engine_version: '1.1.0', first_run_date: '2026-02-10', scenarios: 1 },
     ]);
     expect(first.changes.length).toBeGreaterThan(0);
     for (const d of first.changes) {
@@ -89,7 +89,7 @@ describe('changes.json', () => {
     await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-04T00:00:00Z') });
     const second = changes();
     expect([second.basis, second.since, second.until]).toEqual(['previous-snapshot', '2026-03-01', '2026-03-03']);
-    expect(second.new_releases).toEqual([{ engine: 'vllm', engine_version: '1.2.0', first_run_date: '2026-03-03', configurations: 2 }]);
+    expect(second.new_releases).toEqual([{ engine: 'vllm', engine_version: '1.2.0', first_run_date: '2026-03-03', scenarios: 1 }]);
     // Beyond the pooled noise: significant.
     expect(second.changes.some((d) => d.metric === 'output_throughput' && d.verdict === 'better')).toBe(true);
     for (const d of second.changes) expect(`${d.engine} ${d.version}`).toBe('vllm 1.2.0');
