@@ -1,34 +1,49 @@
 /**
- * bench:site: the site's budgets, measured in Chromium here (issue 6):
- * - initial JavaScript per page, gzipped: the page's module scripts and their static imports,
- *   not the lazily imported DuckDB-Wasm;
- * - the SLA filter on N release rows (default 1,000,000): SYNTHETIC results
- *   (harness/testbed/synthetic-results.ts) compiled in a temp folder, releases.arrow (the compiled
- *   release medians the filter reads) replicated up to N rows, then in
- *   the page: the first answer (DuckDB-Wasm download, Arrow ingest, query) and answers after load (query only).
- * Writes bench/results/site-*.json.
+ * bench:site: the site's budgets at fleet scale, in Chromium, over HTTP with compressed transfer
+ * (issue 16):
+ * - the site built from N SYNTHETIC result files (harness/testbed/synthetic-results.ts; default
+ *   100,000) compiled in a temp folder, with the site's own compiled files as they are, then
+ *   precompressed (scripts/precompress.ts, as after `astro build`);
+ * - served by scripts/static-server.ts on 127.0.0.1 (the precompressed copies by Accept-Encoding);
+ * - a scenario page opened in a fresh Chromium profile (cold cache), the SLA filter applied:
+ *   (a) the first answer, from pressing Apply to the SLA table showing (the page's own data-sla-ms,
+ *       and measured from the test side), budget ≤ 1 s;
+ *   (b) the bytes sent over the network for the page load and the first answer, all of them
+ *       (the page's, its dedicated workers': DuckDB-Wasm is fetched by its worker), from CDP
+ *       Network.loadingFinished encodedDataLength, by file; cross-checked with the bytes the server
+ *       wrote; budget ≤ 12 MB (12,000,000 bytes);
+ *   (c) five more answers with other limits, budget ≤ 100 ms each;
+ *   (d) initial JavaScript per page, gzipped: each page's module scripts and their static imports,
+ *       not the lazily imported DuckDB-Wasm; budget ≤ 100 KB (100,000 bytes) per page.
+ * The network is the loopback (no bandwidth or latency limit): the bytes say what a real network adds.
+ * Writes bench/results/site-<stamp>.json.
  *
- * Usage: npm run bench:site [-- --rows 1000000 --files 10000]
+ * Usage: npm run bench:site [-- --files 100000] [--site DIR (measure a built site as it is)]
+ *        [--scenario ID] [--keep (keep the temp folder)]
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { chromium } from 'playwright-core';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { compile } from '../harness/store/compile.ts';
 import { loadPrices } from '../harness/store/prices.ts';
 import { fleetHistory, syntheticResult, writeResult } from '../harness/testbed/synthetic-results.ts';
+import { precompress } from '../scripts/precompress.ts';
 import { serveStatic } from '../scripts/static-server.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, files: { type: 'string', default: '10000' } } });
-const targetRows = Number(values.rows);
-const scratch = mkdtempSync(join(tmpdir(), 'servebench-bench-site-'));
+const BUDGET = { first_answer_ms: 1000, transferred_bytes: 12_000_000, repeat_answer_ms: 100, initial_js_gzip_bytes: 100_000 } as const;
+const REPEAT_LIMITS = [400, 300, 250, 200, 150];
+
+const { values } = parseArgs({
+  options: { files: { type: 'string', default: '100000' }, site: { type: 'string' }, scenario: { type: 'string' }, keep: { type: 'boolean', default: false } },
+});
+const log = (line: string) => process.stderr.write(`bench:site: ${line}\n`);
 
 function htmlFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.html')).map((e) => join(e.parentPath, e.name));
@@ -59,70 +74,317 @@ function initialJs(site: string, html: string): { bytes: number; files: string[]
   return { bytes, files: [...seen].map((f) => relative(site, f)) };
 }
 
-try {
+/** The compile and the site build, in a temp folder; the site's folder. */
+async function buildSite(scratch: string, files: number): Promise<{ siteDir: string; timings: Record<string, number>; precompressed: unknown }> {
   const resultsDir = join(scratch, 'results');
-  process.stderr.write(`writing ${values.files} SYNTHETIC results, compiling, building the site\n`);
-  for (const run of fleetHistory(Number(values.files))) writeResult(resultsDir, syntheticResult(run));
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  log(`writing ${files} SYNTHETIC results`);
+  for (const run of fleetHistory(files)) writeResult(resultsDir, syntheticResult(run));
+  timings.generate_s = (performance.now() - t) / 1000;
   const dataDir = join(scratch, 'data');
+  log('compiling');
+  t = performance.now();
   await compile({ resultsDir, outDir: dataDir, prices: loadPrices() });
-  const siteDir = join(scratch, 'site');
-  const buildStart = performance.now();
-  execFileSync(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build', '--silent'], { cwd: REPO, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', SERVEBENCH_DATA: dataDir, SERVEBENCH_SITE_OUT: siteDir }, stdio: 'inherit' });
-  const buildSeconds = (performance.now() - buildStart) / 1000;
+  timings.compile_s = (performance.now() - t) / 1000;
+  rmSync(resultsDir, { recursive: true, force: true });
+  // Inside the checkout: Astro writes its prerender chunks next to an output folder under the
+  // current folder, but into the checkout's shared .astro/ for one outside it (and a build running
+  // at the same time would overwrite them).
+  const siteDir = join(REPO, 'dist', `bench-site-${process.pid}`);
+  log('building the site (astro build)');
+  t = performance.now();
+  // Precompression is the build's last step (astro.config.mjs); here it runs on its own to be timed.
+  execFileSync(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build', '--silent'], {
+    cwd: REPO,
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', SERVEBENCH_DATA: dataDir, SERVEBENCH_SITE_OUT: siteDir, SERVEBENCH_PRECOMPRESS: '0' },
+    stdio: 'inherit',
+  });
+  timings.astro_build_s = (performance.now() - t) / 1000;
+  t = performance.now();
+  const precompressed = await precompress(siteDir);
+  timings.precompress_s = (performance.now() - t) / 1000;
+  for (const key of Object.keys(timings)) timings[key] = Number(timings[key]!.toFixed(1));
+  return { siteDir, timings, precompressed };
+}
+
+/** The scenario measured: the one with the largest release file (the SLA filter's input), or the largest page. */
+function pickScenario(siteDir: string): string {
+  if (values.scenario) return values.scenario;
+  const releases = join(siteDir, 'data', 'site', 'releases');
+  const size = (p: string) => statSync(p).size;
+  if (existsSync(releases)) {
+    const arrows = readdirSync(releases).filter((n) => n.endsWith('.arrow'));
+    if (arrows.length > 0) return basename(arrows.sort((a, b) => size(join(releases, b)) - size(join(releases, a)))[0]!, '.arrow');
+  }
+  const ids = readdirSync(join(siteDir, 'scenario')).filter((id) => existsSync(join(siteDir, 'scenario', id, 'index.html')));
+  return ids.sort((a, b) => size(join(siteDir, 'scenario', b, 'index.html')) - size(join(siteDir, 'scenario', a, 'index.html')))[0]!;
+}
+
+interface Transfer {
+  url: string;
+  target: string;
+  type?: string;
+  status?: number;
+  encoding?: string;
+  mime?: string;
+  started_s: number;
+  finished_s?: number;
+  bytes?: number;
+  failed?: string;
+  contentLength?: number;
+  /** CDP counted only the headers (a dedicated worker's script): its Content-Length is added. */
+  headersOnly?: boolean;
+  phase: string;
+}
+
+/**
+ * Every request of every page and dedicated worker of the browser, from CDP's Network domain on a
+ * connection of its own (flat sessions auto-attached to each page and worker as it starts, held
+ * until Network is enabled on it, so the worker's first request is not missed).
+ */
+async function networkRecorder(wsUrl: string) {
+  const ws = new WebSocket(wsUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let nextId = 1;
+  const pending = new Map<number, (result: unknown) => void>();
+  const transfers = new Map<string, Transfer>();
+  let phase = 'idle';
+  const send = (method: string, params: object = {}, sessionId?: string): Promise<unknown> => {
+    const id = nextId++;
+    ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    return new Promise((resolve) => pending.set(id, resolve));
+  };
+  const autoAttach = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true };
+  const targets = new Map<string, string>();
+  ws.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: any; sessionId?: string; result?: unknown };
+    if (message.id !== undefined) return void pending.get(message.id)?.(message.result);
+    const p = message.params;
+    // One request can show on two sessions (a worker's script: asked for by the page, loaded for the
+    // worker), under one id.
+    const key = String(p?.requestId);
+    switch (message.method) {
+      case 'Target.attachedToTarget': {
+        const session = p.sessionId as string;
+        targets.set(session, `${p.targetInfo.type}`);
+        void (async () => {
+          if (['page', 'worker', 'iframe'].includes(p.targetInfo.type)) {
+            await send('Network.enable', {}, session);
+            await send('Target.setAutoAttach', autoAttach, session);
+          }
+          await send('Runtime.runIfWaitingForDebugger', {}, session);
+        })();
+        break;
+      }
+      case 'Network.requestWillBeSent':
+        if (!p.request.url.startsWith('http') || transfers.has(key)) break;
+        transfers.set(key, { url: p.request.url, target: targets.get(message.sessionId!) ?? '?', type: p.type, started_s: p.timestamp, phase });
+        break;
+      case 'Network.responseReceived': {
+        const t = transfers.get(key);
+        if (!t) break;
+        const headers = Object.fromEntries(Object.entries(p.response.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+        Object.assign(t, { status: p.response.status, encoding: headers['content-encoding'] ?? 'identity', mime: p.response.mimeType, contentLength: headers['content-length'] === undefined ? undefined : Number(headers['content-length']) });
+        break;
+      }
+      case 'Network.loadingFinished': {
+        const t = transfers.get(key);
+        if (!t) break;
+        // Chromium reports a dedicated worker's own script with the headers' length only (its body
+        // reaches the worker another way): the body's length is added from Content-Length.
+        const headersOnly = t.contentLength !== undefined && p.encodedDataLength > 0 && p.encodedDataLength < t.contentLength;
+        Object.assign(t, { finished_s: p.timestamp, bytes: headersOnly ? p.encodedDataLength + t.contentLength! : p.encodedDataLength, headersOnly });
+        break;
+      }
+      case 'Network.loadingFailed': {
+        const t = transfers.get(key);
+        if (t) Object.assign(t, { finished_s: p.timestamp, failed: p.errorText, bytes: 0 });
+        break;
+      }
+    }
+  };
+  await send('Target.setAutoAttach', autoAttach);
+  return {
+    setPhase: (name: string) => void (phase = name),
+    transfers: () => [...transfers.values()],
+    /** Waits until every request started has finished or failed. */
+    async settled(timeoutMs = 5000): Promise<void> {
+      const end = Date.now() + timeoutMs;
+      while (Date.now() < end && [...transfers.values()].some((t) => t.finished_s === undefined)) await new Promise((r) => setTimeout(r, 20));
+    },
+    close: () => ws.close(),
+  };
+}
+
+/**
+ * In the page: presses Apply and resolves with the milliseconds until the SLA table shows (its
+ * data-sla-ms changed and the table is not hidden). A string: the bundler's helpers do not exist there.
+ */
+const CLICK_APPLY = `new Promise((resolve, reject) => {
+  const section = document.querySelector('section#sla');
+  const before = section.dataset.slaMs;
+  const table = section.querySelector('table[data-sla-table]');
+  const status = section.querySelector('[data-sla-status]');
+  const started = performance.now();
+  const timer = setTimeout(() => reject(new Error('no answer after 120 s: ' + (status && status.textContent))), 120000);
+  const observer = new MutationObserver(() => {
+    if (section.dataset.slaMs === before || !table || table.hidden) return;
+    clearTimeout(timer);
+    observer.disconnect();
+    resolve(performance.now() - started);
+  });
+  observer.observe(section, { attributes: true, subtree: true, attributeFilter: ['data-sla-ms', 'hidden'] });
+  document.querySelector('form[data-sla-form] button[type="submit"]').click();
+})`;
+
+/** CDP's timestamps are the monotonic clock's seconds; so is process.hrtime on Linux. */
+const monotonicS = () => Number(process.hrtime.bigint()) / 1e9;
+
+async function measure(siteDir: string, scenario: string) {
+  const server = await serveStatic(siteDir);
+  // What the server wrote (headers and bodies), as a cross-check of CDP's count.
+  const sockets = new Set<import('node:net').Socket>();
+  server.server.on('connection', (socket) => sockets.add(socket));
+  const serverBytes = () => [...sockets].reduce((sum, s) => sum + s.bytesWritten, 0);
+  const profile = mkdtempSync(join(tmpdir(), 'servebench-bench-site-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--remote-debugging-port=0'],
+  });
+  try {
+    const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n');
+    const recorder = await networkRecorder(`ws://127.0.0.1:${port[0]}${port[1]}`);
+    const page = context.pages()[0] ?? (await context.newPage());
+    const url = `${server.url}/scenario/${scenario}/`;
+    recorder.setPhase('page load');
+    const loadStart = performance.now();
+    await page.goto(url, { waitUntil: 'load' });
+    const bytesBefore = serverBytes();
+    const pageLoadMs = performance.now() - loadStart;
+    await recorder.settled();
+    const form = page.locator('form[data-sla-form]');
+    if ((await form.count()) === 0) throw new Error(`${url}: no SLA form`);
+
+    /** Fills a TTFT limit, presses Apply, and times it from the click to the SLA table showing. */
+    const apply = async (limit: number): Promise<{ page_ms: number; click_to_table_ms: number; test_side_ms: number; started_s: number; status: string }> => {
+      await page.locator('input[name="ttft_ms_p99"]').fill(String(limit));
+      const startedS = monotonicS();
+      const t0 = performance.now();
+      const clickToTable = (await page.evaluate(CLICK_APPLY)) as number;
+      const testSide = performance.now() - t0;
+      return {
+        page_ms: Number(await page.locator('section#sla').getAttribute('data-sla-ms')),
+        click_to_table_ms: Math.round(clickToTable),
+        test_side_ms: Math.round(testSide),
+        started_s: startedS,
+        status: await page.locator('[data-sla-status]').innerText(),
+      };
+    };
+    recorder.setPhase('first answer');
+    const first = await apply(500);
+    await recorder.settled();
+    const serverFirst = serverBytes() - bytesBefore;
+    recorder.setPhase('repeat answers');
+    const repeats = [];
+    for (const limit of REPEAT_LIMITS) repeats.push(await apply(limit));
+    await recorder.settled();
+    recorder.close();
+    return { url, pageLoadMs, first, repeats, transfers: recorder.transfers(), serverBytes: { pageLoad: bytesBefore, firstAnswer: serverFirst, repeats: serverBytes() - bytesBefore - serverFirst } };
+  } finally {
+    await context.close();
+    await server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+const scratch = values.site ? null : mkdtempSync(join(tmpdir(), 'servebench-bench-site-'));
+try {
+  const load = loadavg();
+  const built = values.site ? { siteDir: values.site, timings: {}, precompressed: null } : await buildSite(scratch!, Number(values.files));
+  const { siteDir } = built;
   const pages = htmlFiles(siteDir);
   const js = pages.map((page) => ({ page: relative(siteDir, page), ...initialJs(siteDir, page) })).sort((a, b) => b.bytes - a.bytes);
+  const scenario = pickScenario(siteDir);
+  const perScenarioArrow = join(siteDir, 'data', 'site', 'releases', `${scenario}.arrow`);
+  log(`measuring ${scenario} in Chromium (load average ${load.map((l) => l.toFixed(2)).join(' ')})`);
+  const run = await measure(siteDir, scenario);
 
-  // Replicate the release rows (the SLA filter's table) up to the target size: the page's SLA query
-  // then ingests and scans N rows (it keeps those of its scenario).
-  const arrowPath = join(siteDir, 'data', 'site', 'releases.arrow');
-  const base = tableFromIPC(readFileSync(arrowPath));
-  const copies = Math.ceil(targetRows / base.numRows);
-  let big = new Table(base.batches);
-  for (let i = 1; i < copies; i++) big = big.concat(base);
-  big = big.slice(0, targetRows);
-  writeFileSync(arrowPath, tableToIPC(big, 'stream'));
-  const arrowBytes = statSync(arrowPath).size;
-
-  const server = await serveStatic(siteDir);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/`);
-  const href = (await page.locator('#scenarios a').first().getAttribute('href'))!;
-  await page.goto(`${server.url}${href}`);
-  const apply = async (limit: number): Promise<number> => {
-    await page.locator('input[name="ttft_ms_p99"]').fill(String(limit));
-    const before = await page.locator('section#sla').getAttribute('data-sla-ms');
-    await page.locator('form[data-sla-form] button[type="submit"]').click();
-    await page.waitForFunction((previous) => {
-      const ms = document.querySelector<HTMLElement>('section#sla')?.dataset.slaMs;
-      return ms !== undefined && ms !== previous;
-    }, before, { timeout: 600_000 });
-    return Number(await page.locator('section#sla').getAttribute('data-sla-ms'));
-  };
-  const first = await apply(500);
-  const warm: number[] = [];
-  for (const limit of [400, 300, 250, 200, 150]) warm.push(await apply(limit));
-  const status = await page.locator('[data-sla-status]').innerText();
-  await browser.close();
-  await server.close();
-
-  const sorted = [...warm].sort((a, b) => a - b);
+  const byPhase = (phase: string) => run.transfers.filter((t) => t.phase === phase);
+  const sum = (ts: Transfer[]) => ts.reduce((s, t) => s + (t.bytes ?? 0), 0);
+  const origin = new URL(run.url).origin;
+  const files = run.transfers
+    .filter((t) => t.phase === 'page load' || t.phase === 'first answer')
+    .map((t) => {
+      const path = t.url.startsWith(origin) ? t.url.slice(origin.length) : t.url;
+      const local = join(siteDir, decodeURIComponent(new URL(t.url).pathname).replace(/\/$/, '/index.html'));
+      return {
+        file: path,
+        phase: t.phase,
+        by: t.target,
+        encoding: t.encoding ?? null,
+        transferred_bytes: t.bytes ?? null,
+        raw_bytes: existsSync(local) && statSync(local).isFile() ? statSync(local).size : null,
+        // Relative to pressing Apply (negative: during the page load).
+        start_ms: Math.round((t.started_s - run.first.started_s) * 1000),
+        end_ms: t.finished_s === undefined ? null : Math.round((t.finished_s - run.first.started_s) * 1000),
+        ...(t.failed ? { failed: t.failed } : {}),
+        ...(t.headersOnly ? { note: 'CDP counted only the headers (a worker script): Content-Length added' } : {}),
+        ...(t.status !== undefined && t.status !== 200 ? { status: t.status } : {}),
+      };
+    })
+    .sort((a, b) => (b.transferred_bytes ?? 0) - (a.transferred_bytes ?? 0));
+  const transferred = sum(byPhase('page load')) + sum(byPhase('first answer'));
+  const repeatMs = run.repeats.map((r) => Math.max(r.page_ms, r.test_side_ms));
+  const firstMs = Math.max(run.first.page_ms, run.first.test_side_ms);
+  const arrowFetched = run.transfers.filter((t) => t.url.endsWith('.arrow')).map((t) => new URL(t.url).pathname);
   const report = {
     bench: 'site',
     at: new Date().toISOString(),
     synthetic: true,
-    result_files: Number(values.files),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_average_at_start: load.map((l) => Number(l.toFixed(2))), chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    network: 'loopback (127.0.0.1, no bandwidth or latency limit), scripts/static-server.ts sending the precompressed copies by Accept-Encoding; Chromium cold cache (fresh profile)',
+    result_files: values.site ? null : Number(values.files),
+    site: values.site ?? null,
+    ...built.timings,
+    precompressed: built.precompressed,
     pages: pages.length,
-    site_build_s: Number(buildSeconds.toFixed(1)),
+    scenario: { id: scenario, url: new URL(run.url).pathname, arrow_fetched: arrowFetched, per_scenario_arrow_bytes: existsSync(perScenarioArrow) ? statSync(perScenarioArrow).size : null, note: existsSync(perScenarioArrow) ? 'the per-scenario release file (data/site/releases/<id>.arrow)' : 'no per-scenario release file in the compiled data: the page reads what it points at (see arrow_fetched)' },
+    page_load_ms: Math.round(run.pageLoadMs),
+    first_answer: { page_ms: run.first.page_ms, click_to_table_ms: run.first.click_to_table_ms, test_side_ms: run.first.test_side_ms, status: run.first.status },
+    transferred: {
+      total_bytes: transferred,
+      page_load_bytes: sum(byPhase('page load')),
+      first_answer_bytes: sum(byPhase('first answer')),
+      repeat_answers_bytes: sum(byPhase('repeat answers')),
+      server_wrote_bytes: { page_load: run.serverBytes.pageLoad, first_answer: run.serverBytes.firstAnswer, repeat_answers: run.serverBytes.repeats },
+      requests: files.length,
+      encodings: Object.fromEntries([...new Set(files.map((f) => f.encoding))].map((e) => [e, files.filter((f) => f.encoding === e).length])),
+      by_file: files,
+    },
+    repeat_answers: { limits_ttft_ms_p99: REPEAT_LIMITS, page_ms: run.repeats.map((r) => r.page_ms), test_side_ms: run.repeats.map((r) => r.test_side_ms), last_status: run.repeats.at(-1)!.status },
     initial_js_gzip_max_bytes: js[0]!.bytes,
     initial_js_gzip: js.slice(0, 5),
-    sla: { release_rows: big.numRows, arrow_bytes: arrowBytes, arrow_gzip_bytes: gzipSync(readFileSync(arrowPath)).length, first_answer_ms: first, after_load_ms: warm, after_load_median_ms: sorted[Math.floor(sorted.length / 2)], last_status: status },
+    budgets: {
+      first_answer: { limit_ms: BUDGET.first_answer_ms, measured_ms: firstMs, met: firstMs <= BUDGET.first_answer_ms },
+      transferred: { limit_bytes: BUDGET.transferred_bytes, measured_bytes: transferred, met: transferred <= BUDGET.transferred_bytes },
+      repeat_answers: { limit_ms: BUDGET.repeat_answer_ms, measured_max_ms: Math.max(...repeatMs), met: Math.max(...repeatMs) <= BUDGET.repeat_answer_ms },
+      initial_js_per_page: { limit_gzip_bytes: BUDGET.initial_js_gzip_bytes, measured_max_bytes: js[0]!.bytes, page: js[0]!.page, met: js[0]!.bytes <= BUDGET.initial_js_gzip_bytes },
+    },
   };
-  process.stderr.write(`${JSON.stringify(report, null, 2)}\n`);
+  process.stderr.write(`${JSON.stringify({ ...report, transferred: { ...report.transferred, by_file: report.transferred.by_file.slice(0, 8) } }, null, 2)}\n`);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
   const out = join(REPO, 'bench', 'results', `site-${stamp}.json`);
   await writeNewFileAtomic(out, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`${out}\n`);
 } finally {
-  rmSync(scratch, { recursive: true, force: true });
+  const built = join(REPO, 'dist', `bench-site-${process.pid}`);
+  if (scratch && !values.keep) {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(built, { recursive: true, force: true });
+  } else if (scratch) log(`kept ${scratch} (compiled data) and ${built} (the site)`);
 }
