@@ -285,9 +285,8 @@ export function renderHistory(history: readonly Release[], load: string, metric:
         bars.append(bar(el, 'y', scales.y(r.interval[0]) - y, scales.y(r.interval[1]) - y, c));
         g.append(bars);
       }
-      // The version above the point, clear of its bar.
-      const top = r.interval ? Math.min(scales.y(r.interval[1]) - y, 0) : 0;
-      g.append(el('text', { class: 'version-label', y: px(top - 10), 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, r.version));
+      // The version right of the point, clear of its bar, at the point's height (so labels read in the values' order).
+      g.append(el('text', { class: 'version-label', x: 8, dy: '0.32em', 'text-anchor': 'start', 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, r.version));
       const label = `${r.engine} ${r.version} at ${r.load}, first measured ${r.day}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}`;
       const link = pointLink(el, `${base}/run/${r.run}/`, label, r === firstStop);
       link.append(el('circle', { class: 'dot', r: 4, fill: c, stroke: c, 'stroke-width': 1.5, ...(r.single ? { 'stroke-dasharray': '2,1.5' } : {}) }), el('title', {}, label));
@@ -300,7 +299,8 @@ export function renderHistory(history: readonly Release[], load: string, metric:
 
   const rendered = renderPlotWithScales({
     ariaLabel: `${name} by release at ${load}, ${directionWords(metric.better)}`,
-    // Inset: the first and last releases' version labels stay clear of the axes.
+    // Inset and right margin: the releases' version labels (right of each point) stay clear of the axes.
+    marginRight: 44,
     x: { label: 'First measured →', type: 'utc', domain: xDomain, labelArrow: 'none', inset: 24 },
     y: { label: `${name} · ${directionArrow(metric.better)} ${directionWords(metric.better)}`, domain: [Math.min(0, y0), Math.max(0, y1)], grid: true, nice: true, labelArrow: 'none' },
     marks: [mark as unknown as Plot.Markish],
