@@ -81,7 +81,9 @@ function padded(values: readonly number[], type: 'linear' | 'log'): [number, num
   const [lo, hi] = extent(values) ?? [0, 1];
   if (type === 'log') return lo === hi ? [lo / 1.5, hi * 1.5] : [lo / Math.pow(hi / lo, 0.04), hi * Math.pow(hi / lo, 0.04)];
   if (lo === hi) return lo === 0 ? [0, 1] : [lo - Math.abs(lo) * 0.1, hi + Math.abs(hi) * 0.1];
-  return [lo, hi];
+  // Room for the load labels above the top points and the marks at either end (then niced by Plot).
+  const pad = (hi - lo) * 0.04;
+  return [lo >= 0 ? Math.max(0, lo - pad) : lo - pad, hi + pad];
 }
 
 export interface ParetoRender {
