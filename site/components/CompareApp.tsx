@@ -91,7 +91,7 @@ export default function CompareApp({ options, releasesUrl }: Props) {
         <button type="submit">Compare</button>
       </form>
       <p role="status" aria-live="polite" data-compare-status>{statusText(outcome)}</p>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table data-compare-table hidden={outcome.kind !== 'done'}>
           <thead>
             <tr>

@@ -104,7 +104,14 @@ export function enhanceScenarioPage(doc: Document, win: Window): void {
     for (const figure of historyFigures) figure.hidden = figure.dataset.metric !== metric;
     if (metricSelect && metric !== null) metricSelect.value = metric;
     if (state.sort) for (const table of doc.querySelectorAll<HTMLTableElement>('table[data-leaderboard]')) sortTable(table, state.sort, state.dir);
-    if (push) win.history.replaceState(null, '', `${win.location.pathname}${serializeViewState(state)}`);
+    if (push) {
+      // Other scripts keep their state in the same query (the charts' ?hide= and ?scale=): replace only this page's keys.
+      const params = new URLSearchParams(win.location.search);
+      for (const key of [...params.keys()]) if (['load', 'sort', 'dir', 'metric'].includes(key) || key.startsWith('sla.')) params.delete(key);
+      for (const [key, value] of new URLSearchParams(serializeViewState(state))) params.append(key, value);
+      const query = params.toString();
+      win.history.replaceState(null, '', `${win.location.pathname}${query === '' ? '' : `?${query}`}${win.location.hash}`);
+    }
   };
 
   for (const link of doc.querySelectorAll<HTMLAnchorElement>('a[data-load-link]')) {

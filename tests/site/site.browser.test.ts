@@ -501,7 +501,8 @@ describe('the site in Chromium', () => {
   });
 
   it('a run page reproduces the run: one shell-quoted block for the exact commit, copied by its button', async () => {
-    const run = results.find((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0')!;
+    // The latest run of vllm 1.1.0: the one its rows link to (every run a page links to has a page).
+    const run = results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0').sort((a, b) => b.created_at.localeCompare(a.created_at))[0]!;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await context.newPage();
     await page.goto(`${site.url}/run/${run.run_id}/`);
@@ -515,13 +516,14 @@ describe('the site in Chromium', () => {
     // The clipboard takes text only from the focused document.
     await page.bringToFront();
     await page.getByRole('button', { name: 'Copy' }).click();
-    await page.locator('[data-copy-status]', { hasText: 'Copied.' }).waitFor();
+    await page.waitForFunction(() => (document.querySelector('[data-copy-status]')?.textContent ?? '') !== '', null, { timeout: 10_000 });
+    await expect(page.locator('[data-copy-status]').innerText()).resolves.toBe('Copied.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(block);
     await context.close();
   });
 
   it('every page type passes axe (no serious or critical violation) at a desktop and a phone width, with screenshots', async () => {
-    const run = results[0]!;
+    const run = [...results].sort((a, b) => b.created_at.localeCompare(a.created_at))[0]!;
     const overview = await open('/', 'axe-overview');
     const scenario = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
     await overview.close();
@@ -532,7 +534,7 @@ describe('the site in Chromium', () => {
       for (const [name, path] of Object.entries(pages)) {
         const page = await browser.newPage({ viewport: { width, height }, isMobile: label === 'phone' });
         page.on('pageerror', (error) => consoleErrors.push(`${path}: ${error.message}`));
-        await page.goto(`${site.url}${path}`);
+        expect((await page.goto(`${site.url}${path}`))?.status(), path).toBe(200);
         await page.waitForLoadState('networkidle');
         await page.screenshot({ path: join(ARTIFACTS, `${label}-${name}.png`), fullPage: true });
         if (label === 'phone') expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(375);
