@@ -1,24 +1,49 @@
 // The site only reads compiled data (SERVEBENCH_DATA, default build/data); it never imports the harness.
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@astrojs/react';
 import { defineConfig } from 'astro/config';
 import { formatReport, precompress } from './scripts/precompress.ts';
+import { contentType } from './scripts/static-server.ts';
 
 const dataDir = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
-/** Publishes the downloads and the browser's data next to the pages (copied, never transformed). */
+const PUBLISHED = ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'site/releases.arrow', 'site/releases', 'site/points', 'parquet/latest'];
+
+/**
+ * Publishes the downloads and the browser's data next to the pages (copied, never transformed);
+ * the dev server serves the same files from the compiled data at the same URLs.
+ */
 function publishData() {
+  let base = '/';
   return {
     name: 'servebench-data',
     hooks: {
+      'astro:config:done': ({ config }) => {
+        base = config.base.endsWith('/') ? config.base : `${config.base}/`;
+      },
+      'astro:server:setup': ({ server }) => {
+        server.middlewares.use(`${base}data`, (req, res, next) => {
+          let path;
+          try {
+            path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
+          } catch {
+            return next();
+          }
+          const published = path === 'result.schema.json' || PUBLISHED.some((p) => path === p || path.startsWith(`${p}/`)) || path.startsWith('parquet/snapshots/');
+          const file = path === 'result.schema.json' ? resolve('docs/result.schema.json') : resolve(dataDir, path);
+          if (!published || (file !== resolve('docs/result.schema.json') && !file.startsWith(dataDir + sep)) || !existsSync(file) || !statSync(file).isFile()) return next();
+          res.setHeader('content-type', contentType(file));
+          createReadStream(file).pipe(res);
+        });
+      },
       'astro:build:done': ({ dir }) => {
         const out = join(fileURLToPath(dir), 'data');
         mkdirSync(out, { recursive: true });
         cpSync('docs/result.schema.json', join(out, 'result.schema.json'));
         if (!existsSync(join(dataDir, 'MANIFEST.json'))) return;
-        for (const file of ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'site/releases.arrow', 'site/releases', 'site/points', 'parquet/latest']) {
+        for (const file of PUBLISHED) {
           if (existsSync(join(dataDir, file))) cpSync(join(dataDir, file), join(out, file), { recursive: true });
         }
         // The dated snapshot the latest files were copied from (older ones stay in the data store).
@@ -31,9 +56,8 @@ function publishData() {
 }
 
 /**
- * After the data is published: `<file>.gz` (and `.br` for the large ones, DuckDB-Wasm first) next
- * to the site's files, for servers that send precompressed files (scripts/static-server.ts).
- * SERVEBENCH_PRECOMPRESS=0 skips it.
+ * After the data is published: `<file>.gz` and `<file>.br` next to the site's files, for servers
+ * that send precompressed files (scripts/static-server.ts). SERVEBENCH_PRECOMPRESS=0 skips it.
  */
 function precompressSite() {
   return {

@@ -13,7 +13,7 @@
  * hand: tsx scripts/precompress.ts [DIR (default dist/site)].
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';

@@ -19,6 +19,11 @@ const TYPES: Record<string, string> = {
   '.gz': 'application/gzip', '.br': 'application/octet-stream',
 };
 
+/** The Content-Type of a file by its name. */
+export function contentType(path: string): string {
+  return TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+}
+
 /** The encodings served from precompressed files, most preferred first, with their file suffix. */
 const ENCODINGS = [
   { coding: 'br', suffix: '.br' },
@@ -77,7 +82,7 @@ function handle(root: string, req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
   const found = locate(root, new URL(req.url ?? '/', 'http://x').pathname);
   if (!found) return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
-  const headers: Record<string, string | number> = { 'content-type': TYPES[extname(found.file).toLowerCase()] ?? 'application/octet-stream' };
+  const headers: Record<string, string | number> = { 'content-type': contentType(found.file) };
   let send = found.file;
   let size = found.stat.size;
   let varies = false;
