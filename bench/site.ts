@@ -18,8 +18,11 @@
  * The network is the loopback (no bandwidth or latency limit): the bytes say what a real network adds.
  * Writes bench/results/site-<stamp>.json.
  *
- * Usage: npm run bench:site [-- --files 100000] [--site DIR (measure a built site as it is)]
- *        [--scenario ID] [--keep (keep the temp folder)]
+ * Each measure runs --runs times (default 3), each in a fresh profile; a budget is judged on the
+ * median run (first answer: the median; repeats: the median of each run's slowest).
+ *
+ * Usage: npm run bench:site [-- --files 100000] [--runs 3] [--site DIR (measure a built site as it is)]
+ *        [--scenario ID] [--keep (keep the compiled data and the site)]
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -41,7 +44,7 @@ const BUDGET = { first_answer_ms: 1000, transferred_bytes: 12_000_000, repeat_an
 const REPEAT_LIMITS = [400, 300, 250, 200, 150];
 
 const { values } = parseArgs({
-  options: { files: { type: 'string', default: '100000' }, site: { type: 'string' }, scenario: { type: 'string' }, keep: { type: 'boolean', default: false } },
+  options: { files: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, site: { type: 'string' }, scenario: { type: 'string' }, keep: { type: 'boolean', default: false } },
 });
 const log = (line: string) => process.stderr.write(`bench:site: ${line}\n`);
 
@@ -160,6 +163,7 @@ async function networkRecorder(wsUrl: string) {
   };
   const autoAttach = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true };
   const targets = new Map<string, string>();
+  const attaching = new Set<Promise<void>>();
   ws.onmessage = (event) => {
     const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: any; sessionId?: string; result?: unknown };
     if (message.id !== undefined) return void pending.get(message.id)?.(message.result);
@@ -171,13 +175,15 @@ async function networkRecorder(wsUrl: string) {
       case 'Target.attachedToTarget': {
         const session = p.sessionId as string;
         targets.set(session, `${p.targetInfo.type}`);
-        void (async () => {
+        const attached = (async () => {
           if (['page', 'worker', 'iframe'].includes(p.targetInfo.type)) {
             await send('Network.enable', {}, session);
             await send('Target.setAutoAttach', autoAttach, session);
           }
           await send('Runtime.runIfWaitingForDebugger', {}, session);
         })();
+        attaching.add(attached);
+        void attached.then(() => attaching.delete(attached));
         break;
       }
       case 'Network.requestWillBeSent':
@@ -207,7 +213,11 @@ async function networkRecorder(wsUrl: string) {
       }
     }
   };
+  // The targets there already (the first page) are announced before this answers: their Network
+  // is on before the first navigation.
   await send('Target.setAutoAttach', autoAttach);
+  await Promise.all([...attaching]);
+  if (targets.size === 0) throw new Error('CDP: no page to record');
   return {
     setPhase: (name: string) => void (phase = name),
     transfers: () => [...transfers.values()],
@@ -311,11 +321,22 @@ try {
   const js = pages.map((page) => ({ page: relative(siteDir, page), ...initialJs(siteDir, page) })).sort((a, b) => b.bytes - a.bytes);
   const scenario = pickScenario(siteDir);
   const perScenarioArrow = join(siteDir, 'data', 'site', 'releases', `${scenario}.arrow`);
-  log(`measuring ${scenario} in Chromium (load average ${load.map((l) => l.toFixed(2)).join(' ')})`);
-  const run = await measure(siteDir, scenario);
-
-  const byPhase = (phase: string) => run.transfers.filter((t) => t.phase === phase);
+  const runCount = Math.max(1, Number(values.runs));
+  type Run = Awaited<ReturnType<typeof measure>>;
+  const runs: Run[] = [];
+  for (let i = 0; i < runCount; i++) {
+    log(`measuring ${scenario} in Chromium, cold cache, run ${i + 1} of ${runCount} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    runs.push(await measure(siteDir, scenario));
+  }
   const sum = (ts: Transfer[]) => ts.reduce((s, t) => s + (t.bytes ?? 0), 0);
+  const phaseBytes = (run: Run, phase: string) => sum(run.transfers.filter((t) => t.phase === phase));
+  const totalBytes = (run: Run) => phaseBytes(run, 'page load') + phaseBytes(run, 'first answer');
+  // A time as the reader sees it, and no less than the page's own count.
+  const firstMs = (run: Run) => Math.max(run.first.page_ms, run.first.click_to_table_ms, run.first.test_side_ms);
+  const repeatMs = (run: Run) => run.repeats.map((r) => Math.max(r.page_ms, r.click_to_table_ms, r.test_side_ms));
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  // The run shown file by file: the one with the median first answer.
+  const run = [...runs].sort((a, b) => firstMs(a) - firstMs(b))[Math.floor((runs.length - 1) / 2)]!;
   const origin = new URL(run.url).origin;
   const files = run.transfers
     .filter((t) => t.phase === 'page load' || t.phase === 'first answer')
@@ -338,45 +359,51 @@ try {
       };
     })
     .sort((a, b) => (b.transferred_bytes ?? 0) - (a.transferred_bytes ?? 0));
-  const transferred = sum(byPhase('page load')) + sum(byPhase('first answer'));
-  const repeatMs = run.repeats.map((r) => Math.max(r.page_ms, r.test_side_ms));
-  const firstMs = Math.max(run.first.page_ms, run.first.test_side_ms);
-  const arrowFetched = run.transfers.filter((t) => t.url.endsWith('.arrow')).map((t) => new URL(t.url).pathname);
+  const firsts = runs.map(firstMs);
+  const worstRepeats = runs.map((r) => Math.max(...repeatMs(r)));
+  const transferred = Math.max(...runs.map(totalBytes));
+  const arrowFetched = [...new Set(run.transfers.filter((t) => t.url.endsWith('.arrow')).map((t) => new URL(t.url).pathname))];
   const report = {
     bench: 'site',
     at: new Date().toISOString(),
     synthetic: true,
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_average_at_start: load.map((l) => Number(l.toFixed(2))), chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
-    network: 'loopback (127.0.0.1, no bandwidth or latency limit), scripts/static-server.ts sending the precompressed copies by Accept-Encoding; Chromium cold cache (fresh profile)',
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_average_at_start: load.map((l) => Number(l.toFixed(2))), load_average_at_end: loadavg().map((l) => Number(l.toFixed(2))), chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    network: 'loopback (127.0.0.1, no bandwidth or latency limit), scripts/static-server.ts sending the precompressed copies by Accept-Encoding; Chromium cold cache (a fresh profile each run)',
     result_files: values.site ? null : Number(values.files),
     site: values.site ?? null,
     ...built.timings,
     precompressed: built.precompressed,
     pages: pages.length,
     scenario: { id: scenario, url: new URL(run.url).pathname, arrow_fetched: arrowFetched, per_scenario_arrow_bytes: existsSync(perScenarioArrow) ? statSync(perScenarioArrow).size : null, note: existsSync(perScenarioArrow) ? 'the per-scenario release file (data/site/releases/<id>.arrow)' : 'no per-scenario release file in the compiled data: the page reads what it points at (see arrow_fetched)' },
-    page_load_ms: Math.round(run.pageLoadMs),
-    first_answer: { page_ms: run.first.page_ms, click_to_table_ms: run.first.click_to_table_ms, test_side_ms: run.first.test_side_ms, status: run.first.status },
+    timing_note: 'each time is the largest of: the page\'s data-sla-ms (from its submit handler), click_to_table_ms (in the page, from the click to the table showing), test_side_ms (from the test, around the click and the wait)',
+    runs: runs.map((r) => ({
+      page_load_ms: Math.round(r.pageLoadMs),
+      first_answer: { page_ms: r.first.page_ms, click_to_table_ms: r.first.click_to_table_ms, test_side_ms: r.first.test_side_ms, status: r.first.status },
+      repeat_answers: { limits_ttft_ms_p99: REPEAT_LIMITS, page_ms: r.repeats.map((x) => x.page_ms), click_to_table_ms: r.repeats.map((x) => x.click_to_table_ms), test_side_ms: r.repeats.map((x) => x.test_side_ms), last_status: r.repeats.at(-1)!.status },
+      transferred_bytes: { page_load: phaseBytes(r, 'page load'), first_answer: phaseBytes(r, 'first answer'), repeat_answers: phaseBytes(r, 'repeat answers') },
+      server_wrote_bytes: { page_load: r.serverBytes.pageLoad, first_answer: r.serverBytes.firstAnswer, repeat_answers: r.serverBytes.repeats },
+    })),
+    first_answer_ms: { median: median(firsts), min: Math.min(...firsts), max: Math.max(...firsts) },
+    repeat_answer_ms: { median_of_worst: median(worstRepeats), max: Math.max(...worstRepeats), median: median(runs.flatMap(repeatMs)) },
     transferred: {
       total_bytes: transferred,
-      page_load_bytes: sum(byPhase('page load')),
-      first_answer_bytes: sum(byPhase('first answer')),
-      repeat_answers_bytes: sum(byPhase('repeat answers')),
-      server_wrote_bytes: { page_load: run.serverBytes.pageLoad, first_answer: run.serverBytes.firstAnswer, repeat_answers: run.serverBytes.repeats },
+      page_load_bytes: phaseBytes(run, 'page load'),
+      first_answer_bytes: phaseBytes(run, 'first answer'),
+      repeat_answers_bytes: Math.max(...runs.map((r) => phaseBytes(r, 'repeat answers'))),
       requests: files.length,
       encodings: Object.fromEntries([...new Set(files.map((f) => f.encoding))].map((e) => [e, files.filter((f) => f.encoding === e).length])),
       by_file: files,
     },
-    repeat_answers: { limits_ttft_ms_p99: REPEAT_LIMITS, page_ms: run.repeats.map((r) => r.page_ms), test_side_ms: run.repeats.map((r) => r.test_side_ms), last_status: run.repeats.at(-1)!.status },
     initial_js_gzip_max_bytes: js[0]!.bytes,
     initial_js_gzip: js.slice(0, 5),
     budgets: {
-      first_answer: { limit_ms: BUDGET.first_answer_ms, measured_ms: firstMs, met: firstMs <= BUDGET.first_answer_ms },
+      first_answer: { limit_ms: BUDGET.first_answer_ms, measured_median_ms: median(firsts), met: median(firsts) <= BUDGET.first_answer_ms },
       transferred: { limit_bytes: BUDGET.transferred_bytes, measured_bytes: transferred, met: transferred <= BUDGET.transferred_bytes },
-      repeat_answers: { limit_ms: BUDGET.repeat_answer_ms, measured_max_ms: Math.max(...repeatMs), met: Math.max(...repeatMs) <= BUDGET.repeat_answer_ms },
+      repeat_answers: { limit_ms: BUDGET.repeat_answer_ms, measured_median_of_worst_ms: median(worstRepeats), measured_max_ms: Math.max(...worstRepeats), met: median(worstRepeats) <= BUDGET.repeat_answer_ms },
       initial_js_per_page: { limit_gzip_bytes: BUDGET.initial_js_gzip_bytes, measured_max_bytes: js[0]!.bytes, page: js[0]!.page, met: js[0]!.bytes <= BUDGET.initial_js_gzip_bytes },
     },
   };
-  process.stderr.write(`${JSON.stringify({ ...report, transferred: { ...report.transferred, by_file: report.transferred.by_file.slice(0, 8) } }, null, 2)}\n`);
+  process.stderr.write(`${JSON.stringify({ ...report, runs: undefined, initial_js_gzip: undefined, transferred: { ...report.transferred, by_file: report.transferred.by_file.slice(0, 6) } }, null, 2)}\n`);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
   const out = join(REPO, 'bench', 'results', `site-${stamp}.json`);
   await writeNewFileAtomic(out, `${JSON.stringify(report, null, 2)}\n`);
