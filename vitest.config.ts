@@ -10,19 +10,25 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: ['tests/**/*.timing.test.ts', 'tests/**/*.pipeline.test.ts'], sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: ['tests/**/*.timing.test.ts', 'tests/**/*.pipeline.test.ts', 'tests/**/*.browser.test.ts'], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        // The built site in Chromium, one file at a time: two astro builds of one checkout at once
+        // collide in its prerender folder.
+        test: { name: 'browser', include: ['tests/**/*.browser.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
         // One retry: a timing assertion can lose to a burst of unrelated load on a 2-core machine;
         // failing twice in a row is a real regression.
-        test: { name: 'timing', include: ['tests/**/*.timing.test.ts'], fileParallelism: false, retry: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'timing', include: ['tests/**/*.timing.test.ts'], fileParallelism: false, retry: 1, sequence: { groupOrder: 2 } },
       },
       {
         extends: true,
         // End-to-end runs of whole pipelines (real engines, compile, site build) use every core:
         // alone, last, so they neither slow the other tests into timeouts nor are slowed by them.
-        test: { name: 'pipeline', include: ['tests/**/*.pipeline.test.ts'], fileParallelism: false, sequence: { groupOrder: 2 } },
+        test: { name: 'pipeline', include: ['tests/**/*.pipeline.test.ts'], fileParallelism: false, sequence: { groupOrder: 3 } },
       },
     ],
   },

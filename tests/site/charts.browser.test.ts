@@ -7,13 +7,11 @@
  * JavaScript under budget. Every expected value comes from the compiled JSON the site was built
  * from, never written here. Screenshots go to test-artifacts/site/charts-*.png.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
@@ -21,9 +19,8 @@ import type { ParetoPoint, Release, Scenario } from '../../harness/contract/site
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatInterval, formatNumber } from '../../site/lib/format.ts';
+import { buildSite, launchChromium, REPO } from './built-site.ts';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
 const AXE = join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
 const root = mkdtempSync(join(tmpdir(), 'servebench-charts-'));
@@ -38,14 +35,6 @@ const consoleErrors: string[] = [];
 
 const PARETO = 'figure[data-chart="pareto"]';
 const HISTORY = 'figure[data-chart="history"]:not([hidden])';
-
-function build(env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: REPO, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', ...env }, timeout: 180_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`astro build failed: ${stderr}`)) : resolve(),
-    );
-  });
-}
 
 async function open(path: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
   const page = await browser.newPage({ viewport });
@@ -106,7 +95,6 @@ async function axeViolations(page: Page): Promise<Array<{ id: string; impact: st
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const resultsDir = join(root, 'results');
   writeFixture(resultsDir);
@@ -118,9 +106,9 @@ beforeAll(async () => {
   history = detail.history;
   noise = existsSync(join(data, 'site', 'noise.json')) ? JSON.parse(readFileSync(join(data, 'site', 'noise.json'), 'utf8')) : [];
   href = `/scenario/${scenario.scenario_id}/`;
-  await build({ SERVEBENCH_DATA: data, SERVEBENCH_SITE_OUT: join(root, 'site') });
+  await buildSite({ SERVEBENCH_DATA: data, SERVEBENCH_SITE_OUT: join(root, 'site') });
   site = await serveStatic(join(root, 'site'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {

@@ -4,12 +4,10 @@
  * page type is opened. Rankings are checked against the result files themselves. No request may
  * leave the site's own host, and no console error may appear. Screenshots go to test-artifacts/.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
@@ -18,9 +16,8 @@ import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber, formatPercent } from '../../site/lib/format.ts';
+import { buildSite, launchChromium, REPO } from './built-site.ts';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
 const root = mkdtempSync(join(tmpdir(), 'servebench-site-'));
 let results: RunResult[] = [];
@@ -30,14 +27,6 @@ let site: Awaited<ReturnType<typeof serveStatic>>;
 let browser: Browser;
 const foreignRequests: string[] = [];
 const consoleErrors: string[] = [];
-
-function build(env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: REPO, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', ...env }, timeout: 180_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`astro build failed: ${stderr}`)) : resolve(),
-    );
-  });
-}
 
 async function open(path: string, name: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
@@ -50,7 +39,6 @@ async function open(path: string, name: string): Promise<Page> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const resultsDir = join(root, 'results');
   results = writeFixture(resultsDir).map((p) => JSON.parse(readFileSync(join(resultsDir, p), 'utf8')) as RunResult);
@@ -64,9 +52,9 @@ beforeAll(async () => {
   failed = { ...broken, status: 'failed', points: [], run: { ...broken.run!, failure: { phase: 'launch', message: 'CUDA out of memory while loading the weights', log_tail: [] } } };
   writeResult(resultsDir, failed);
   await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
-  await build({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
+  await buildSite({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
   site = await serveStatic(join(root, 'site'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {

@@ -6,7 +6,6 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMPARED_METRICS } from '../../harness/contract/metric-catalog.ts';
@@ -17,6 +16,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
+import { query } from './duckdb-query.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-capacity-'));
 const resultsDir = join(root, 'results');
@@ -85,17 +85,6 @@ function handPoints(): HandPoint[] {
     }
   }
   return [...byKey.values()];
-}
-
-async function query(sql: string): Promise<Array<Record<string, unknown>>> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>;
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
 }
 
 beforeAll(async () => {

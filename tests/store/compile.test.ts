@@ -5,7 +5,6 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compile, type CompileReport } from '../../harness/store/compile.ts';
@@ -14,6 +13,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
 import { syntheticResult, writeResult } from '../../harness/testbed/synthetic-results.ts';
+import { query } from './duckdb-query.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-compile-'));
 const resultsDir = join(root, 'results');
@@ -30,17 +30,6 @@ const median = (values: number[]) => {
 };
 const c8 = (r: RunResult) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!;
 const byVersion = (engine: string, version: string) => results.filter((r) => r.run!.engine.name === engine && r.run!.engine.version === version);
-
-async function query(sql: string): Promise<Array<Record<string, unknown>>> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>;
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
 
 beforeAll(async () => {
   paths = writeFixture(resultsDir);

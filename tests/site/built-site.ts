@@ -1,0 +1,27 @@
+/**
+ * What the browser tests share: building the site with astro into a folder of their own, and
+ * Debian's Chromium through playwright-core. The browser test files run one at a time (their own
+ * vitest project): two astro builds of one checkout at once collide in its prerender folder.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** `astro build` with SERVEBENCH_DATA, SERVEBENCH_SITE_OUT and the like in `env`. */
+export function buildSite(env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: REPO, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', ...env }, timeout: 180_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`astro build failed: ${stderr}`)) : resolve(),
+    );
+  });
+}
+
+export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+}
