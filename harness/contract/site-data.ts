@@ -233,12 +233,12 @@ export const FailedRunSchema = z
   .strict();
 
 /**
- * changes.json. `since` (exclusive) is the day of the previous snapshot when one older than the
- * one published exists (basis previous-snapshot), else 7 days before `until` (basis last-7-days);
- * `until` is the newest run date. new_releases: releases whose first run date is after `since`;
- * changes: the significant deltas (better or worse) of those releases, or of every release when
- * there is no new one, largest |change_pct| first; failed_runs: runs whose status is not
- * completed dated after `since`, newest first, at most 100.
+ * changes.json. With a snapshot published before this one (basis previous-snapshot), `since` is
+ * its day, new_releases are the releases it did not have and failed_runs the failed runs it did
+ * not have; without one (basis last-7-days), `since` (exclusive) is 7 days before `until`, the
+ * newest run date, and both count what is dated after it. changes: the significant deltas
+ * (better or worse) of the new releases, or of every release when there is no new one, largest
+ * |change_pct| first. failed_runs: newest first, at most 100.
  */
 export const ChangesFileSchema = z
   .object({

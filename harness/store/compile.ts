@@ -21,7 +21,7 @@ import type { ResultProblem } from './check-result.ts';
 import { computeDeltas, deriveTables } from './derive.ts';
 import { writeDictionary } from './dictionary.ts';
 import { prepareOutFolder } from './out-folder.ts';
-import { writeSiteData } from './publish-site.ts';
+import { writeSiteData, type PreviousSnapshot } from './publish-site.ts';
 import { linkOrCopy, manifestOf, stageDeltas, weekDigests, writeSnapshot, type SnapshotManifest, type Week } from './snapshots.ts';
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
 import { tableOfFile, WEEKLY } from './tables.ts';
@@ -79,18 +79,18 @@ function inputsDigest(weeks: ReadonlyMap<string, Week>, prices: PriceTable, tier
 }
 
 /**
- * The day of the snapshot published before `snapshot` (the newest one generated earlier), or null
- * when there is none: what changes.json counts from.
+ * The snapshot published before `snapshot` (the newest one generated earlier), or null when there
+ * is none: what changes.json counts from.
  */
-function previousSnapshotDay(snapshotsDir: string, snapshot: string, generatedAt: string): string | null {
-  let previous: string | null = null;
+function previousSnapshot(snapshotsDir: string, snapshot: string, generatedAt: string): PreviousSnapshot | null {
+  let previous: { name: string; at: string } | null = null;
   for (const name of readdirSync(snapshotsDir)) {
     if (name === snapshot || name.endsWith('.partial')) continue;
     const manifest = readJsonIfExists<{ generated_at?: string }>(join(snapshotsDir, name, 'MANIFEST.json'));
     const at = manifest?.generated_at;
-    if (typeof at === 'string' && at < generatedAt && (previous === null || at > previous)) previous = at;
+    if (typeof at === 'string' && at < generatedAt && (previous === null || at > previous.at)) previous = { name, at };
   }
-  return previous === null ? null : previous.slice(0, 10);
+  return previous === null ? null : { dir: join(snapshotsDir, previous.name), day: previous.at.slice(0, 10) };
 }
 
 export function storePath(outDir: string): string {
@@ -174,8 +174,8 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       invalid_files: new Set(report.problems.map((p) => p.file)).size,
       price_tier: options.prices.tier,
     };
-    const since = previousSnapshotDay(join(parquetRoot, 'snapshots'), snapshot, snapshotManifest(snapshot).generated_at);
-    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices), { tiers, previousSnapshotDay: since, today: now.toISOString().slice(0, 10) });
+    const previous = previousSnapshot(join(parquetRoot, 'snapshots'), snapshot, snapshotManifest(snapshot).generated_at);
+    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices), { tiers, previousSnapshot: previous, today: now.toISOString().slice(0, 10) });
     lap('site');
     const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
     const files: ManifestFile[] = [

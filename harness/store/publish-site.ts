@@ -35,6 +35,7 @@ import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } 
 import { computeNoise } from './derive.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { findRegressions } from './regress.ts';
+import { sqlString } from './tables.ts';
 import { reproduceCommand } from '../lib/shell/reproduce.ts';
 
 // Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
@@ -123,10 +124,16 @@ class SiteFiles {
 export interface SiteInputs {
   /** The tiers the capacity table was computed at (published as sla-tiers.json). */
   readonly tiers: SlaTiers;
-  /** The day of the snapshot published before this one; null: none (changes.json then covers the last 7 days). */
-  readonly previousSnapshotDay: string | null;
+  /** The snapshot published before this one; null: none (changes.json then covers the last 7 days). */
+  readonly previousSnapshot: PreviousSnapshot | null;
   /** The compile's day (YYYY-MM-DD): `until` of changes.json when there are no runs. */
   readonly today: string;
+}
+
+/** A snapshot's folder (its Parquet tables) and the day it was generated. */
+export interface PreviousSnapshot {
+  readonly dir: string;
+  readonly day: string;
 }
 
 const MAX_FAILED_RUNS = 100;
@@ -135,13 +142,21 @@ const MAX_FAILED_RUNS = 100;
 async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[], inputs: SiteInputs): Promise<ChangesFile> {
   const newest = (await connection.runAndReadAll('SELECT max(run_date)::VARCHAR FROM valid_runs')).getRowsJS()[0]?.[0];
   const until = typeof newest === 'string' ? newest : inputs.today;
-  const basis = inputs.previousSnapshotDay === null ? 'last-7-days' : 'previous-snapshot';
-  const since = inputs.previousSnapshotDay ?? new Date(Date.parse(`${until}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
+  const previous = inputs.previousSnapshot;
+  const basis = previous === null ? 'last-7-days' : 'previous-snapshot';
+  const since = previous?.day ?? new Date(Date.parse(`${until}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
   const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Array<Record<string, unknown>>;
+  // Against a previous snapshot, new is what it did not have (several compiles a day, or results
+  // that arrive dated earlier, still count once); without one, what was first run in the last 7 days.
+  const parquet = (table: string) => sqlString(join(previous?.dir ?? '', table));
+  const had = (table: string) => previous !== null && existsSync(join(previous.dir, table.replace('/*.parquet', '')));
+  const releaseKey = `engine || chr(0) || engine_version`;
+  const newRelease = previous === null ? `min(first_run_date) > DATE '${since}'` : had('history.parquet') ? `${releaseKey} NOT IN (SELECT ${releaseKey} FROM read_parquet(${parquet('history.parquet')}))` : 'true';
+  const newRun = previous === null ? `run_date > DATE '${since}'` : had('runs/*.parquet') && readdirSync(join(previous.dir, 'runs')).length > 0 ? `run_id NOT IN (SELECT run_id FROM read_parquet(${parquet('runs/*.parquet')}))` : 'true';
   const newReleases = await rows(`
     SELECT engine, engine_version, min(first_run_date)::VARCHAR AS first_run_date, count(DISTINCT scenario_id)::INTEGER AS scenarios
     FROM releases GROUP BY engine, engine_version, engine_version_order
-    HAVING min(first_run_date) > DATE '${since}'
+    HAVING ${newRelease}
     ORDER BY first_run_date DESC, engine, engine_version_order DESC`);
   const fresh = new Set(newReleases.map((r) => `${String(r.engine)}\u0000${String(r.engine_version)}`));
   const changes = deltas
@@ -149,7 +164,7 @@ async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[
     .sort((a, b) => Math.abs(b.change_pct) - Math.abs(a.change_pct) || a.config_id.localeCompare(b.config_id) || a.engine.localeCompare(b.engine) || a.metric.localeCompare(b.metric));
   const failedRuns = await rows(`
     SELECT run_id, engine, engine_version, model, precision, hardware, workload, strftime(created_at, '%Y-%m-%dT%H:%M:%SZ') AS created_at, failure_phase, failure_message, file
-    FROM valid_runs WHERE status <> 'completed' AND run_date > DATE '${since}'
+    FROM valid_runs WHERE status <> 'completed' AND ${newRun}
     ORDER BY valid_runs.created_at DESC, run_id LIMIT ${MAX_FAILED_RUNS}`);
   return ChangesFileSchema.parse({ basis, since, until, new_releases: newReleases, changes, failed_runs: failedRuns });
 }

@@ -110,4 +110,15 @@ describe('changes.json', () => {
     expect(third.changes.length).toBe(deltas.filter((d) => d.verdict !== 'unclear').length);
     expect(third.failed_runs.map((f) => f.run_id)).toEqual([failed.run_id]);
   }, 60_000);
+
+  it('a second compile the same day, with a result dated before the previous snapshot: new is what that snapshot did not have', async () => {
+    // A community submission measured in February arrives after the March snapshots.
+    writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[7]!, version: '2.2.0', seed: 905, date: new Date(Date.UTC(2026, 1, 20, 3)) }));
+    await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-06T06:00:00Z') });
+    const fourth = changes();
+    expect(fourth.basis).toBe('previous-snapshot');
+    expect(fourth.new_releases.map((r) => `${r.engine} ${r.engine_version}`)).toEqual(['sglang 2.2.0']);
+    // The failed run of March 5 was in the previous snapshot already.
+    expect(fourth.failed_runs).toEqual([]);
+  }, 60_000);
 });
