@@ -9,11 +9,11 @@
  * pages and data (new each build) at 6, as fast as gzip -9 and about 30% smaller. Brotli 11 takes
  * about 70 s on DuckDB-Wasm, so the large bundles' copies are kept in the cache folder
  * ($SERVEBENCH_CACHE or ~/.cache/servebench, `precompressed/<sha256 of the content>.<br|gz>`): a
- * rebuild with the same bundle copies them. Runs after `astro build` (astro.config.mjs), or by
- * hand: tsx scripts/precompress.ts [DIR (default dist/site)].
+ * rebuild with the same bundle copies them (a copy unused for 30 days is removed). Runs after
+ * `astro build` (astro.config.mjs), or by hand: tsx scripts/precompress.ts [DIR (default dist/site)].
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,7 +73,10 @@ async function cachedEncode(kind: 'gz' | 'br', input: Buffer, cacheDir: string):
   const key = createHash('sha256').update(input).digest('hex');
   const path = join(cacheDir, `${key}.${kind}`);
   try {
-    return { bytes: readFileSync(path), cached: true };
+    const bytes = readFileSync(path);
+    const now = new Date();
+    utimesSync(path, now, now); // used: kept by pruneCache
+    return { bytes, cached: true };
   } catch {
     const bytes = await encode(kind, input, BROTLI_BUNDLE_QUALITY);
     try {
@@ -83,6 +86,21 @@ async function cachedEncode(kind: 'gz' | 'br', input: Buffer, cacheDir: string):
       // A read-only cache only costs the next build the time.
     }
     return { bytes, cached: false };
+  }
+}
+
+/** A cached copy no build used for this long is removed (the bundles change with each release). */
+export const CACHE_KEEP_DAYS = 30;
+
+function pruneCache(cacheDir: string): void {
+  const oldest = Date.now() - CACHE_KEEP_DAYS * 86_400_000;
+  try {
+    for (const name of readdirSync(cacheDir)) {
+      const path = join(cacheDir, name);
+      if (statSync(path).mtimeMs < oldest) rmSync(path, { force: true });
+    }
+  } catch {
+    // No cache folder yet, or one that cannot be written: nothing to prune.
   }
 }
 
@@ -128,6 +146,7 @@ export async function precompress(dir: string, options: { cacheDir?: string; con
     if (keepBr) br++;
     bestBytes += keepBr ? brOut!.bytes.length : keepGz ? gzOut!.bytes.length : size;
   });
+  pruneCache(cacheDir);
   return { files: sized.length, gz, br, bytes, gzBytes, bestBytes, cached, seconds: Number(((performance.now() - started) / 1000).toFixed(2)) };
 }
 

@@ -94,6 +94,14 @@ describe('precompress', () => {
     const report = await precompress(copy, { cacheDir });
     expect([report.files, report.cached, report.br, report.gz]).toEqual([1, 2, 1, 1]);
     expect(readFileSync(join(copy, 'duckdb.wasm.br'))).toEqual(readFileSync(join(site, '_astro/duckdb.wasm.br')));
+    // A copy no build used for 30 days is removed; one in use is kept.
+    const stale = join(cacheDir, `${'0'.repeat(64)}.br`);
+    writeFileSync(stale, 'old');
+    const monthAgo = new Date(Date.now() - 31 * 86_400_000);
+    utimesSync(stale, monthAgo, monthAgo);
+    for (const name of names) utimesSync(join(cacheDir, name), monthAgo, monthAgo);
+    await precompress(copy, { cacheDir });
+    expect(readdirSync(cacheDir).sort()).toEqual(names);
   });
 });
 
