@@ -1,10 +1,11 @@
 /**
- * `servebench collect` on SYNTHETIC results (harness/testbed/synthetic-results.ts) laid out as the
- * nightly's downloaded artifacts in temp folders: valid files land at their content-derived
- * paths, a re-run writes nothing, conflicts and invalid files are refused and reported, and the
- * plan's jobs without a result are listed (never filled in).
+ * `servebench collect` on SYNTHETIC results (harness/testbed/synthetic-results.ts) laid out in temp
+ * folders as the nightly's downloaded artifacts, as a Kubernetes results claim copied out with
+ * `kubectl cp`, and as a SLURM job's shared folder: valid files land at their content-derived
+ * paths, a re-run writes nothing, conflicts and invalid files are refused and reported, stray
+ * files are reported and left, and the plan's jobs without a result are listed (never filled in).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,9 +62,10 @@ function synthetic(edit: Partial<SyntheticRun> = {}): RunResult {
 }
 
 /** A SYNTHETIC result as `servebench run` would have written it for this planned job (its argv recorded, as the runner does). */
-function resultForJob(job: PlannedJob, seed: number): RunResult {
+function resultForJob(job: PlannedJob, seed: number, edit: Partial<SyntheticRun> = {}): RunResult {
   const load = job.load as { concurrency?: number[] };
   const result = synthetic({
+    ...edit,
     engine: job.engine,
     // A "latest" image reports whatever release it is.
     version: job.version === 'latest' ? '0.5.9' : job.version,
@@ -321,6 +323,171 @@ describe('servebench collect: the plan', () => {
   });
 });
 
+describe('servebench collect --from a Kubernetes results claim or a SLURM shared folder', () => {
+  /** Writes a result where `servebench run --results-dir <root>` puts it: <root>/<date>/<engine>/…; returns that path under `under`. */
+  function runWrote(root: string, result: RunResult): string {
+    const text = json(result);
+    const relative = resultRelativePath(result, text);
+    mkdirSync(dirname(join(root, relative)), { recursive: true });
+    writeFileSync(join(root, relative), text);
+    return relative;
+  }
+
+  async function collectFrom(from: string, extra: readonly string[] = []): Promise<Outcome> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCollect(['--from', from, '--results', results, '--json', ...extra], { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+    return { code, report: JSON.parse(stdout) as CollectReport, stdout, stderr };
+  }
+
+  // The night's jobs start after submission; the claim also holds the night before.
+  const SUBMITTED = '2026-01-02T01:00:00Z';
+  const NIGHT = new Date(Date.UTC(2026, 0, 2, 3, 0, 0));
+  const NIGHT_BEFORE = new Date(Date.UTC(2026, 0, 1, 3, 0, 0));
+
+  it('a claim copied out with kubectl cp: results nested by day, lost+found skipped, leftovers reported as stray, the night before not counted with --since', async () => {
+    const { plan, file } = writePlan([], ['vllm']);
+    const claim = join(dir, 'night');
+    const [lost, ...ran] = plan.jobs;
+    const written = ran.map((job, i) => runWrote(claim, resultForJob(job, 700 + i, { date: NIGHT })));
+    // Last night's run of the job that died tonight: still in the claim.
+    const before = runWrote(claim, resultForJob(lost!, 690, { date: NIGHT_BEFORE }));
+    mkdirSync(join(claim, 'lost+found'));
+    chmodSync(join(claim, 'lost+found'), 0o700);
+    // Tonight's run of the lost job was killed while writing its result; a deleted file was still open on NFS.
+    const unfinished = `${dirname(written[0]!)}/.chat-0123456789ab.json.1a2b3c4d.tmp`;
+    writeFileSync(join(claim, unfinished), '{"schema_version": 1, ');
+    writeFileSync(join(claim, '.nfs000000000001c2d300000001'), '');
+
+    const { code, report, stderr } = await collectFrom(claim, ['--plan', file, '--since', SUBMITTED]);
+    expect([code, stderr]).toEqual([0, '']);
+    expect(report.found).toBe(ran.length + 1);
+    expect(report.ignored).toBe(1);
+    expect(report.invalid).toEqual([]);
+    // Every result is collected, last night's too (a measurement is never dropped) ...
+    expect(report.collected.map((c) => c.file).sort()).toEqual([...written, before].sort());
+    for (const c of report.collected) {
+      const text = readFileSync(join(results, c.path), 'utf8');
+      expect(text).toBe(readFileSync(join(claim, c.file), 'utf8'));
+      expect(checkResultText(c.path, text, c.path).problems).toEqual([]);
+    }
+    // ... but only tonight's account for the plan: the lost job is missing.
+    expect(report.plan).toEqual({ file, plan_id: plan.plan_id, jobs: plan.jobs.length, since: '2026-01-02T01:00:00.000Z' });
+    expect(report.missing.map((m) => m.job_id)).toEqual([lost!.id]);
+    expect(report.stray).toEqual([
+      { file: '.nfs000000000001c2d300000001', path: '', message: 'an NFS placeholder of a file deleted while still open', fix: expect.stringContaining('goes away') },
+      { file: unfinished, path: '', message: 'an unfinished result write (the run was killed while writing its result)', fix: expect.stringContaining('reported missing') },
+    ]);
+
+    // Without --since, last night's result would stand in for tonight's missing job.
+    const unbounded = await collectFrom(claim, ['--plan', file]);
+    expect(unbounded.report.missing).toEqual([]);
+    expect(unbounded.report.already_present).toHaveLength(ran.length + 1);
+
+    // The text form: one line per stray file (file, problem, fix), and the plan line names --since.
+    let text = '';
+    expect(await runCollect(['--from', claim, '--results', results, '--plan', file, '--since', '2026-01-02'], { stdout: (t) => void (text += t), stderr: () => {} })).toBe(0);
+    expect(text).toContain(`(1 other file ignored, 2 stray)`);
+    expect(text).toContain(`  stray      ${unfinished}: an unfinished result write (the run was killed while writing its result) (fix: that attempt left no result;`);
+    expect(text).toContain(`1 without a result created since 2026-01-02T00:00:00.000Z`);
+    expect(text).toContain(`  missing    ${lost!.name}`);
+  });
+
+  it("a SLURM job's shared folder: results_dir and the job logs next to it, a copy of the plan; a deleted result is reported missing", async () => {
+    const { plan, file } = writePlan([], ['vllm']);
+    const shared = join(dir, 'shared');
+    const written = plan.jobs.map((job, i) => `results/${runWrote(join(shared, 'results'), resultForJob(job, 800 + i, { date: NIGHT }))}`);
+    mkdirSync(join(shared, 'logs', 'slurm'), { recursive: true });
+    plan.jobs.forEach((job, i) => writeFileSync(join(shared, 'logs', 'slurm', `${job.name}-${4100 + i}.out`), 'servebench: wrote results/…\n'));
+    // The operator planned into the shared folder too.
+    mkdirSync(join(shared, 'plan', 'slurm'), { recursive: true });
+    writeFileSync(join(shared, 'plan', 'plan.json'), readFileSync(file));
+    writeFileSync(join(shared, 'plan', 'slurm', 'submit-all.sh'), '#!/bin/bash\n');
+    writeFileSync(join(shared, 'plan', 'slurm', `${plan.jobs[0]!.name}.sbatch`), '#!/bin/bash\n');
+
+    const first = await collectFrom(shared, ['--plan', file, '--since', SUBMITTED, '--require-all']);
+    expect(first.code).toBe(0);
+    expect(first.report.collected.map((c) => c.file).sort()).toEqual([...written].sort());
+    expect(first.report.ignored).toBe(plan.jobs.length + 2);
+    expect(first.report.stray).toEqual([{ file: 'plan/plan.json', path: '', message: 'a plan (`servebench plan --out`), not a result', fix: 'give it with --plan; keep the plan folder out of --from' }]);
+    expect(first.report.missing).toEqual([]);
+
+    // Collected once: the next collect finds every file in place and writes nothing.
+    const again = await collectFrom(shared, ['--plan', file, '--since', SUBMITTED]);
+    expect([again.code, again.report.collected, again.report.already_present.length]).toEqual([0, [], plan.jobs.length]);
+
+    // A job whose result is gone from the shared folder is missing, even though results/ still has it.
+    const gone = plan.jobs[1]!;
+    unlinkSync(join(shared, written[1]!));
+    const after = await collectFrom(shared, ['--plan', file, '--since', SUBMITTED, '--require-all']);
+    expect(after.code).toBe(1);
+    expect(after.report.missing.map((m) => m.job_id)).toEqual([gone.id]);
+    let errors = '';
+    expect(await runCollect(['--from', shared, '--results', results, '--plan', file, '--since', SUBMITTED, '--require-all'], { stdout: () => {}, stderr: (t) => void (errors += t) })).toBe(1);
+    expect(errors).toBe('servebench collect: 1 planned job left no result (--require-all)\n');
+  });
+
+  it('per-job folders nested deeper, an archive and a linked folder (reported, never followed); --from may itself be a link', async () => {
+    const a = synthetic({ seed: 901 });
+    const b = synthetic({ seed: 902, workload: 'summarize' });
+    const outside = synthetic({ seed: 903, workload: 'rag-shared-prefix' });
+    const aFile = `sb-vllm-h100-aaaa/runner/_work/results/${runWrote(join(incoming, 'sb-vllm-h100-aaaa', 'runner', '_work', 'results'), a)}`;
+    const bFile = `sb-vllm-h100-bbbb/${runWrote(join(incoming, 'sb-vllm-h100-bbbb'), b)}`;
+    writeFileSync(join(incoming, 'sb-vllm-h100-aaaa', 'server.log'), 'INFO\n');
+    writeFileSync(join(incoming, 'sb-vllm-h100-cccc.tar.gz'), 'not really');
+    const elsewhere = join(dir, 'elsewhere');
+    runWrote(elsewhere, outside);
+    symlinkSync(elsewhere, join(incoming, 'linked'));
+    symlinkSync(incoming, join(dir, 'incoming-link'));
+
+    const { code, report } = await collectFrom(join(dir, 'incoming-link'));
+    expect(code).toBe(0);
+    expect(report.collected.map((c) => c.file).sort()).toEqual([aFile, bFile].sort());
+    expect(report.stray).toEqual([
+      { file: 'linked', path: '', message: 'a symbolic link (links are never followed)', fix: expect.stringContaining('give that folder as --from') },
+      { file: 'sb-vllm-h100-cccc.tar.gz', path: '', message: 'an archive: the results in it are not read', fix: 'unpack it under --from (collect reads *.json files only)' },
+    ]);
+    expect(existsSync(join(results, resultRelativePath(outside, json(outside))))).toBe(false);
+    expect(readdirSync(results)).toEqual(['2026-01-02']);
+
+    // The Markdown summary lists them too.
+    const summary = join(dir, 'summary.md');
+    expect(await runCollect(['--from', incoming, '--results', results, '--summary', summary], { stdout: () => {}, stderr: () => {} })).toBe(0);
+    const markdown = readFileSync(summary, 'utf8');
+    expect(markdown).toContain('2 result files under --from (1 other file ignored, 2 stray)');
+    expect(markdown).toContain('### Stray files (not results, left alone)');
+    expect(markdown).toContain('| sb-vllm-h100-cccc.tar.gz | an archive: the results in it are not read |');
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a folder it cannot read is a problem (results may be in it): exit 1, the rest collected', async () => {
+    const a = synthetic({ seed: 911 });
+    runWrote(join(incoming, 'ok'), a);
+    mkdirSync(join(incoming, 'locked'));
+    chmodSync(join(incoming, 'locked'), 0o000);
+    try {
+      const { code, report } = await collectFrom(incoming);
+      expect(code).toBe(1);
+      expect(report.collected).toHaveLength(1);
+      expect(report.invalid).toEqual([expect.objectContaining({ file: 'locked', message: 'cannot read the folder: EACCES' })]);
+    } finally {
+      chmodSync(join(incoming, 'locked'), 0o700);
+    }
+  });
+
+  it('exit 2 for a checkout given as --from, a --since without its zone, and --since without --plan', async () => {
+    const io = { stdout: () => {}, stderr: () => {} };
+    const checkout = join(dir, 'checkout');
+    mkdirSync(join(checkout, 'harness'), { recursive: true });
+    writeFileSync(join(checkout, 'package.json'), '{}');
+    writeFileSync(join(checkout, 'harness', 'cli.ts'), '');
+    await expect(runCollect(['--from', checkout], io)).rejects.toThrow(`--from: ${checkout} is a servebench checkout, not a results folder; give the folder its runs wrote into (${join(checkout, 'results')}`);
+    const { file } = writePlan([], ['vllm']);
+    await expect(runCollect(['--from', incoming, '--plan', file, '--since', '2026-01-02T01:00:00'], io)).rejects.toThrow(/--since: "2026-01-02T01:00:00" is not an ISO 8601 time with its zone/);
+    await expect(runCollect(['--from', incoming, '--plan', file, '--since', 'yesterday'], io)).rejects.toThrow(ServebenchError);
+    await expect(runCollect(['--from', incoming, '--since', SUBMITTED], io)).rejects.toThrow(/--since needs --plan/);
+  });
+});
+
 describe('servebench collect --detect-state: new releases whose jobs left no result go back to pending', () => {
   const NOW = Date.parse('2026-10-01T06:00:00Z');
   let server: FakeServer;
@@ -470,7 +637,7 @@ describe('servebench collect: usage', () => {
 
   it('--help names every flag and the exit statuses', () => {
     const help = formatHelp(collectCommand.spec);
-    for (const flag of ['--from DIR', '--plan FILE', '--detect-state FILE', '--results DIR', '--summary FILE', '--require-all', '--json']) expect(help).toContain(flag);
+    for (const flag of ['--from DIR', '--plan FILE', '--since TIME', '--detect-state FILE', '--results DIR', '--summary FILE', '--require-all', '--json']) expect(help).toContain(flag);
     expect(help).toContain('Exit status: 0 all collected; 1 invalid files or conflicts');
   });
 });

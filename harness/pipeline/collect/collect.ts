@@ -1,8 +1,21 @@
 /**
- * `servebench collect`, the logic: the result files the nightly's jobs left (their artifacts,
- * downloaded into one folder) → results/, each checked by the store's validator and written at
- * the path its content dictates, never over another file; then the plan's jobs that left no
- * result. Results are measurements: a missing job is reported, never filled in.
+ * `servebench collect`, the logic: the result files the night's jobs left → results/, each
+ * checked by the store's validator and written at the path its content dictates, never over
+ * another file; then the plan's jobs that left no result. Results are measurements: a missing job
+ * is reported, never filled in.
+ *
+ * Where the files come from does not matter, only that they are in one folder, nested however:
+ * GitHub Actions artifacts downloaded into it (one folder per job, server logs next to the
+ * results), a Kubernetes results claim copied out of a helper pod (`kubectl cp`: the claim holds
+ * results/<date>/… as the runs wrote them, perhaps a lost+found), or a SLURM job's shared folder
+ * (the fleet's results_dir, and the job logs of log_dir next to it). Every *.json is taken for a
+ * result; logs are counted and left; anything else is reported as stray (file, problem, fix),
+ * which does not fail the collect: an unfinished write's temp file, an NFS placeholder, an
+ * archive, a link (never followed).
+ *
+ * A claim or shared folder keeps the nights before too: with --since, only results created from
+ * then on (the night's submission) account for the plan's jobs, so last night's result cannot
+ * hide tonight's missing job.
  *
  * Idempotent: a re-run finds its files already in place (identical bytes) and writes nothing.
  * A run is collected once: a run_id already in results/ under another path, a different file at
@@ -12,8 +25,8 @@
  * With a detect state file, a new release some of whose planned jobs left no result is put back
  * to pending there, so the next `servebench detect` reports it (and the nightly plans it) again.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { join, sep } from 'node:path';
 import { z } from 'zod';
 import { usageError } from '../../lib/errors.ts';
 import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
@@ -112,11 +125,14 @@ export interface MissingJob {
 export interface CollectReport {
   readonly from: string;
   readonly results: string;
-  readonly plan: { readonly file: string; readonly plan_id: string; readonly jobs: number } | null;
+  /** since: only results created from then on account for a job (--since; absent without it). */
+  readonly plan: { readonly file: string; readonly plan_id: string; readonly jobs: number; readonly since?: string } | null;
   /** *.json files found under --from. */
   readonly found: number;
-  /** Other files under --from (server logs, job logs): not results, left alone. */
+  /** Other files under --from that belong there (server logs, job logs, a claim's lost+found): not results, left alone. */
   readonly ignored: number;
+  /** Files under --from that are neither results nor logs (a temp file of an interrupted write, an archive, a link): left alone, reported. */
+  readonly stray: ResultProblem[];
   /** Written into results/ by this call. */
   readonly collected: CollectedFile[];
   /** Already in results/ with the same bytes (a re-run, or a result already committed). */
@@ -152,6 +168,11 @@ export interface CollectOptions {
   readonly resultsDir: string;
   readonly plan: LoadedPlan | null;
   /**
+   * Only results created at or after this instant (ISO 8601) account for the plan's jobs: a
+   * results claim or a shared folder also holds the nights before. Older ones are still collected.
+   */
+  readonly since?: string | null;
+  /**
    * A `servebench detect` state file: every (engine, version) a missing job of trigger "new" was
    * planned for is put back to pending in it. Needs a plan.
    */
@@ -172,19 +193,84 @@ interface Candidate {
   readonly path: string;
 }
 
-/** Every *.json under `from` (recursively, links not followed), checked; other files are counted and left. */
-function readCandidates(from: string): { candidates: Candidate[]; invalid: ResultProblem[]; found: number; ignored: number } {
+/** Files that belong next to results and are left alone quietly: logs (server, job, SLURM's %x-%j.out), engine settings, job scripts, notes. */
+const LOG_FILE = /\.(log|out|err|txt|ya?ml|md|sbatch|sh)$|^\.gitkeep$/i;
+/** writeNewFileAtomic's temp name: the result was never linked into place (the writer was killed). */
+const UNFINISHED_WRITE = /^\..+\.json\.[0-9a-f]+\.tmp$/;
+const ARCHIVE = /\.(gz|tgz|zst|xz|bz2|zip|tar)$/i;
+/** What `servebench plan --out` writes: a copy of it next to the results is not a result. */
+const PLAN_FILES = new Set(['plan.json', 'matrix.json', 'lanes.json']);
+
+/** Why a file under --from that is no *.json is reported, or null when it is a log, left alone quietly. */
+function strayProblem(file: string, entry: Dirent): ResultProblem | null {
+  const name = entry.name;
+  if (entry.isSymbolicLink()) {
+    return { file, path: '', message: 'a symbolic link (links are never followed)', fix: 'copy the files it points to under --from (kubectl cp, rsync -a and cp -r copy the files), or give that folder as --from' };
+  }
+  if (!entry.isFile()) return { file, path: '', message: 'not a regular file', fix: 'collect reads regular *.json files only; leave it out of --from' };
+  if (UNFINISHED_WRITE.test(name)) {
+    return { file, path: '', message: 'an unfinished result write (the run was killed while writing its result)', fix: 'that attempt left no result; its job is reported missing if nothing else accounts for it; delete the file' };
+  }
+  if (name.startsWith('.nfs')) return { file, path: '', message: 'an NFS placeholder of a file deleted while still open', fix: 'it goes away when the process holding it exits; delete it then' };
+  if (LOG_FILE.test(name)) return null;
+  if (ARCHIVE.test(name)) return { file, path: '', message: 'an archive: the results in it are not read', fix: 'unpack it under --from (collect reads *.json files only)' };
+  return { file, path: '', message: 'not a result file (collect reads *.json files; logs are left alone)', fix: 'results are the *.json files `servebench run` writes; move anything else out of --from' };
+}
+
+/** A plan's own files (plan.json, matrix.json, lanes.json) copied next to the results: reported, not taken for results. */
+function planFileProblem(file: string, name: string, text: string): ResultProblem | null {
+  if (!PLAN_FILES.has(name)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const record = value as Record<string, unknown>;
+  const isPlan = record['format'] === PLAN_FORMAT;
+  if (!isPlan && !Array.isArray(record['include'])) return null;
+  return { file, path: '', message: isPlan ? 'a plan (`servebench plan --out`), not a result' : 'a GitHub Actions matrix of `servebench plan --out`, not a result', fix: isPlan ? 'give it with --plan; keep the plan folder out of --from' : 'keep the plan folder out of --from' };
+}
+
+/**
+ * Every file under `from` (recursively, links not followed): *.json files checked as results,
+ * logs counted, the rest reported as stray. A folder that cannot be read is a problem (results
+ * may be in it); a filesystem's lost+found is skipped.
+ */
+function readCandidates(from: string): { candidates: Candidate[]; invalid: ResultProblem[]; stray: ResultProblem[]; found: number; ignored: number } {
   const candidates: Candidate[] = [];
   const invalid: ResultProblem[] = [];
+  const stray: ResultProblem[] = [];
   let found = 0;
   let ignored = 0;
-  const entries = readdirSync(from, { recursive: true, withFileTypes: true })
-    .map((entry) => ({ entry, file: posix(relative(from, join(entry.parentPath, entry.name))) }))
-    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const entries: Array<{ entry: Dirent; file: string }> = [];
+  const walk = (dir: string, prefix: string): void => {
+    let listed: Dirent[];
+    try {
+      listed = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      invalid.push({ file: prefix === '' ? '.' : prefix.slice(0, -1), path: '', message: `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, fix: 'give collect read access to it (a claim mounted with another owner: copy it out with kubectl cp first), or remove it' });
+      return;
+    }
+    for (const entry of listed) {
+      const file = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) {
+        // ext4's lost+found at a volume's root (a results claim): never results, often unreadable.
+        if (entry.name === 'lost+found') ignored += 1;
+        else walk(join(dir, entry.name), `${file}/`);
+        continue;
+      }
+      entries.push({ entry, file });
+    }
+  };
+  walk(from, '');
+  entries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   for (const { entry, file } of entries) {
-    if (entry.isDirectory()) continue;
     if (!entry.name.endsWith('.json')) {
-      ignored += 1;
+      const problem = strayProblem(file, entry);
+      if (problem === null) ignored += 1;
+      else stray.push(problem);
       continue;
     }
     found += 1;
@@ -207,6 +293,12 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
       invalid.push({ file, path: '', message: `cannot read: ${(error as Error).message}`, fix: 'check the file permissions' });
       continue;
     }
+    const planFile = planFileProblem(file, entry.name, text);
+    if (planFile !== null) {
+      found -= 1;
+      stray.push(planFile);
+      continue;
+    }
     // The content is checked here; its place in results/ is derived from it below, so the
     // validator's path check holds by construction.
     const checked = checkResultText(file, text, null);
@@ -216,7 +308,22 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
     }
     candidates.push({ file, text, result: checked.result, sha256: checked.sha256, path: posix(resultRelativePath(checked.result, text, checked.sha256)) });
   }
-  return { candidates, invalid, found, ignored };
+  return { candidates, invalid, stray, found, ignored };
+}
+
+/** A servebench checkout given as --from: its package.json, node_modules and fixtures are no results. */
+function isCheckout(dir: string): boolean {
+  return existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'harness', 'cli.ts'));
+}
+
+/** --since: an ISO 8601 instant with its zone, or a day (its UTC midnight). */
+export function parseSince(text: string): string {
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+  const ms = iso.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw usageError(`--since: "${text}" is not an ISO 8601 time with its zone (2026-12-02T01:00:00Z) or a day (2026-12-02); give the time the night's jobs were submitted (date -u +%Y-%m-%dT%H:%M:%SZ before submitting)`);
+  }
+  return new Date(ms).toISOString();
 }
 
 /** run_id → the file that holds it, over everything already in the results folder. */
@@ -284,8 +391,14 @@ function updateDetectState(file: string, plan: LoadedPlan['plan'], missing: read
 export async function collectResults(options: CollectOptions): Promise<CollectReport> {
   const { from, resultsDir } = options;
   if (options.detectState != null && options.plan === null) throw usageError('--detect-state needs --plan: the new releases to put back are those of the planned jobs that left no result');
-  if (!existsSync(from) || !lstatSync(from).isDirectory()) throw usageError(`--from: no folder ${from}; give the folder the jobs' artifacts were downloaded into (create it empty when none came)`);
-  const { candidates, invalid, found, ignored } = readCandidates(from);
+  if (options.since != null && options.plan === null) throw usageError('--since needs --plan: it says which results account for the planned jobs');
+  const since = options.since == null ? null : parseSince(options.since);
+  // The folder given is followed when it is a link (a claim mounted elsewhere); nothing under it is.
+  if (!existsSync(from) || !statSync(from).isDirectory()) {
+    throw usageError(`--from: no folder ${from}; give the folder the results are in: the jobs' downloaded artifacts, a Kubernetes results claim copied out, or a SLURM job's shared results folder (create it empty when none came)`);
+  }
+  if (isCheckout(from)) throw usageError(`--from: ${from} is a servebench checkout, not a results folder; give the folder its runs wrote into (${join(from, 'results')}, the fleet's results_dir), or a copy of it`);
+  const { candidates, invalid, stray, found, ignored } = readCandidates(from);
   const collected: CollectedFile[] = [];
   const alreadyPresent: CollectedFile[] = [];
   const duplicates: CollectReport['duplicates'] = [];
@@ -346,15 +459,16 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
   const plan = options.plan;
   // Only what this collect put (or found) in place accounts for a job: an older result of the
   // same configuration in results/ is not tonight's measurement.
-  const missing = plan === null ? [] : missingJobs(plan.plan, inResults);
+  const missing = plan === null ? [] : missingJobs(plan.plan, inResults, since === null ? {} : { since });
   const night = (options.now ?? (() => new Date()))().toISOString().slice(0, 10);
   const detectState = options.detectState != null && plan !== null ? updateDetectState(options.detectState, plan.plan, missing, night) : null;
   return {
     from,
     results: resultsDir,
-    plan: plan === null ? null : { file: plan.file, plan_id: plan.plan.plan_id, jobs: plan.plan.jobs.length },
+    plan: plan === null ? null : { file: plan.file, plan_id: plan.plan.plan_id, jobs: plan.plan.jobs.length, ...(since === null ? {} : { since }) },
     found,
     ignored,
+    stray,
     collected,
     already_present: alreadyPresent,
     duplicates,

@@ -21,14 +21,15 @@ export function collectMarkdown(report: CollectReport, requireAll: boolean): str
   const lines = [
     '## servebench collect',
     '',
-    `${report.found} result file${report.found === 1 ? '' : 's'} in the artifacts (${report.ignored} other file${report.ignored === 1 ? '' : 's'} ignored): ` +
+    `${report.found} result file${report.found === 1 ? '' : 's'} under --from (${report.ignored} other file${report.ignored === 1 ? '' : 's'} ignored${report.stray.length > 0 ? `, ${report.stray.length} stray` : ''}): ` +
       `**${report.collected.length} collected**, ${report.already_present.length} already in results/, ${report.duplicates.length} duplicate${report.duplicates.length === 1 ? '' : 's'}, ` +
       `**${bad} invalid**, **${report.conflicts.length} conflict${report.conflicts.length === 1 ? '' : 's'}**.`,
     '',
   ];
   if (report.plan !== null) {
     const accounted = report.plan.jobs - report.missing.length;
-    lines.push(`Plan \`${escapeTableCell(report.plan.plan_id)}\`: ${accounted} of ${report.plan.jobs} job${report.plan.jobs === 1 ? '' : 's'} left a result; **${report.missing.length} missing**${report.missing.length > 0 && requireAll ? ' (--require-all: this fails the step)' : ''}.`, '');
+    const since = report.plan.since ? ` created since ${report.plan.since}` : '';
+    lines.push(`Plan \`${escapeTableCell(report.plan.plan_id)}\`: ${accounted} of ${report.plan.jobs} job${report.plan.jobs === 1 ? '' : 's'} left a result${since}; **${report.missing.length} missing**${report.missing.length > 0 && requireAll ? ' (--require-all: this fails the step)' : ''}.`, '');
   }
   if (report.missing.length > 0) {
     lines.push('### Missing jobs', '', 'Planned, but no result came back: the job never started, or died before `servebench run` could write even a failed result. Nothing was filled in.', '');
@@ -53,6 +54,10 @@ export function collectMarkdown(report: CollectReport, requireAll: boolean): str
   if (report.conflicts.length > 0) {
     lines.push('### Conflicts (not collected)', '');
     lines.push(...table(['file', 'problem', 'fix'], report.conflicts.map((p) => [p.file, p.message, p.fix])));
+  }
+  if (report.stray.length > 0) {
+    lines.push('### Stray files (not results, left alone)', '');
+    lines.push(...table(['file', 'problem', 'fix'], report.stray.map((p) => [p.file, p.message, p.fix])));
   }
   if (report.collected.length > 0) {
     lines.push('### Collected', '');
