@@ -1,23 +1,27 @@
 /**
- * `servebench alert`: files each regression that `servebench regress --json` found as one GitHub
- * issue, and keeps it up to date, never twice: every issue carries its regression's key in a
- * hidden marker, and all issues labelled `regression` (open and closed) are read first. Posts
- * one webhook message about what is new. `--dry-run` only reads (GET), `--offline` not even that.
+ * `servebench alert`: files the regressions that `servebench regress --json` found as one GitHub
+ * issue per engine release and configuration (every metric and load point that regressed there
+ * in one table), and keeps it up to date, never twice: every issue carries its key and its state
+ * in hidden markers, and all issues labelled `regression` (open and closed) are read first. A
+ * later night updates the issue (a comment says what newly regressed, recovered or moved), and
+ * closes it when the configuration no longer regresses or a newer release fixed it. Posts one
+ * webhook message about what is new. `--dry-run` only reads (GET), `--offline` not even that.
  */
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
 import { checkEngineFile, listEngineFiles } from '../../measure/engines/spec-file.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
-import { isNew, NOTABLE_CHANGE_POINTS, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
+import { isNew, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
+import { NOTABLE_CHANGE_POINTS } from './groups.ts';
 import { readRegressionReport } from './input.ts';
-import type { DisplayName } from './markdown.ts';
+import { describeLoad, legacyComment, type DisplayName } from './markdown.ts';
 import { DEFAULT_GITHUB_API, GITHUB_API_ENV, githubClient } from '../http/github-http.ts';
 import { createGitHubIssuesClient, type GitHubIssuesClient, type LabelSpec } from './github-issues.ts';
 import { defaultPolicy, type HttpPolicy } from '../http/http-conditional.ts';
-import { postWebhook, webhookPayload, type NewRegression } from './webhook.ts';
+import { postWebhook, webhookPayload, type NewIssue } from './webhook.ts';
 
 const spec: CommandSpec = {
   name: 'alert',
-  summary: 'open or update one GitHub issue per regression from `servebench regress --json` (never a duplicate), and post new ones to a webhook',
+  summary: 'open, update and close one GitHub issue per engine release and configuration from `servebench regress --json` (never a duplicate), and post new ones to a webhook',
   usage: 'servebench alert --regressions FILE|- [--repo OWNER/NAME] [--github-api URL] [--webhook URL] [--dry-run [--offline]] [--reopen] [--max-wait S] [--json]',
   options: [
     { name: 'regressions', value: 'FILE', help: 'The JSON printed by `servebench regress --json`; - reads standard input.' },
@@ -25,13 +29,13 @@ const spec: CommandSpec = {
     { name: 'github-api', value: 'URL', help: `GitHub REST API base URL (default: $${GITHUB_API_ENV}, else ${DEFAULT_GITHUB_API}; GitHub Enterprise: https://HOST/api/v3).` },
     { name: 'webhook', value: 'URL', help: 'Slack-compatible incoming webhook for one message about the new regressions (default: $SERVEBENCH_WEBHOOK_URL; none when unset).' },
     { name: 'dry-run', help: 'Print the actions and the issue bodies without writing anything: only GET requests (and no webhook post).' },
-    { name: 'offline', help: 'With --dry-run: no request at all; every regression is shown as a new issue.' },
-    { name: 'reopen', help: 'Reopen an issue a maintainer closed when its regression is still reported (default: leave it closed, report it as skipped).' },
+    { name: 'offline', help: 'With --dry-run: no request at all; every configuration is shown as a new issue.' },
+    { name: 'reopen', help: 'Reopen an issue a maintainer closed when its configuration still regresses (default: leave it closed, report it as skipped).' },
     { name: 'max-wait', value: 'S', help: 'Longest rate-limit wait to sit out (GitHub or the webhook); a longer one fails, naming the reset time.', default: '60' },
     { name: 'json', help: 'Print a machine-readable summary of the actions instead of text.' },
   ],
   epilog: [
-    'Each issue carries a hidden marker with the regression key and the labels regression, servebench and engine:<name>. Before filing, every issue labelled regression (open and closed) is listed; the marker matches it: unchanged → no write; new numbers → the servebench section of the body is replaced (text outside it is kept), with a comment saying what changed when the change moved by 1 percentage point or more; closed → left closed unless --reopen. Removing the regression label hides an issue from this lookup.',
+    'One issue per engine release and configuration (model × precision × hardware × workload × methodology, all its load points): one row per metric and load point that regressed, with its change, 95% interval, p-value, test and runs. Each issue carries hidden markers with its key and its state, and the labels regression, servebench and engine:<name>. Before filing, every issue labelled regression (open and closed) is listed; the marker matches it: unchanged → no write; new numbers → the servebench section of the body is replaced (text outside it is kept), with a comment when a row newly regresses, recovers or moves by 1 percentage point or more; closed by a maintainer → left closed unless --reopen; closed by servebench and regressing again → reopened. An open issue whose configuration the report shows measured again without the regression (its "comparisons" list), or whose newer release is back within the threshold, is closed with a comment giving the numbers; a report without comparisons closes nothing. An open issue filed per regression by an earlier alert is closed, pointing at the new one. Removing the regression label hides an issue from this lookup.',
     'The token comes from GITHUB_TOKEN (issues: write); a dry run works without one on a public repository.',
     'Exit status: 0 ok, 1 GitHub or the webhook failed (what was filed before stays filed), 2 bad usage or input.',
   ].join('\n'),
@@ -85,23 +89,36 @@ interface Outcome {
 }
 
 function describe(action: AlertAction): string {
-  const r = action.regression;
-  const line = `${r.engine} ${r.version} vs ${r.previous_version} ${r.metric} ${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)}% on ${r.model} / ${r.hardware} / ${r.workload} / ${r.load}`;
+  const s = action.state;
+  const what = action.kind === 'retire' ? `per-regression issue, now in the issue of ${s.engine} ${s.version}` : `${s.engine} ${s.version} vs ${s.previous_version}`;
+  const rows = s.cells.map((c) => `${c.metric} ${c.change_pct > 0 ? '+' : ''}${c.change_pct.toFixed(1)}%${new Set(s.cells.map((x) => x.load)).size > 1 ? ` @ ${describeLoad(c.load)}` : ''}`);
+  const status = action.kind === 'retire' ? '' : s.cells.length === 0 ? ': recovered' : `: ${s.cells.length} regression${s.cells.length === 1 ? '' : 's'} (${rows.slice(0, 4).join(', ')}${rows.length > 4 ? ', …' : ''})`;
+  const line = `${what} on ${s.scenario.model} / ${s.scenario.precision} / ${s.scenario.hardware} / ${s.scenario.workload}${status}`;
   // Names from result files reach a terminal or a CI log here: no escape sequences.
   return line.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 
-async function execute(action: AlertAction, client: GitHubIssuesClient): Promise<Outcome> {
+async function execute(action: AlertAction, client: GitHubIssuesClient, groupIssues: ReadonlyMap<string, number>): Promise<Outcome> {
   switch (action.kind) {
     case 'create': {
       const issue = await client.createIssue({ title: action.title, body: action.body, labels: action.labels });
       return { action, issueNumber: issue.number, issueUrl: issue.html_url };
     }
     case 'update':
-    case 'reopen': {
-      const patch = { ...(action.title !== action.issue.title ? { title: action.title } : {}), ...(action.body !== action.issue.body ? { body: action.body } : {}), ...(action.kind === 'reopen' ? { state: 'open' as const } : {}) };
-      await client.updateIssue(action.issue.number, patch);
+    case 'reopen':
+    case 'close': {
+      const patch = {
+        ...(action.title !== action.issue.title ? { title: action.title } : {}),
+        ...(action.body !== action.issue.body ? { body: action.body } : {}),
+        ...(action.kind === 'reopen' ? { state: 'open' as const } : action.kind === 'close' ? { state: 'closed' as const, state_reason: 'completed' as const } : {}),
+      };
+      if (Object.keys(patch).length > 0) await client.updateIssue(action.issue.number, patch);
       if (action.comment !== null) await client.addComment(action.issue.number, action.comment);
+      return { action, issueNumber: action.issue.number, issueUrl: action.issue.html_url };
+    }
+    case 'retire': {
+      await client.updateIssue(action.issue.number, { state: 'closed', state_reason: 'not_planned' });
+      await client.addComment(action.issue.number, legacyComment(action.state, groupIssues.get(action.state.key) ?? null));
       return { action, issueNumber: action.issue.number, issueUrl: action.issue.html_url };
     }
     case 'unchanged':
@@ -114,24 +131,27 @@ const VERB: Record<AlertAction['kind'], [done: string, planned: string]> = {
   create: ['created', 'would create'],
   update: ['updated', 'would update'],
   reopen: ['reopened', 'would reopen'],
+  close: ['closed', 'would close'],
   unchanged: ['unchanged', 'unchanged'],
   'skip-closed': ['skipped', 'would skip'],
+  retire: ['retired', 'would retire'],
 };
 
 function textLine(outcome: Outcome, dryRun: boolean): string {
   const { action } = outcome;
   const verb = `${VERB[action.kind][dryRun ? 1 : 0].padEnd(12)} `;
   const number = outcome.issueNumber === null ? '' : `#${outcome.issueNumber} `;
-  const why = action.kind === 'skip-closed' ? ' (closed by a maintainer; --reopen reopens it)' : '';
+  const why = action.kind === 'skip-closed' ? ' (closed by a maintainer; --reopen reopens it)' : action.kind === 'close' ? ` (${action.state.closed!.reason === 'fixed-in-newer' ? `fixed in ${action.state.closed!.version}` : 'no longer regresses'}, night of ${action.state.closed!.night})` : '';
   const link = outcome.issueUrl && !dryRun && action.kind !== 'skip-closed' && action.kind !== 'unchanged' ? ` ${outcome.issueUrl}` : '';
-  return `${verb}${number}${describe(action)}${why}${link}\n`;
+  return `${verb}${number}${describe(action)}${why.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')}${link}\n`;
 }
 
 function dryRunDetail(action: AlertAction): string {
   if (action.kind === 'unchanged' || action.kind === 'skip-closed') return '';
+  if (action.kind === 'retire') return `  comment: ${legacyComment(action.state, null)}\n`;
   const lines = [`  title: ${action.title}`];
   if (action.kind === 'create') lines.push(`  labels: ${action.labels.join(', ')}`);
-  else lines.push(action.comment === null ? `  comment: none (the change moved less than ${NOTABLE_CHANGE_POINTS} point; the body is updated silently)` : `  comment: ${action.comment.replace(/\n/g, '\n           ')}`);
+  else lines.push(action.comment === null ? `  comment: none (no row moved by ${NOTABLE_CHANGE_POINTS} point or more; the body is updated silently)` : `  comment: ${action.comment.replace(/\n/g, '\n           ')}`);
   lines.push('  ----- body -----', action.body.trimEnd(), '  ----------------', '');
   return `${lines.join('\n')}\n`;
 }
@@ -165,13 +185,20 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
     onWait: (message) => io.stderr(`servebench alert: ${message}\n`),
   });
 
+  const comparisons = report.comparisons?.length ?? 0;
   let existing: ExistingIssue[] = [];
-  if (report.regressions.length > 0 && !offline) existing = await client.listIssues('regression');
-  const actions = planAlerts(report.regressions, existing, { reopen, displayName });
+  // Open issues can close on a report without regressions, when it lists what it compared.
+  if ((report.regressions.length > 0 || comparisons > 0) && !offline) existing = await client.listIssues('regression');
+  const actions = planAlerts(report, existing, { reopen, displayName });
+  const configurations = new Set(actions.filter((a) => a.kind !== 'retire' && a.kind !== 'close').map((a) => a.state.key)).size;
   if (!json) {
-    io.stdout(report.regressions.length === 0
+    const what =
+      report.regressions.length === 0
+        ? `No regressions${comparisons > 0 ? ` in ${comparisons} comparisons` : ''}`
+        : `${report.regressions.length} regression${report.regressions.length === 1 ? '' : 's'} in ${configurations} configuration${configurations === 1 ? '' : 's'}`;
+    io.stdout(report.regressions.length === 0 && comparisons === 0
       ? 'No regressions: nothing to file.\n'
-      : `${report.regressions.length} regression${report.regressions.length === 1 ? '' : 's'}; ${offline ? 'offline, existing issues not read' : `${existing.length} issue${existing.length === 1 ? '' : 's'} labelled regression in ${repo}`}${dryRun ? '; dry run: nothing is written' : ''}\n`);
+      : `${what}; ${offline ? 'offline, existing issues not read' : `${existing.length} issue${existing.length === 1 ? '' : 's'} labelled regression in ${repo}`}${dryRun ? '; dry run: nothing is written' : ''}\n`);
   }
 
   const labelResults: Array<{ name: string; result: 'created' | 'exists' }> = [];
@@ -181,13 +208,16 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
   }
 
   const outcomes: Outcome[] = [];
+  /** Group key → its issue number, for the comment on a retired per-regression issue. */
+  const groupIssues = new Map<string, number>();
   for (const action of actions) {
-    const outcome = dryRun ? { action, issueNumber: 'issue' in action ? action.issue.number : null, issueUrl: 'issue' in action ? action.issue.html_url : null } : await execute(action, client);
+    const outcome = dryRun ? { action, issueNumber: 'issue' in action ? action.issue.number : null, issueUrl: 'issue' in action ? action.issue.html_url : null } : await execute(action, client, groupIssues);
+    if (action.kind !== 'retire' && outcome.issueNumber !== null) groupIssues.set(action.state.key, outcome.issueNumber);
     outcomes.push(outcome);
     if (!json) io.stdout(textLine(outcome, dryRun) + (dryRun ? dryRunDetail(action) : ''));
   }
 
-  const fresh: NewRegression[] = outcomes.filter((o) => isNew(o.action)).map((o) => ({ regression: o.action.regression, issueUrl: o.issueUrl, issueNumber: o.issueNumber, reopened: o.action.kind === 'reopen' }));
+  const fresh: NewIssue[] = outcomes.filter((o) => isNew(o.action)).map((o) => ({ state: o.action.state, issueUrl: o.issueUrl, issueNumber: o.issueNumber, reopened: o.action.kind === 'reopen' }));
   const payload = fresh.length > 0 ? webhookPayload(fresh, repo, displayName) : null;
   let posted = false;
   if (webhook !== null && payload !== null) {
@@ -196,7 +226,7 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
     } else {
       await postWebhook(webhook, payload, policy);
       posted = true;
-      if (!json) io.stdout(`webhook: posted ${fresh.length} new regression${fresh.length === 1 ? '' : 's'}\n`);
+      if (!json) io.stdout(`webhook: posted ${fresh.length} new regressed configuration${fresh.length === 1 ? '' : 's'}\n`);
     }
   }
 
@@ -206,22 +236,29 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
       offline,
       repo,
       regressions: report.regressions.length,
+      comparisons: report.comparisons === null ? null : comparisons,
+      configurations,
       existing_issues: offline ? null : existing.length,
-      actions: outcomes.map(({ action, issueNumber, issueUrl }) => ({
-        action: action.kind,
-        key: action.regression.key,
-        engine: action.regression.engine,
-        version: action.regression.version,
-        previous_version: action.regression.previous_version,
-        metric: action.regression.metric,
-        change_pct: action.regression.change_pct,
-        issue: issueNumber,
-        url: issueUrl,
-        ...(action.kind === 'unchanged' || action.kind === 'skip-closed' ? {} : { title: action.title }),
-        ...(dryRun && action.kind === 'create' ? { labels: action.labels } : {}),
-        ...(dryRun && (action.kind === 'update' || action.kind === 'reopen') ? { comment: action.comment } : {}),
-        ...(dryRun && action.kind !== 'unchanged' && action.kind !== 'skip-closed' ? { body: action.body } : {}),
-      })),
+      actions: outcomes.map(({ action, issueNumber, issueUrl }) => {
+        const s = action.state;
+        return {
+          action: action.kind,
+          key: s.key,
+          engine: s.engine,
+          version: s.version,
+          previous_version: s.previous_version,
+          scenario: s.scenario,
+          rows: s.cells.map((c) => ({ metric: c.metric, load: c.load, change_pct: c.change_pct })),
+          recovered: s.recovered.map((c) => ({ metric: c.metric, load: c.load })),
+          ...(s.closed !== null ? { closed: s.closed } : {}),
+          issue: issueNumber,
+          url: issueUrl,
+          ...(action.kind === 'create' || action.kind === 'update' || action.kind === 'reopen' || action.kind === 'close' ? { title: action.title } : {}),
+          ...(dryRun && action.kind === 'create' ? { labels: action.labels } : {}),
+          ...(dryRun && (action.kind === 'update' || action.kind === 'reopen' || action.kind === 'close') ? { comment: action.comment } : {}),
+          ...(dryRun && (action.kind === 'create' || action.kind === 'update' || action.kind === 'reopen' || action.kind === 'close') ? { body: action.body } : {}),
+        };
+      }),
       labels: labelResults,
       webhook: { configured: webhook !== null, new: fresh.length, posted, ...(dryRun && webhook !== null && payload !== null ? { payload } : {}) },
     };

@@ -54,7 +54,8 @@ export interface GitHubIssuesClient {
   /** Every issue (open and closed, pull requests left out) carrying the label, over all pages. */
   listIssues(label: string): Promise<GitHubIssue[]>;
   createIssue(input: { title: string; body: string; labels: readonly string[] }): Promise<GitHubIssue>;
-  updateIssue(number: number, patch: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<GitHubIssue>;
+  /** state_reason goes with a change of state (GitHub ignores it otherwise): completed, not_planned, reopened. */
+  updateIssue(number: number, patch: { title?: string; body?: string; state?: 'open' | 'closed'; state_reason?: 'completed' | 'not_planned' | 'reopened' }): Promise<GitHubIssue>;
   addComment(number: number, body: string): Promise<{ html_url: string }>;
   /** Creates the label; one that already exists (422 already_exists) is fine and left as it is. */
   ensureLabel(label: LabelSpec): Promise<'created' | 'exists'>;

@@ -1,7 +1,13 @@
 /**
  * The input of `servebench alert`: the JSON that `servebench regress --json` prints. Checked
  * field by field, because it crosses a process (and often a CI artifact) boundary; the key must
- * be safe inside an HTML comment, since it is what finds the issue again.
+ * be safe inside an HTML comment.
+ *
+ * Besides `regressions` (the significant changes for the worse), a report may carry
+ * `comparisons`: every comparison regress made in its scope (the same rows, regressions or not,
+ * without a key). Only with it can alert tell that a configuration was measured again and no longer
+ * regresses (regress --base reports only what the night touched, so a missing regression alone
+ * proves nothing); without it, issues are opened and updated but never closed as fixed.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -11,8 +17,7 @@ import type { Regression } from '../../store/regress.ts';
 const nullableNumber = z.number().nullable().optional().transform((v) => v ?? null);
 const nullableString = z.string().nullable().optional().transform((v) => v ?? null);
 
-const RegressionSchema = z.looseObject({
-  key: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a key of letters, digits, ".", "_" or "-" (as regress prints it)'),
+const comparisonFields = {
   engine: z.string().min(1),
   version: z.string().min(1),
   previous_version: z.string().min(1),
@@ -43,13 +48,26 @@ const RegressionSchema = z.looseObject({
   file: nullableString,
   url: nullableString,
   previous_url: nullableString,
+};
+
+const ComparisonSchema = z.looseObject(comparisonFields);
+const RegressionSchema = z.looseObject({
+  key: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a key of letters, digits, ".", "_" or "-" (as regress prints it)'),
+  ...comparisonFields,
 });
 
 const ReportSchema = z.looseObject({
   threshold_pct: z.number().optional(),
   compared: z.number().optional(),
   regressions: z.array(RegressionSchema),
+  comparisons: z.array(ComparisonSchema).optional(),
 });
+
+/** One comparison regress made (a regression or not), with the links it computed. */
+export type AlertComparison = Omit<Regression, 'key'> & {
+  readonly url: string | null;
+  readonly previous_url: string | null;
+};
 
 /** One regression as regress printed it, with the links it computed. */
 export interface AlertRegression extends Regression {
@@ -60,6 +78,8 @@ export interface AlertRegression extends Regression {
 export interface RegressionReport {
   readonly threshold_pct: number | null;
   readonly regressions: AlertRegression[];
+  /** Every comparison in the report's scope, when the report lists them; null when it does not. */
+  readonly comparisons: AlertComparison[] | null;
 }
 
 export function parseRegressionReport(text: string, source: string): RegressionReport {
@@ -74,10 +94,11 @@ export function parseRegressionReport(text: string, source: string): RegressionR
     const issue = parsed.error.issues[0]!;
     throw usageError(`--regressions: ${source}: ${issue.path.join('.') || '(top level)'}: ${issue.message}; give the output of \`servebench regress --json\``);
   }
-  // The same key twice (two reports concatenated) is one regression: one issue.
+  // The same key twice (two reports concatenated) is one regression: one row.
   const seen = new Set<string>();
   const regressions = parsed.data.regressions.filter((r) => !seen.has(r.key) && seen.add(r.key)) as AlertRegression[];
-  return { threshold_pct: parsed.data.threshold_pct ?? null, regressions };
+  const comparisons = (parsed.data.comparisons as AlertComparison[] | undefined) ?? null;
+  return { threshold_pct: parsed.data.threshold_pct ?? null, regressions, comparisons };
 }
 
 /** `-` reads standard input (a pipe from `servebench regress --json`). */

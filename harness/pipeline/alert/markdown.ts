@@ -1,20 +1,25 @@
 /**
- * What `servebench alert` writes into one GitHub issue per regression: the title, the labels and
- * the Markdown body (the regress report's own table for that one regression, so the issue and
- * `servebench regress` never disagree), with a hidden marker carrying the regression's key.
+ * What `servebench alert` writes into one GitHub issue per engine release and configuration: the
+ * title, the labels, the Markdown body (one row per regressed metric and load point, each with its
+ * change, 95% interval, p-value, test and the runs behind it; then what recovered, and what a newer
+ * release showed), and the comments that say what changed or why the issue was closed. The body
+ * carries two hidden markers: the issue's key, and its state (groups.ts), from which the next
+ * night continues.
  *
  * Engine versions, model, hardware and workload names come from result files that anyone can
  * contribute, so they are untrusted here: they must not inject HTML, break the table, or ping
  * people. `@` and `#<digits>` get a zero-width space (GitHub would otherwise notify the user or
  * cross-reference the issue), `&` `<` `>` become entities, control characters become spaces.
  */
-import { regressionsMarkdown } from '../../store/regress.ts';
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
-import type { AlertRegression } from './input.ts';
-import { significant } from '../../lib/io/markdown.ts';
+import { escapeTableCell, significant } from '../../lib/io/markdown.ts';
+import { cellId, parseState, type GroupState, type Measured, type Change, NOTABLE_CHANGE_POINTS } from './groups.ts';
 
-export const KEY_MARKER = 'servebench-regression-key';
-const DATA_MARKER = 'servebench-regression-data';
+/** The key of an issue filed per engine release and configuration. */
+export const GROUP_MARKER = 'servebench-alert-group';
+const STATE_MARKER = 'servebench-alert-state';
+/** The key of an issue filed per regression by earlier versions of alert (closed into the grouped issue). */
+export const LEGACY_KEY_MARKER = 'servebench-regression-key';
 /** Only the text between these two is servebench's; a maintainer's notes outside them are kept on update. */
 export const BEGIN_MARKER = '<!-- servebench:begin (updated by servebench alert; edit outside these markers) -->';
 export const END_MARKER = '<!-- servebench:end -->';
@@ -26,13 +31,43 @@ const MAX_LABEL_LENGTH = 50;
 /** Bounds what one untrusted field can add to a title or a body. */
 const MAX_FIELD_LENGTH = 200;
 
-export function keyMarker(key: string): string {
-  return `<!-- ${KEY_MARKER}: ${key} -->`;
+/** GitHub's limit on an issue body. */
+export const MAX_BODY_LENGTH = 65_536;
+
+export function groupMarker(key: string): string {
+  return `<!-- ${GROUP_MARKER}: ${key} -->`;
 }
 
-/** The regression key a body was filed for, or null when it is not one of ours. */
-export function keyOfBody(body: string): string | null {
-  return new RegExp(`<!-- ${KEY_MARKER}: ([A-Za-z0-9._-]+) -->`).exec(body)?.[1] ?? null;
+/** The group key a body was filed for, or null when it is not a grouped servebench issue. */
+export function groupKeyOfBody(body: string): string | null {
+  return new RegExp(`<!-- ${GROUP_MARKER}: ([0-9a-f]{16}) -->`).exec(body)?.[1] ?? null;
+}
+
+/** The regression key of an issue an earlier version of alert filed for one regression, or null. */
+export function legacyKeyOfBody(body: string): string | null {
+  return new RegExp(`<!-- ${LEGACY_KEY_MARKER}: ([A-Za-z0-9._-]+) -->`).exec(body)?.[1] ?? null;
+}
+
+/**
+ * The state as JSON inside an HTML comment. Names from result files could end the comment or, were
+ * a comment ever shown, mention someone or link somewhere, so inside JSON strings `<` `>` `&` `@`
+ * `#` `[` `]` `(` `)` and the second `-` of `--` are written as \\u escapes (JSON.parse reads them
+ * back as they were).
+ */
+export function encodeState(state: GroupState): string {
+  const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(state).replace(/"(?:[^"\\]|\\.)*"/g, (text) => text.replace(/[<>&@#[\]()]/g, escape).replace(/--/g, `-${escape('-')}`));
+}
+
+/** The state a body holds, or null (not ours, or edited beyond reading). */
+export function stateOfBody(body: string): GroupState | null {
+  const match = new RegExp(`<!-- ${STATE_MARKER}: (\\{[^<>]*\\}) -->`).exec(body);
+  if (!match) return null;
+  try {
+    return parseState(JSON.parse(match[1]!));
+  } catch {
+    return null;
+  }
 }
 
 function plain(text: string): string {
@@ -96,12 +131,6 @@ export function describeLoad(load: string): string {
   return load;
 }
 
-export interface IssueTexts {
-  readonly title: string;
-  readonly body: string;
-  readonly labels: readonly string[];
-}
-
 export type DisplayName = (engine: string) => string;
 
 export const BASE_LABELS = ['regression', 'servebench'] as const;
@@ -111,45 +140,198 @@ export function engineLabel(engine: string): string {
   return `engine:${name}`.slice(0, MAX_LABEL_LENGTH);
 }
 
-export function issueTitle(r: AlertRegression, displayName: DisplayName): string {
-  const head = `${TITLE_PREFIX} ${neutralizeTitle(displayName(r.engine))} ${neutralizeTitle(r.version)} vs ${neutralizeTitle(r.previous_version)}: ${lowerFirst(metricLabel(r.metric))} ${formatChange(r.change_pct)} on `;
-  const tail = ` / ${neutralizeTitle(r.hardware)} / ${neutralizeTitle(r.workload)} @ ${neutralizeTitle(describeLoad(r.load))}`;
-  const model = neutralizeTitle(r.model);
+function metricWithUnit(metric: string): string {
+  const m = METRICS.get(metric);
+  return m ? `${m.label} (${m.unit}, ${m.better} is better)` : metric;
+}
+
+function formatP(p: number | null): string {
+  return p === null ? 'n/a' : p < 1e-4 ? '<0.0001' : p.toFixed(4);
+}
+
+function formatCi(m: Pick<Measured, 'ci_low_pct' | 'ci_high_pct'>): string {
+  return m.ci_low_pct === null || m.ci_high_pct === null ? 'n/a' : `${formatChange(m.ci_low_pct)} … ${formatChange(m.ci_high_pct)}`;
+}
+
+const TESTS: Record<Measured['method'], string> = { welch: 'Welch t-test', 'noise-band': 'noise band', 'unknown-noise': 'unknown noise' };
+
+function formatTest(m: Measured): string {
+  return `${TESTS[m.method]}, n=${m.previous_runs}/${m.runs}`;
+}
+
+/** A table cell of untrusted text. */
+function cell(text: string): string {
+  return escapeTableCell(neutralizeMarkdown(text));
+}
+
+/** The scenario's names, escaped for running text. */
+function where(state: GroupState): string {
+  const s = state.scenario;
+  return [s.model, s.precision, s.hardware, s.workload].map(escapeInline).join(' · ');
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** "3 metrics at 2 load points" */
+function extent(cells: ReadonlyArray<{ metric: string; load: string }>): string {
+  return `${plural(new Set(cells.map((c) => c.metric)).size, 'metric')} at ${plural(new Set(cells.map((c) => c.load)).size, 'load point')}`;
+}
+
+function worst<T extends { change_pct: number }>(cells: readonly T[]): T | undefined {
+  return [...cells].sort((a, b) => Math.abs(b.change_pct) - Math.abs(a.change_pct))[0];
+}
+
+/** One cell named in running text: "TTFT p99 at concurrency 64". */
+function cellName(c: { metric: string; load: string }): string {
+  return `${metricLabel(c.metric)} at ${escapeInline(describeLoad(c.load))}`;
+}
+
+function numbers(m: Measured): string {
+  return `${formatChange(m.change_pct)} (95% CI ${formatCi(m)}, p ${formatP(m.p_value)}, ${formatTest(m)})`;
+}
+
+export function groupTitle(state: GroupState, displayName: DisplayName): string {
+  const head = `${TITLE_PREFIX} ${neutralizeTitle(displayName(state.engine))} ${neutralizeTitle(state.version)} vs ${neutralizeTitle(state.previous_version)} on `;
+  const top = worst(state.cells);
+  const summary =
+    top === undefined
+      ? 'recovered'
+      : state.cells.length === 1
+        ? `${lowerFirst(metricLabel(top.metric))} ${formatChange(top.change_pct)} @ ${neutralizeTitle(describeLoad(top.load))}`
+        : `${extent(state.cells)}, worst ${lowerFirst(metricLabel(top.metric))} ${formatChange(top.change_pct)} @ ${neutralizeTitle(describeLoad(top.load))}`;
+  const tail = ` / ${[state.scenario.precision, state.scenario.hardware, state.scenario.workload].map(neutralizeTitle).join(' / ')}: ${summary}`;
+  const model = neutralizeTitle(state.scenario.model);
   const room = MAX_TITLE_LENGTH - head.length - tail.length;
   // The model name is what grows long (org/name-with-every-suffix); shorten it first.
   const title = model.length <= room ? `${head}${model}${tail}` : room >= 8 ? `${head}${model.slice(0, room - 1)}…${tail}` : `${head}${model}${tail}`;
   return title.length <= MAX_TITLE_LENGTH ? title : `${title.slice(0, MAX_TITLE_LENGTH - 1)}…`;
 }
 
-/** The numbers an update compares, kept in the body so the comment can say what changed. */
-export interface RegressionData {
-  readonly previous_value: number;
-  readonly value: number;
-  readonly change_pct: number;
-  readonly ci_low_pct: number | null;
-  readonly ci_high_pct: number | null;
-  readonly p_value: number | null;
-  readonly previous_runs: number;
-  readonly runs: number;
+export function groupLabels(engine: string): string[] {
+  return [...BASE_LABELS, engineLabel(engine)];
 }
 
-function dataOf(r: AlertRegression): RegressionData {
-  return { previous_value: r.previous_value, value: r.value, change_pct: r.change_pct, ci_low_pct: r.ci_low_pct, ci_high_pct: r.ci_high_pct, p_value: r.p_value, previous_runs: r.previous_runs, runs: r.runs };
+interface RenderOptions {
+  /** Links per row (else one list of the runs below the tables, for a body near GitHub's limit). */
+  readonly rowLinks: boolean;
+  /** At most this many rows per table (the rest counted). */
+  readonly maxRows: number;
 }
 
-/** The data an earlier run stored in a body, or null (not ours, or edited beyond reading). */
-export function dataOfBody(body: string): RegressionData | null {
-  const match = new RegExp(`<!-- ${DATA_MARKER}: (\\{[^<>]*\\}) -->`).exec(body);
-  if (!match) return null;
-  try {
-    const parsed = JSON.parse(match[1]!) as Record<string, unknown>;
-    const num = (k: string) => (typeof parsed[k] === 'number' ? (parsed[k] as number) : null);
-    const [previous_value, value, change_pct, previous_runs, runs] = ['previous_value', 'value', 'change_pct', 'previous_runs', 'runs'].map(num);
-    if (previous_value === null || value === null || change_pct === null || previous_runs === null || runs === null) return null;
-    return { previous_value, value, change_pct, ci_low_pct: num('ci_low_pct'), ci_high_pct: num('ci_high_pct'), p_value: num('p_value'), previous_runs, runs };
-  } catch {
-    return null;
+function runLinks(state: GroupState, m: Measured): string {
+  const link = (id: string) => safeUrl(state.runs[id]) ?? `#${encodeURIComponent(id)}`;
+  return `[previous](${link(m.previous_run_id)}) · [new](${link(m.run_id)})`;
+}
+
+function limited(rows: string[], max: number, what: string): string[] {
+  return rows.length <= max ? rows : [...rows.slice(0, max), `\n…and ${rows.length - max} more ${what}, left out to stay within GitHub's size limit.`];
+}
+
+function activeTable(state: GroupState, options: RenderOptions): string[] {
+  const previous = new Set(state.cells.map((c) => c.previous_version));
+  const version = (v: string) => (previous.size > 1 ? ` (${cell(v)})` : '');
+  const header = ['| load | metric | previous | new | change | 95% CI | p | test | since |' + (options.rowLinks ? ' runs |' : ''), '| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |' + (options.rowLinks ? ' --- |' : '')];
+  const rows = state.cells.map(
+    (c) =>
+      `| ${cell(describeLoad(c.load))} | ${cell(metricWithUnit(c.metric))} | ${significant(c.previous_value)}${version(c.previous_version)} | ${significant(c.value)} | **${formatChange(c.change_pct)}** | ${formatCi(c)} | ${formatP(c.p_value)} | ${formatTest(c)} | ${cell(c.since)} |` +
+      (options.rowLinks ? ` ${runLinks(state, c)} |` : ''),
+  );
+  return [...header, ...limited(rows, options.maxRows, 'regressed rows')];
+}
+
+function recoveredTable(state: GroupState, options: RenderOptions): string[] {
+  if (state.recovered.length === 0) return [];
+  const rows = state.recovered.map((r) => {
+    const now = r.now;
+    const values = now === null ? ['not in the report', 'n/a', 'n/a', 'n/a'] : [formatChange(now.change_pct), formatCi(now), formatP(now.p_value), formatTest(now)];
+    return `| ${cell(describeLoad(r.load))} | ${cell(metricWithUnit(r.metric))} | ${formatChange(r.was.change_pct)} | ${cell(r.night)} | ${values.join(' | ')} |` + (options.rowLinks ? ` ${now === null ? runLinks(state, r.was) : runLinks(state, now)} |` : '');
+  });
+  return [
+    '',
+    `**Recovered** (regressed here earlier; \`servebench regress\` no longer reports them: not significant, or less than ${state.threshold_pct}% worse):`,
+    '',
+    '| load | metric | was | recovered on | now | 95% CI | p | test |' + (options.rowLinks ? ' runs |' : ''),
+    '| --- | --- | ---: | --- | ---: | --- | --- | --- |' + (options.rowLinks ? ' --- |' : ''),
+    ...limited(rows, options.maxRows, 'recovered rows'),
+  ];
+}
+
+function newerTable(state: GroupState, options: RenderOptions): string[] {
+  const newer = state.newer;
+  if (newer === null) return [];
+  const baseline = new Map(state.cells.map((c) => [cellId(c), c]));
+  const fixed = newer.cells.filter((c) => c.fixed).length;
+  const rows = newer.cells.map((n) => {
+    const before = baseline.get(cellId(n));
+    const regressed = before === undefined ? 'n/a' : significant(before.value);
+    const base = before === undefined ? 'n/a' : significant(before.previous_value);
+    return `| ${cell(describeLoad(n.load))} | ${cell(metricWithUnit(n.metric))} | ${base} | ${regressed} | ${significant(n.now.value)} | ${formatChange(n.vs_baseline_pct * (METRICS.get(n.metric)?.better === 'higher' ? -1 : 1))} | ${n.fixed ? 'yes' : 'no'} | ${numbers(n.now)} |` + (options.rowLinks ? ` ${runLinks(state, n.now)} |` : '');
+  });
+  const v = escapeInline(newer.version);
+  return [
+    '',
+    `**Newer release ${v}** (night of ${escapeInline(newer.night)}): ${fixed} of ${newer.cells.length} back within ${state.threshold_pct}% of ${escapeInline(state.previous_version)}.`,
+    '',
+    `| load | metric | ${cell(state.previous_version)} | ${cell(state.version)} | ${cell(newer.version)} | vs ${cell(state.previous_version)} | fixed | ${cell(newer.version)} vs its previous release |` + (options.rowLinks ? ' runs |' : ''),
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |' + (options.rowLinks ? ' --- |' : ''),
+    ...limited(rows, options.maxRows, 'rows'),
+  ];
+}
+
+function runList(state: GroupState, options: RenderOptions): string[] {
+  if (options.rowLinks) return [];
+  const ids = Object.keys(state.runs);
+  return ['', `Runs: ${ids.map((id) => `[${cell(id)}](${safeUrl(state.runs[id]) ?? `#${encodeURIComponent(id)}`})`).join(' · ')}`];
+}
+
+export function closedLine(state: GroupState): string | null {
+  const c = state.closed;
+  if (c === null) return null;
+  return c.reason === 'fixed-in-newer'
+    ? `**Fixed in ${escapeInline(c.version)}** (night of ${escapeInline(c.night)}): every regressed row is back within ${state.threshold_pct}% of ${escapeInline(state.previous_version)}; closed by \`servebench alert\`.`
+    : `**No longer a regression** (night of ${escapeInline(c.night)}): \`servebench regress\` compared ${escapeInline(state.version)} with ${escapeInline(state.previous_version)} again and reports none of these rows; closed by \`servebench alert\`.`;
+}
+
+function renderSection(state: GroupState, displayName: DisplayName, options: RenderOptions): string {
+  const s = state.scenario;
+  const methodology = s.methodology ? ` (methodology ${escapeInline(s.methodology)})` : '';
+  const status = state.cells.length === 0 ? 'no row regresses any more' : `**${plural(state.cells.length, 'regression')}: ${extent(state.cells)}**`;
+  const closed = closedLine(state);
+  return [
+    BEGIN_MARKER,
+    `<!-- ${STATE_MARKER}: ${encodeState(state)} -->`,
+    `**${escapeInline(displayName(state.engine))} ${escapeInline(state.version)}** vs ${escapeInline(state.previous_version)} on **${where(state)}**${methodology}: ${status}, as of the night of ${escapeInline(state.night)}.`,
+    ...(closed === null ? [] : ['', closed]),
+    '',
+    ...(state.cells.length > 0 ? activeTable(state, options) : []),
+    ...recoveredTable(state, options),
+    ...newerTable(state, options),
+    ...runList(state, options),
+    '',
+    `A row is a regression when ${escapeInline(state.version)} is worse than the release before it by at least ${state.threshold_pct}% and the change is significant: Welch's t-test on log values over repeated runs, else the noise band pooled from repeated configurations (docs/metrics.md); "since" is the night it was first reported. Filed by \`servebench alert\` from \`servebench regress\`: one issue per engine release and configuration, all its load points (key \`${state.key}\`). Each night that measures this configuration updates this text, with a comment when a row newly regresses, recovers or moves by ${NOTABLE_CHANGE_POINTS} point or more; the issue is closed when the rows recover or a newer release is back within ${state.threshold_pct}%. Closing it by hand stops the updates.`,
+    END_MARKER,
+  ].join('\n');
+}
+
+/** The servebench-owned part of a body for a state: links per row, unless that would pass GitHub's limit. */
+export function groupSection(state: GroupState, displayName: DisplayName): string {
+  const room = MAX_BODY_LENGTH - 200; // the key marker, and a little for a maintainer's note
+  let options: RenderOptions = { rowLinks: true, maxRows: Number.MAX_SAFE_INTEGER };
+  let text = renderSection(state, displayName, options);
+  if (text.length <= room) return text;
+  options = { rowLinks: false, maxRows: Math.max(state.cells.length, state.recovered.length, state.newer?.cells.length ?? 0) };
+  text = renderSection(state, displayName, options);
+  while (text.length > room && options.maxRows > 1) {
+    options = { ...options, maxRows: Math.floor(options.maxRows * 0.8) };
+    text = renderSection(state, displayName, options);
   }
+  return text;
+}
+
+export function groupBody(state: GroupState, displayName: DisplayName): string {
+  return `${groupMarker(state.key)}\n${groupSection(state, displayName)}\n`;
 }
 
 /** The part of the body servebench owns (between the markers), for comparing and replacing. */
@@ -160,47 +342,6 @@ export function generatedSection(body: string): string | null {
   return begin < 0 || end < 0 ? null : normalized.slice(begin, end + END_MARKER.length);
 }
 
-function sectionFor(r: AlertRegression, displayName: DisplayName): string {
-  const metric = METRICS.get(r.metric);
-  const previousUrl = safeUrl(r.previous_url) ?? '#';
-  const newUrl = safeUrl(r.url) ?? '#';
-  // regress.ts renders the table from the same fields; its cell escaping runs over our neutralized text.
-  const shown: AlertRegression = {
-    ...r,
-    engine: neutralizeMarkdown(displayName(r.engine)),
-    version: neutralizeMarkdown(r.version),
-    previous_version: neutralizeMarkdown(r.previous_version),
-    model: neutralizeMarkdown(r.model),
-    precision: neutralizeMarkdown(r.precision),
-    hardware: neutralizeMarkdown(r.hardware),
-    workload: neutralizeMarkdown(r.workload),
-    load: neutralizeMarkdown(r.load),
-  };
-  const table = regressionsMarkdown([shown], (_file, runId) => (runId === r.run_id ? newUrl : previousUrl))
-    // The report's own key comment lists every key of a report; here the marker above says it once.
-    .replace(/\n?<!-- servebench regression keys: [^>]*-->\n*$/, '\n');
-  const direction = metric ? `, ${metric.better} is better` : '';
-  const unit = metric ? ` (${metric.unit}${direction})` : '';
-  return [
-    BEGIN_MARKER,
-    `<!-- ${DATA_MARKER}: ${JSON.stringify(dataOf(r))} -->`,
-    `**${escapeInline(displayName(r.engine))} ${escapeInline(r.version)}** vs ${escapeInline(r.previous_version)}: **${metricLabel(r.metric)}**${unit} **${formatChange(r.change_pct)}** on ${[r.model, r.hardware, r.workload].map(escapeInline).join(' · ')} at ${escapeInline(describeLoad(r.load))}.`,
-    '',
-    table.trimEnd(),
-    '',
-    `Significance: ${r.method === 'welch' ? "Welch's t-test on log values over repeated runs" : r.method === 'noise-band' ? 'the noise band pooled from repeated configurations' : 'unknown noise'} (see docs/metrics.md). Filed by \`servebench alert\` from \`servebench regress\`; this text is updated when the numbers change, and no second issue is opened for this regression (key \`${r.key}\`). Closing the issue stops the updates.`,
-    END_MARKER,
-  ].join('\n');
-}
-
-export function issueTexts(r: AlertRegression, displayName: DisplayName): IssueTexts {
-  return {
-    title: issueTitle(r, displayName),
-    body: `${keyMarker(r.key)}\n${sectionFor(r, displayName)}\n`,
-    labels: [...BASE_LABELS, engineLabel(r.engine)],
-  };
-}
-
 /** The existing body with servebench's section replaced (the maintainer's text around it kept). */
 export function replaceSection(existing: string, fresh: string): string {
   const normalized = existing.replace(/\r\n/g, '\n');
@@ -208,21 +349,82 @@ export function replaceSection(existing: string, fresh: string): string {
   const section = generatedSection(fresh)!;
   if (old === null) return fresh;
   const updated = normalized.replace(old, () => section);
-  return keyOfBody(updated) === null ? `${fresh.split('\n')[0]}\n${updated}` : updated;
+  return groupKeyOfBody(updated) === null ? `${fresh.split('\n')[0]}\n${updated}` : updated;
 }
 
+function changeLine(change: Change, state: GroupState): string {
+  switch (change.kind) {
+    case 'new':
+      return `newly regressed: ${cellName(change.cell)}: ${numbers(change.cell)}`;
+    case 'again':
+      return `regressed again: ${cellName(change.cell)}: ${numbers(change.cell)}`;
+    case 'recovered':
+      return change.cell.now === null
+        ? `recovered: ${cellName(change.cell)}: no longer reported by \`servebench regress\` (was ${formatChange(change.cell.was.change_pct)})`
+        : `recovered: ${cellName(change.cell)}: now ${numbers(change.cell.now)}, was ${formatChange(change.cell.was.change_pct)}`;
+    case 'moved':
+      return `${cellName(change.cell)}: ${formatChange(change.before.change_pct)} → ${numbers(change.cell)}`;
+    case 'newer': {
+      const n = change.newer;
+      const still = n.cells.filter((c) => !c.fixed);
+      const back = n.cells.filter((c) => c.fixed);
+      return `${escapeInline(n.version)} was measured on this configuration (night of ${escapeInline(n.night)}): ${still.length > 0 ? `still worse than ${escapeInline(state.previous_version)} by ${state.threshold_pct}% or more on ${still.map((c) => `${cellName(c)} (${formatChange(signedVsBaseline(c))})`).join(', ')}` : ''}${still.length > 0 && back.length > 0 ? '; ' : ''}${back.length > 0 ? `back within ${state.threshold_pct}% on ${back.map((c) => `${cellName(c)} (${formatChange(signedVsBaseline(c))})`).join(', ')}` : ''}`;
+    }
+    case 'unreadable':
+      return 'the report was rewritten from the latest `servebench regress` output (the earlier state could not be read from the issue)';
+  }
+}
 
-/** One line per number that moved, for the comment on an updated issue. */
-export function describeChanges(before: RegressionData | null, r: AlertRegression): string[] {
-  if (before === null) return ['the report was rewritten from the latest `servebench regress` output (the earlier numbers could not be read from the issue)'];
-  const unit = METRICS.get(r.metric)?.unit ?? '';
-  const after = dataOf(r);
-  const lines: string[] = [];
-  if (significant(before.change_pct) !== significant(after.change_pct) || formatChange(before.change_pct) !== formatChange(after.change_pct)) lines.push(`change ${formatChange(before.change_pct)} → ${formatChange(after.change_pct)}`);
-  if (significant(before.value) !== significant(after.value)) lines.push(`new release ${significant(before.value)} → ${significant(after.value)} ${unit}`.trimEnd());
-  if (significant(before.previous_value) !== significant(after.previous_value)) lines.push(`previous release ${significant(before.previous_value)} → ${significant(after.previous_value)} ${unit}`.trimEnd());
-  if (before.runs !== after.runs || before.previous_runs !== after.previous_runs) lines.push(`runs ${before.previous_runs}/${before.runs} → ${after.previous_runs}/${after.runs}`);
-  const p = (v: number | null) => (v === null ? 'n/a' : v < 1e-4 ? '<0.0001' : v.toFixed(4));
-  if (p(before.p_value) !== p(after.p_value)) lines.push(`p ${p(before.p_value)} → ${p(after.p_value)}`);
-  return lines.length > 0 ? lines : ['the report text changed; the numbers did not'];
+/** vs_baseline_pct is "worse" (positive = worse); shown as the plain change of the value. */
+function signedVsBaseline(c: { metric: string; vs_baseline_pct: number }): number {
+  return METRICS.get(c.metric)?.better === 'higher' ? -c.vs_baseline_pct : c.vs_baseline_pct;
+}
+
+/** The comment on an updated issue: what changed since the state it held. */
+export function updateComment(changes: readonly Change[], state: GroupState): string {
+  // The night of the newest numbers the comment reports (a newer release's own, when it is about one).
+  const night = [state.night, ...changes.flatMap((c) => (c.kind === 'newer' ? [c.newer.night] : []))].sort().at(-1)!;
+  return [`Night of ${escapeInline(night)}, from \`servebench regress\`:`, ...changes.map((c) => `- ${changeLine(c, state)}`)].join('\n');
+}
+
+export function reopenComment(changes: readonly Change[], state: GroupState, byFlag: boolean): string {
+  const why = byFlag ? 'Reopened by `servebench alert --reopen`: `servebench regress` still reports this regression.' : `Reopened by \`servebench alert\`: ${escapeInline(state.version)} regresses again on this configuration (night of ${escapeInline(state.night)}).`;
+  return [why, ...(changes.length > 0 ? ['', ...changes.map((c) => `- ${changeLine(c, state)}`)] : [])].join('\n');
+}
+
+/** The comment that closes an issue: which release or night fixed it, with the numbers. */
+export function closeComment(state: GroupState, changes: readonly Change[]): string {
+  const c = state.closed!;
+  if (c.reason === 'fixed-in-newer') {
+    const n = state.newer!;
+    const baseline = new Map(state.cells.map((x) => [cellId(x), x]));
+    return [
+      `Fixed in ${escapeInline(n.version)} (night of ${escapeInline(n.night)}): on this configuration every row that regressed in ${escapeInline(state.version)} is back within ${state.threshold_pct}% of ${escapeInline(state.previous_version)}.`,
+      '',
+      `| load | metric | ${cell(state.previous_version)} | ${cell(state.version)} | ${cell(n.version)} | vs ${cell(state.previous_version)} | ${cell(n.version)} vs its previous release |`,
+      '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+      ...n.cells.map((x) => {
+        const b = baseline.get(cellId(x));
+        return `| ${cell(describeLoad(x.load))} | ${cell(metricLabel(x.metric))} | ${b ? significant(b.previous_value) : 'n/a'} | ${b ? significant(b.value) : 'n/a'} | ${significant(x.now.value)} | ${formatChange(signedVsBaseline(x))} | ${numbers(x.now)} |`;
+      }),
+      '',
+      'Closed by `servebench alert`; it reopens this issue if the regression comes back in this release.',
+    ].join('\n');
+  }
+  const recovered = changes.filter((x): x is Extract<Change, { kind: 'recovered' }> => x.kind === 'recovered').map((x) => x.cell);
+  return [
+    `No longer a regression (night of ${escapeInline(c.night)}): \`servebench regress\` compared ${escapeInline(state.version)} with ${escapeInline(state.previous_version)} on this configuration again and reports none of the rows of this issue (not significant, or less than ${state.threshold_pct}% worse).`,
+    '',
+    '| load | metric | was | now | 95% CI | p | test |',
+    '| --- | --- | ---: | ---: | --- | --- | --- |',
+    ...recovered.map((r) => `| ${cell(describeLoad(r.load))} | ${cell(metricLabel(r.metric))} | ${formatChange(r.was.change_pct)} | ${r.now === null ? 'not in the report' : formatChange(r.now.change_pct)} | ${r.now === null ? 'n/a' : formatCi(r.now)} | ${r.now === null ? 'n/a' : formatP(r.now.p_value)} | ${r.now === null ? 'n/a' : formatTest(r.now)} |`),
+    '',
+    'Closed by `servebench alert`; it reopens this issue if the regression comes back in this release.',
+  ].join('\n');
+}
+
+/** The comment that closes an issue an earlier alert filed for one regression. */
+export function legacyComment(group: GroupState, issueNumber: number | null): string {
+  const there = issueNumber === null ? 'the grouped issue' : `#${issueNumber}`;
+  return `\`servebench alert\` now files one issue per engine release and configuration, with every metric and load point that regressed: this regression is tracked in ${there} (${escapeInline(group.engine)} ${escapeInline(group.version)} on ${where(group)}). Closing this one.`;
 }

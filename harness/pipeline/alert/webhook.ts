@@ -1,5 +1,6 @@
 /**
- * One chat message per `servebench alert` run that filed something new, as a Slack incoming
+ * One chat message per `servebench alert` run that filed something new, one entry per engine
+ * release and configuration (as the issues are filed), as a Slack incoming
  * webhook takes it (`{text, blocks}`). `text` is the notification fallback and what chat tools
  * with a Slack-compatible webhook but no Block Kit show; the blocks carry mrkdwn sections.
  * Nothing is posted when nothing is new: an updated issue is not news.
@@ -11,7 +12,7 @@
  */
 import { ServebenchError } from '../../lib/errors.ts';
 import { BoundedReadError, requestBounded } from '../../lib/io/bounded-body.ts';
-import type { AlertRegression } from './input.ts';
+import type { GroupState } from './groups.ts';
 import { describeLoad, formatChange, type DisplayName } from './markdown.ts';
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { REMOTE_FAILED } from './github-issues.ts';
@@ -23,8 +24,9 @@ const MAX_SECTION = 3000;
 /** What is read of the webhook's answer: enough to quote its error code. */
 const WEBHOOK_REPLY_BYTES = 4096;
 
-export interface NewRegression {
-  readonly regression: AlertRegression;
+/** An issue this run opened (or reopened): one engine release on one configuration. */
+export interface NewIssue {
+  readonly state: GroupState;
   readonly issueUrl: string | null;
   readonly issueNumber: number | null;
   readonly reopened: boolean;
@@ -61,19 +63,24 @@ function linkTarget(url: string): string | null {
 
 const LABELS = new Map(HEADLINE_METRICS.map((m) => [m.column, m.label]));
 
-function line(n: NewRegression, displayName: DisplayName): string {
-  const r = n.regression;
-  const what = `*${escapeMrkdwn(displayName(r.engine))} ${escapeMrkdwn(r.version)}* vs ${escapeMrkdwn(r.previous_version)}: ${escapeMrkdwn(LABELS.get(r.metric) ?? r.metric)} *${formatChange(r.change_pct)}*`;
-  const where = `${escapeMrkdwn(r.model)} · ${escapeMrkdwn(r.hardware)} · ${escapeMrkdwn(r.workload)} · ${escapeMrkdwn(describeLoad(r.load))}`;
+function line(n: NewIssue, displayName: DisplayName): string {
+  const s = n.state;
+  const what = `*${escapeMrkdwn(displayName(s.engine))} ${escapeMrkdwn(s.version)}* vs ${escapeMrkdwn(s.previous_version)}`;
+  const where = [s.scenario.model, s.scenario.precision, s.scenario.hardware, s.scenario.workload].map(escapeMrkdwn).join(' · ');
+  const metrics = new Set(s.cells.map((c) => c.metric)).size;
+  const loads = new Set(s.cells.map((c) => c.load)).size;
+  const top = [...s.cells].sort((a, b) => Math.abs(b.change_pct) - Math.abs(a.change_pct))[0];
+  const extent = `${metrics} metric${metrics === 1 ? '' : 's'} at ${loads} load point${loads === 1 ? '' : 's'}`;
+  const worst = top === undefined ? '' : `, worst ${escapeMrkdwn(LABELS.get(top.metric) ?? top.metric)} *${formatChange(top.change_pct)}* at ${escapeMrkdwn(describeLoad(top.load))}`;
   const target = n.issueUrl ? linkTarget(n.issueUrl) : null;
   const issue = target ? ` <${target}|#${n.issueNumber ?? 'issue'}>${n.reopened ? ' (reopened)' : ''}` : n.reopened ? ' (reopened)' : '';
-  return `• ${what} on ${where}${issue}`;
+  return `• ${what} on ${where}: ${extent}${worst}${issue}`;
 }
 
-export function webhookPayload(items: readonly NewRegression[], repo: string, displayName: DisplayName): SlackPayload {
+export function webhookPayload(items: readonly NewIssue[], repo: string, displayName: DisplayName): SlackPayload {
   const count = items.length;
-  const engines = [...new Set(items.map((n) => displayName(n.regression.engine)))];
-  const summary = `servebench: ${count} new performance regression${count === 1 ? '' : 's'} (${engines.join(', ')})`;
+  const engines = [...new Set(items.map((n) => displayName(n.state.engine)))];
+  const summary = `servebench: ${count} new performance regression issue${count === 1 ? '' : 's'} (${engines.join(', ')})`;
   const lines = items.slice(0, MAX_LISTED).map((n) => line(n, displayName));
   if (count > MAX_LISTED) lines.push(`…and ${count - MAX_LISTED} more in the issues labelled \`regression\`.`);
   // Sections hold at most 3000 characters: pack the lines into as few as fit.
@@ -88,7 +95,7 @@ export function webhookPayload(items: readonly NewRegression[], repo: string, di
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: summary.replace(/@/g, '@\u200b').slice(0, 150) } },
       ...sections.map((text) => ({ type: 'section' as const, text: { type: 'mrkdwn' as const, text } })),
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `Filed by \`servebench alert\` in ${escapeMrkdwn(repo)}; noise-aware, from \`servebench regress\`.` }] },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `Filed by \`servebench alert\` in ${escapeMrkdwn(repo)}, one issue per engine release and configuration; noise-aware, from \`servebench regress\`.` }] },
     ],
   };
 }

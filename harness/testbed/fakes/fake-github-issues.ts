@@ -1,16 +1,26 @@
 /**
  * A fake of GitHub's REST API for one repository's issues, comments and labels, in memory, for
- * startFakeServer(). It reproduces what `servebench alert` depends on, as GitHub documents it:
- * - GET /repos/{o}/{r}/issues: labels (all must match), state (open|closed|all, default open),
- *   sort=created, direction, per_page (default 30, max 100), page; pull requests are listed too
+ * startFakeServer(). It is faithful to GitHub's documented requests and responses (API version
+ * 2022-11-28, docs.github.com/en/rest/issues) for the endpoints `servebench alert` uses, and
+ * answers 404 Not Found for any other. What it reproduces:
+ * - GET /repos/{o}/{r}/issues: labels (comma-separated, all must match, without case), state
+ *   (open|closed|all, default open; another value → 422), sort (created|updated|comments, default
+ *   created), direction (asc|desc, default desc), per_page (default 30, max 100), page; issues
+ *   carry their body; pull requests are listed too
  *   (with a `pull_request` object); a `Link` header whose URLs point at /repositories/{id}/issues
  *   (docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api shows
  *   `<https://api.github.com/repositories/1300192/issues?page=4>; rel="next"`), served as well;
  * - POST /repos/{o}/{r}/issues → 201 with the issue; labels that do not exist are created;
  *   422 Validation Failed for a missing or too long (> 256) title
  *   (docs.github.com/en/rest/issues/issues: create, update, list repository issues);
- * - PATCH /repos/{o}/{r}/issues/{n} → 200 (title, body, state, state_reason, labels);
- * - POST /repos/{o}/{r}/issues/{n}/comments → 201 (docs.github.com/en/rest/issues/comments);
+ * - PATCH /repos/{o}/{r}/issues/{n} → 200 with the issue (title, body, state, state_reason,
+ *   labels): state_reason (completed|not_planned|duplicate|reopened) is applied only along with a
+ *   change of state (GitHub ignores it otherwise); closing without one is `completed`, reopening
+ *   `reopened`; closed_at is set on close and cleared on reopen; a state or state_reason outside
+ *   those values → 422 Validation Failed; an unknown number → 404;
+ * - POST /repos/{o}/{r}/issues/{n}/comments → 201 with the comment (body required, else 422);
+ *   the issue's `comments` count goes up (docs.github.com/en/rest/issues/comments);
+ * - GET /repos/{o}/{r}/issues/{n}/comments → 200, the issue's comments oldest first;
  * - POST /repos/{o}/{r}/labels → 201, or 422 {"message":"Validation Failed","errors":[{"resource":
  *   "Label","code":"already_exists","field":"name"}]} for an existing name, compared without case
  *   (docs.github.com/en/rest/issues/labels; the error body as reported in yegor256/0pdd#160 and
@@ -46,6 +56,7 @@ export interface FakeComment {
   readonly id: number;
   readonly issue_number: number;
   readonly body: string;
+  readonly created_at: string;
 }
 
 export interface FakeLabel {
@@ -77,6 +88,8 @@ export interface FakeGitHub {
   addIssue(issue: Partial<FakeIssue> & { title: string }): FakeIssue;
   /** A maintainer closes an issue. */
   close(number: number): void;
+  /** A maintainer reopens an issue. */
+  reopen(number: number): void;
 }
 
 export interface FakeGitHubOptions {
@@ -123,6 +136,18 @@ export function createFakeGitHub(options: FakeGitHubOptions = {}): FakeGitHub {
   const ensureLabel = (name: string, color = 'ededed', description: string | null = null) => {
     if (!labels.some((l) => l.name.toLowerCase() === name.toLowerCase())) labels.push({ id: nextLabelId++, name, color, description });
   };
+  const commentObject = (base: string, comment: FakeComment) => ({
+    id: comment.id,
+    node_id: `IC_${comment.id}`,
+    url: `${base}/repos/${owner}/${repo}/issues/comments/${comment.id}`,
+    html_url: `https://github.com/${owner}/${repo}/issues/${comment.issue_number}#issuecomment-${comment.id}`,
+    body: comment.body,
+    user: { login: 'servebench-bot', id: 1, type: 'Bot' },
+    created_at: comment.created_at,
+    updated_at: comment.created_at,
+    issue_url: `${base}/repos/${owner}/${repo}/issues/${comment.issue_number}`,
+    author_association: 'NONE',
+  });
   const issueObject = (base: string, issue: FakeIssue) => ({
     id: 1_000_000 + issue.number,
     node_id: `I_${issue.number}`,
@@ -221,14 +246,24 @@ export function createFakeGitHub(options: FakeGitHubOptions = {}): FakeGitHub {
     const rest = url.pathname === listById ? '/issues' : url.pathname.slice(repoPrefix.length);
     if (request.method === 'GET' && rest === '/issues') {
       const state = url.searchParams.get('state') ?? 'open';
+      const sort = url.searchParams.get('sort') ?? 'created';
+      const direction = url.searchParams.get('direction') ?? 'desc';
+      if (!['open', 'closed', 'all'].includes(state)) return validation(response, 'Issue', [{ code: 'invalid', field: 'state', value: state }], 'issues/issues#list-repository-issues');
+      if (!['created', 'updated', 'comments'].includes(sort) || !['asc', 'desc'].includes(direction)) return validation(response, 'Issue', [{ code: 'invalid', field: sort === 'created' || sort === 'updated' || sort === 'comments' ? 'direction' : 'sort' }], 'issues/issues#list-repository-issues');
       const wanted = (url.searchParams.get('labels') ?? '').split(',').map((l) => l.trim().toLowerCase()).filter((l) => l !== '');
       const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30)));
       const page = Math.max(1, Number(url.searchParams.get('page') ?? 1));
-      const ascending = url.searchParams.get('direction') === 'asc';
+      const ascending = direction === 'asc';
+      const sortKey = (i: FakeIssue): [string | number, number] => [sort === 'updated' ? i.updated_at : sort === 'comments' ? i.comments : i.created_at, i.number];
       const matching = issues
         .filter((i) => state === 'all' || i.state === state)
         .filter((i) => wanted.every((w) => i.labels.some((l) => l.toLowerCase() === w)))
-        .sort((a, b) => (ascending ? a.number - b.number : b.number - a.number));
+        .sort((a, b) => {
+          const [ka, na] = sortKey(a);
+          const [kb, nb] = sortKey(b);
+          const order = ka < kb ? -1 : ka > kb ? 1 : na - nb;
+          return ascending ? order : -order;
+        });
       const last = Math.max(1, Math.ceil(matching.length / perPage));
       const pageUrl = (n: number) => {
         const query = new URLSearchParams(url.searchParams);
@@ -258,13 +293,16 @@ export function createFakeGitHub(options: FakeGitHubOptions = {}): FakeGitHub {
         if (payload['title'].length > 256) return validation(response, 'Issue', [{ code: 'custom', field: 'title', message: 'title is too long (maximum is 256 characters)' }], 'issues/issues#update-an-issue');
         issue.title = payload['title'];
       }
+      const state = payload['state'];
+      const reason = payload['state_reason'];
+      if (state !== undefined && state !== 'open' && state !== 'closed') return validation(response, 'Issue', [{ code: 'invalid', field: 'state' }], 'issues/issues#update-an-issue');
+      if (reason !== undefined && reason !== null && !['completed', 'not_planned', 'duplicate', 'reopened'].includes(reason as string)) return validation(response, 'Issue', [{ code: 'invalid', field: 'state_reason' }], 'issues/issues#update-an-issue');
       if ('body' in payload) issue.body = typeof payload['body'] === 'string' ? payload['body'] : null;
-      if (payload['state'] === 'open' || payload['state'] === 'closed') {
-        if (payload['state'] !== issue.state) {
-          issue.state = payload['state'];
-          issue.closed_at = issue.state === 'closed' ? stamp() : null;
-          issue.state_reason = issue.state === 'closed' ? 'completed' : 'reopened';
-        }
+      // state_reason is ignored unless the state changes (docs: "Ignored unless `state` is changed").
+      if ((state === 'open' || state === 'closed') && state !== issue.state) {
+        issue.state = state;
+        issue.closed_at = state === 'closed' ? stamp() : null;
+        issue.state_reason = typeof reason === 'string' ? reason : state === 'closed' ? 'completed' : 'reopened';
       }
       if (Array.isArray(payload['labels'])) {
         issue.labels = (payload['labels'] as unknown[]).map(String);
@@ -278,22 +316,19 @@ export function createFakeGitHub(options: FakeGitHubOptions = {}): FakeGitHub {
       const issue = issues.find((i) => i.number === Number(commentsOf[1]));
       if (!issue) return answer(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
       if (typeof payload['body'] !== 'string' || payload['body'] === '') return validation(response, 'IssueComment', [{ code: 'missing_field', field: 'body' }], 'issues/comments#create-an-issue-comment');
-      const comment: FakeComment = { id: nextCommentId++, issue_number: issue.number, body: payload['body'] };
+      const comment: FakeComment = { id: nextCommentId++, issue_number: issue.number, body: payload['body'], created_at: stamp() };
       comments.push(comment);
       issue.comments += 1;
-      const at = stamp();
-      return answer(201, {
-        id: comment.id,
-        node_id: `IC_${comment.id}`,
-        url: `${base}${repoPrefix}/issues/comments/${comment.id}`,
-        html_url: `https://github.com/${owner}/${repo}/issues/${issue.number}#issuecomment-${comment.id}`,
-        body: comment.body,
-        user: { login: 'servebench-bot', id: 1, type: 'Bot' },
-        created_at: at,
-        updated_at: at,
-        issue_url: `${base}${repoPrefix}/issues/${issue.number}`,
-        author_association: 'NONE',
-      });
+      issue.updated_at = comment.created_at;
+      return answer(201, commentObject(base, comment));
+    }
+    if (commentsOf && request.method === 'GET') {
+      const issue = issues.find((i) => i.number === Number(commentsOf[1]));
+      if (!issue) return answer(404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30)));
+      const page = Math.max(1, Number(url.searchParams.get('page') ?? 1));
+      const all = comments.filter((c) => c.issue_number === issue.number);
+      return answer(200, all.slice((page - 1) * perPage, page * perPage).map((c) => commentObject(base, c)));
     }
     if (request.method === 'POST' && rest === '/labels') {
       const name = payload['name'];
@@ -321,6 +356,14 @@ export function createFakeGitHub(options: FakeGitHubOptions = {}): FakeGitHub {
       issue.state = 'closed';
       issue.state_reason = 'completed';
       issue.closed_at = stamp();
+      issue.updated_at = issue.closed_at;
+    },
+    reopen(number) {
+      const issue = issues.find((i) => i.number === number)!;
+      issue.state = 'open';
+      issue.state_reason = 'reopened';
+      issue.closed_at = null;
+      issue.updated_at = stamp();
     },
   };
 }
