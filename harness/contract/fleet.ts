@@ -32,6 +32,31 @@ const rfc1123Label = z
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'an RFC 1123 label: lower-case letters, digits and dashes, at most 63');
 
+/**
+ * An OCI image reference as registries and kubelets read it (distribution/reference's grammar):
+ * [registry[:port]/]repository[:tag][@sha256:<64 hex>]. Only sha256 digests: what registries hand out.
+ */
+const REGISTRY_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const IMAGE_REFERENCE = new RegExp(
+  `^((?:${REGISTRY_COMPONENT}(?:\\.${REGISTRY_COMPONENT})*(?::[0-9]+)?/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::([A-Za-z0-9_][A-Za-z0-9._-]{0,127}))?(?:@(sha256:[a-f0-9]{64}))?$`,
+);
+export const IMAGE_DIGEST = /^sha256:[a-f0-9]{64}$/;
+
+export interface ImageReference {
+  /** registry/repository, without tag or digest. */
+  readonly repository: string;
+  readonly tag: string | null;
+  /** "sha256:…": the reference is pinned (a tag next to it is ignored by the runtime). */
+  readonly digest: string | null;
+}
+
+/** The parts of an image reference, or null when it is not one. */
+export function parseImageReference(reference: string): ImageReference | null {
+  const m = IMAGE_REFERENCE.exec(reference);
+  return m ? { repository: m[1]!, tag: m[2] ?? null, digest: m[3] ?? null } : null;
+}
+
 export const GPU_VENDORS = ['nvidia', 'amd', 'cpu'] as const;
 
 export const GpuTypeSchema = z
@@ -160,7 +185,13 @@ export const FleetSchema = z
         kubernetes: z
           .object({
             namespace: rfc1123Label.default('servebench'),
-            harness_image: z.string().regex(/^\S+$/).describe('Image with the servebench checkout (npm ci done) at /opt/servebench and node on PATH'),
+            harness_image: z
+              .string()
+              .refine((ref) => parseImageReference(ref) !== null, 'an image reference: REPOSITORY@sha256:<64 hex digits> (pinned), or REPOSITORY:TAG')
+              .describe(
+                'Image with the servebench checkout (production dependencies and tsx installed) at /opt/servebench and node on PATH (built from the Dockerfile; docs/harness-image.md). '
+                  + 'A tag or a digest here; `plan --format kubernetes` takes only a digest (REPOSITORY@sha256:…), from this field or from $SERVEBENCH_HARNESS_IMAGE',
+              ),
             results_claim: rfc1123Label.describe('PersistentVolumeClaim the results are written to'),
             hf_cache_claim: rfc1123Label.nullable().default(null).describe('PersistentVolumeClaim for the Hugging Face cache; null: an emptyDir'),
             hf_token_secret: rfc1123Label.nullable().default(null).describe('Secret with key HF_TOKEN, for gated models'),

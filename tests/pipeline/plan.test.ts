@@ -19,7 +19,8 @@ import { missingJobs } from '../../harness/pipeline/plan/missing-jobs.ts';
 import { HARNESS_ARGV, type NewRelease, type Plan, type PlannedJob } from '../../harness/pipeline/plan/plan-file.ts';
 import { planCommand } from '../../harness/pipeline/plan/command.ts';
 import { loadFleet, loadNewReleases, planLoadedFleet } from '../../harness/pipeline/plan/inputs.ts';
-import { generateNameFor, renderKubernetes } from '../../harness/pipeline/plan/kubernetes.ts';
+import { HARNESS_IMAGE_ENV, HARNESS_UID, generateNameFor, harnessImageFor, renderKubernetes } from '../../harness/pipeline/plan/kubernetes.ts';
+import { parseImageReference } from '../../harness/contract/fleet.ts';
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { renderSlurm, submitAllScript } from '../../harness/pipeline/plan/slurm.ts';
 import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
@@ -28,6 +29,10 @@ import { runCli } from '../cli/run-cli.ts';
 const FLEET = 'tests/fixtures/fleet/fleet.yaml';
 const DETECT = 'tests/fixtures/fleet/detect-new.json';
 const RFC1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** SYNTHETIC: a made-up digest, for plans that must name the harness image by one (no such image exists). */
+const DIGEST = `sha256:${'5e'.repeat(32)}`;
+const PINNED = `example.invalid/servebench@${DIGEST}`;
+const PINNED_ENV = { [HARNESS_IMAGE_ENV]: PINNED };
 
 interface PlanOptions {
   readonly file?: string;
@@ -321,7 +326,7 @@ describe('servebench plan: new releases', () => {
 describe('servebench plan: Kubernetes Jobs', () => {
   it('one batch/v1 Job per run: valid names and labels, GPU limits, node selector, results volume, no --gpu', () => {
     const { plan: p, fleet } = plan();
-    const docs = parseAllDocuments(renderKubernetes(p, fleet)).map((d) => {
+    const docs = parseAllDocuments(renderKubernetes(p, fleet, PINNED_ENV)).map((d) => {
       expect(d.errors).toEqual([]);
       return d.toJS() as Record<string, any>;
     });
@@ -364,9 +369,67 @@ describe('servebench plan: Kubernetes Jobs', () => {
         expect(container.image).toBe('vllm/vllm-openai-rocm:v0.11.0');
       } else {
         expect(container.resources).toBeUndefined();
-        expect(container.image).toBe('example.invalid/servebench:test');
+        expect(container.image).toBe(PINNED);
+      }
+      // The harness image by digest in every container that uses it; as its non-root user.
+      const nonRoot = { runAsNonRoot: true, runAsUser: HARNESS_UID, runAsGroup: HARNESS_UID, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+      for (const init of pod.initContainers) {
+        expect(init.image).toBe(PINNED);
+        expect(init.securityContext).toEqual(nonRoot);
+      }
+      if (job.image === null) {
+        expect(container.securityContext).toEqual(nonRoot);
+        expect(pod.securityContext).toEqual({ fsGroup: HARNESS_UID, fsGroupChangePolicy: 'OnRootMismatch' });
+      } else {
+        // An engine's image runs as that image says (root in the official vLLM and SGLang images).
+        expect(container.securityContext).toBeUndefined();
+        expect(pod.securityContext).toBeUndefined();
       }
     });
+  });
+
+  it('takes the harness image by digest only: a tag is refused naming the file, the field and the fix; $SERVEBENCH_HARNESS_IMAGE pins one plan', () => {
+    const { plan: p, fleet } = plan();
+    expect(fleet.schedulers.kubernetes!.harness_image).toBe('example.invalid/servebench:test');
+    const refused = (env: NodeJS.ProcessEnv, f = fleet) => {
+      try {
+        renderKubernetes(p, f, env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ServebenchError);
+        expect((error as ServebenchError).exitCode).toBe(2);
+        return (error as Error).message;
+      }
+      throw new Error('the plan was rendered');
+    };
+    const message = refused({});
+    expect(message).toContain(`${FLEET}: schedulers.kubernetes.harness_image: "example.invalid/servebench:test" is a tag`);
+    expect(message).toContain('Set harness_image to example.invalid/servebench@sha256:<digest>, or SERVEBENCH_HARNESS_IMAGE=sha256:<digest>');
+    expect(message).toContain('.github/workflows/image.yml');
+    // A bare digest takes the fleet file's repository; a whole reference replaces it.
+    expect(harnessImageFor(fleet, FLEET, { [HARNESS_IMAGE_ENV]: DIGEST })).toBe(PINNED);
+    expect(harnessImageFor(fleet, FLEET, { [HARNESS_IMAGE_ENV]: ` ghcr.io/acme/servebench@${DIGEST}\n` })).toBe(`ghcr.io/acme/servebench@${DIGEST}`);
+    expect(harnessImageFor(fleet, FLEET, { [HARNESS_IMAGE_ENV]: `ghcr.io/acme/servebench:main@${DIGEST}` })).toBe(`ghcr.io/acme/servebench:main@${DIGEST}`);
+    expect(refused({ [HARNESS_IMAGE_ENV]: 'ghcr.io/acme/servebench:main' })).toMatch(/^\$SERVEBENCH_HARNESS_IMAGE: "ghcr.io\/acme\/servebench:main" is a tag, which moves.*Give ghcr.io\/acme\/servebench@sha256:<digest>/);
+    expect(refused({ [HARNESS_IMAGE_ENV]: 'sha256:abc' })).toMatch(/"sha256:abc" is not a digest: sha256: and 64 lower-case hex digits/);
+    expect(refused({ [HARNESS_IMAGE_ENV]: `ghcr.io/acme/servebench@sha256:${'A'.repeat(64)}` })).toMatch(/is not an image reference/);
+    // An empty variable is no override.
+    expect(refused({ [HARNESS_IMAGE_ENV]: '' })).toContain('is a tag');
+    // A fleet file that names a digest needs nothing else; the variable still wins over it.
+    const pinnedFleet = { ...fleet, schedulers: { ...fleet.schedulers, kubernetes: { ...fleet.schedulers.kubernetes!, harness_image: PINNED } } };
+    expect(parseAllDocuments(renderKubernetes(p, pinnedFleet, {}))[0]!.toJS().spec.template.spec.initContainers[0].image).toBe(PINNED);
+    expect(harnessImageFor(pinnedFleet, FLEET, { [HARNESS_IMAGE_ENV]: `sha256:${'0'.repeat(64)}` })).toBe(`example.invalid/servebench@sha256:${'0'.repeat(64)}`);
+  });
+
+  it('the fleet schema takes the harness image as a tag or a digest, and nothing that is not an image reference', () => {
+    expect(parseImageReference('ghcr.io/servebench/servebench:main')).toEqual({ repository: 'ghcr.io/servebench/servebench', tag: 'main', digest: null });
+    expect(parseImageReference(`ghcr.io:443/a/b@${DIGEST}`)).toEqual({ repository: 'ghcr.io:443/a/b', tag: null, digest: DIGEST });
+    expect(parseImageReference(`localhost:5000/b:v1@${DIGEST}`)).toEqual({ repository: 'localhost:5000/b', tag: 'v1', digest: DIGEST });
+    expect(parseImageReference('servebench')).toEqual({ repository: 'servebench', tag: null, digest: null });
+    for (const bad of ['ghcr.io/Servebench/x:main', 'a b', 'x:', 'x@sha256:abc', 'x:main;rm', '']) expect(parseImageReference(bad), bad).toBeNull();
+    const digestFleet = editedFleet((f) => (f['schedulers'].kubernetes.harness_image = PINNED));
+    expect(plan({ file: digestFleet }).fleet.schedulers.kubernetes!.harness_image).toBe(PINNED);
+    const garbage = editedFleet((f) => (f['schedulers'].kubernetes.harness_image = 'ghcr.io/servebench/servebench:main; curl x | sh'));
+    expect(fleetError(garbage)).toContain(`${garbage}: schedulers.kubernetes.harness_image: an image reference: REPOSITORY@sha256:<64 hex digits> (pinned), or REPOSITORY:TAG`);
   });
 
   it('a long job name is shortened in generateName, keeping its id, so the generated name stays an RFC 1123 label', () => {
@@ -383,9 +446,9 @@ describe('servebench plan: Kubernetes Jobs', () => {
 
   it('a GPU type without a kubernetes block, or a fleet without the scheduler, is a clear error', () => {
     const { plan: p, fleet } = plan();
-    expect(() => renderKubernetes(p, { ...fleet, schedulers: { ...fleet.schedulers, kubernetes: undefined } })).toThrow(/no schedulers\.kubernetes block/);
+    expect(() => renderKubernetes(p, { ...fleet, schedulers: { ...fleet.schedulers, kubernetes: undefined } }, PINNED_ENV)).toThrow(/no schedulers\.kubernetes block/);
     const noBlock = { ...fleet, gpu_types: fleet.gpu_types.map((t) => (t.id === 'cpu' ? { ...t, kubernetes: undefined } : t)) };
-    expect(() => renderKubernetes(p, noBlock)).toThrow(/gpu type cpu has no kubernetes block/);
+    expect(() => renderKubernetes(p, noBlock, PINNED_ENV)).toThrow(/gpu type cpu has no kubernetes block/);
   });
 });
 
@@ -453,7 +516,7 @@ describe('servebench plan: SLURM scripts', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('pwned'))).toEqual([]);
     expect(parseCommandArgs(runCommand.spec, job.argv.slice(1))['model']).toBe(HOSTILE);
 
-    const [doc] = parseAllDocuments(renderKubernetes(p, fleet)).map((d) => d.toJS() as Record<string, any>);
+    const [doc] = parseAllDocuments(renderKubernetes(p, fleet, PINNED_ENV)).map((d) => d.toJS() as Record<string, any>);
     const container = doc!['spec'].template.spec.containers[0];
     expect(container.command[container.command.indexOf('--model') + 1]).toBe(HOSTILE);
   });
@@ -469,7 +532,9 @@ describe('servebench plan: the fleet file', () => {
     const dryRun = nightly.jobs.filter((j) => j.gpu_type === 'cpu' && j.engine === 'embedded');
     expect(dryRun.map((j) => j.argv.join(' '))).toEqual(['run --engine embedded --launcher process --model tiny --max-num-seqs 4 --workload smoke --concurrency 1,2,4 --source official --results-dir results']);
     expect(renderMatrix(nightly, fleet).include.find((j) => j.gpu_type === 'cpu')!.runs_on).toEqual(['ubuntu-latest']);
-    renderKubernetes(nightly, fleet);
+    // No harness image has been published yet: the shipped fleet names it by tag, and Kubernetes plans need a digest given.
+    expect(() => renderKubernetes(nightly, fleet, {})).toThrow(/fleet\/fleet\.yaml: schedulers\.kubernetes\.harness_image: "ghcr\.io\/servebench\/servebench:main" is a tag/);
+    renderKubernetes(nightly, fleet, { [HARNESS_IMAGE_ENV]: DIGEST });
     renderSlurm(nightly, fleet);
     const released = plan({ file: 'fleet/fleet.yaml', nightly: false, releases: [{ engine: 'sglang', version: '0.5.4' }] }).plan;
     expect(released.jobs.find((j) => j.gpu_type === 'mi300x-192gb')!.image).toBe('lmsysorg/sglang:v0.5.4-rocm700-mi30x');
