@@ -62,15 +62,17 @@ export function formatInterval(lo: unknown, hi: unknown): string | null {
 /** How a value's spread is shown next to it: its interval over repeats, or that it comes from one run. */
 export interface Spread {
   readonly text: string;
-  readonly title: string;
   readonly single: boolean;
 }
 
-/** The spread of `column` in a release row (columns `<column>__lo`, `<column>__hi` and `runs`); null when there is nothing to say. */
-export function spreadOf(row: Readonly<Record<string, unknown>>, column: string, unit: string): Spread | null {
-  const runs = typeof row.runs === 'number' ? row.runs : null;
+/**
+ * The spread of `column` in a release row (columns `<column>__lo`, `<column>__hi` and `runs`);
+ * null when there is nothing to say. Kept short: a fleet's home page shows thousands of them,
+ * and the tables' captions say what the brackets are.
+ */
+export function spreadOf(row: Readonly<Record<string, unknown>>, column: string): Spread | null {
   const interval = formatInterval(row[`${column}__lo`], row[`${column}__hi`]);
-  if (interval !== null) return { text: interval, title: `95% interval over ${runs ?? 'several'} runs: ${interval} ${unit} (the interval the regression test uses)`, single: false };
-  if (runs === 1 && typeof row[column] === 'number') return { text: '1 run', title: 'A single run: no interval. Repeats of this release would show its spread.', single: true };
+  if (interval !== null) return { text: `(${interval})`, single: false };
+  if (row.runs === 1 && typeof row[column] === 'number') return { text: '1 run', single: true };
   return null;
 }

@@ -425,11 +425,12 @@ describe('the site in Chromium', () => {
     const tputs = results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0').map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!.metrics.output_throughput!);
     const [lo, hi] = tInterval(tputs);
     const vllm = rows.find((r) => r[1]!.startsWith('vllm'))!;
-    expect(vllm[4]).toBe(`${formatNumber(median(tputs))} (${formatNumber(lo)}–${formatNumber(hi)}), 95% interval`);
+    expect(vllm[4]).toBe(`${formatNumber(median(tputs))} (${formatNumber(lo)}–${formatNumber(hi)})`);
     expect(vllm[5]).toMatch(/^▼ −1\d\.\d% worse vs 1\.0\.0$/);
     await expect(ranking.locator('tr[data-engine="vllm"] td:last-child span').first().getAttribute('class')).resolves.toBe('delta-worse');
     const sglang = rows.find((r) => r[1]!.startsWith('sglang'))!;
-    expect(sglang[4]).toMatch(/ 1 run: no interval$/);
+    expect(sglang[4]).toMatch(/^[\d,.]+ 1 run$/);
+    await expect(ranking.locator('tr[data-engine="sglang"] small.spread.single').first().getAttribute('title')).resolves.toBe('A single run: no interval');
     expect(sglang[5]).toMatch(/no clear change vs 2\.0\.0$/);
     // Capacity at the tiers, from the result files and the compiled tier file: the best measured point meeting both limits.
     const tiers = JSON.parse(readFileSync(join(root, 'data', 'site', 'sla-tiers.json'), 'utf8')) as { tiers: Array<{ id: string; limits: { ttft_ms_p95: number; tpot_ms_p95: number } }> };
