@@ -2,7 +2,10 @@
  * The plan as SLURM batch scripts, one per run: the #SBATCH header asks for the GPU set
  * (--gres=gpu:<type>:<tp> on the GPU type's partition) and the body runs the same `servebench run`
  * from the checkout (--chdir, or the directory sbatch ran in). #SBATCH values are not shell-parsed, so the fleet schema restricts them to
- * plain words; everything in the body is single-quoted.
+ * plain words; everything in the body is single-quoted. sbatch reads #SBATCH lines until the first
+ * line that is neither blank nor a comment, so the header comments may come first. The scripts
+ * pass shellcheck with all its checks (tests/pipeline/slurm-lint.test.ts) and run under a fake
+ * sbatch that executes them as a batch job would (tests/pipeline/slurm-run.pipeline.test.ts).
  */
 import { posix } from 'node:path';
 import { shellQuote } from '../../measure/engines/render.ts';
@@ -29,6 +32,15 @@ function comment(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]/g, '?');
 }
 
+/**
+ * A value holding $ or ` is single-quoted on purpose (passed literally, never expanded): the
+ * shellcheck directive says so for the command that follows (SC2016 would flag it), as
+ * tests/pipeline/slurm-lint.test.ts checks every script with all of shellcheck's checks.
+ */
+function literalNote(argv: readonly string[]): string[] {
+  return argv.some((arg) => /[$`]/.test(arg)) ? ['# A value with $ or ` below is quoted to be passed as it is, not expanded.', '# shellcheck disable=SC2016'] : [];
+}
+
 function script(job: PlannedJob, fleet: Fleet): string {
   const slurm = fleet.schedulers.slurm!;
   const type = fleet.gpu_types.find((t) => t.id === job.gpu_type);
@@ -50,7 +62,8 @@ function script(job: PlannedJob, fleet: Fleet): string {
     `#SBATCH --output=${slurm.log_dir}/%x-%j.out`,
     'set -euo pipefail',
     // A locally built engine (llama.cpp from a node-llama-cpp release) first: a build already in the cache is found at once.
-    ...(build === null ? [] : [build]),
+    ...(build === null ? [] : [...literalNote(job.build!.argv), build]),
+    ...literalNote(job.argv),
     `exec ${shellCommand(job, 'slurm')}`,
     '',
   ].join('\n');
@@ -61,18 +74,39 @@ export function renderSlurm(plan: Plan, fleet: Fleet): SlurmScript[] {
   return plan.jobs.map((job) => ({ file: `${job.name}.sbatch`, script: script(job, fleet) }));
 }
 
-/** Submits this plan's scripts (not older ones left in the folder); run it from the servebench checkout. */
+/**
+ * Submits this plan's scripts (not older ones left in the folder) and writes their SLURM job ids
+ * to job-ids next to it, one per line, for the wait (`squeue -h -j "$(paste -sd, job-ids)"`).
+ * With no workdir in the fleet the jobs run where sbatch runs, so it refuses to run anywhere but
+ * the servebench checkout (a job elsewhere would fail with no result). Checked with shellcheck
+ * (tests/pipeline/slurm-lint.test.ts) and run under a fake sbatch (slurm-run.pipeline.test.ts).
+ */
 export function submitAllScript(scripts: readonly SlurmScript[], fleet: Fleet): string {
   const slurm = fleet.schedulers.slurm;
   const logDir = slurm?.workdir && !posix.isAbsolute(slurm.log_dir) ? posix.join(slurm.workdir, slurm.log_dir) : (slurm?.log_dir ?? 'logs/slurm');
   return [
     '#!/bin/bash',
-    '# Submits every job of this plan. Run it from the servebench checkout: sbatch does not create the',
-    '# --output folder, so it is made here first.',
+    '# Submits every job of this plan and writes their job ids to job-ids next to this script, one',
+    '# per line: `squeue -h -j "$(paste -sd, job-ids)"` lists the ones not finished. sbatch does not',
+    '# create the --output folder, so it is made here first.',
     'set -euo pipefail',
     'here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)',
+    ...(slurm?.workdir
+      ? []
+      : [
+          '# The fleet names no workdir: the jobs run `npx tsx harness/cli.ts` in the directory sbatch runs in.',
+          'if [[ ! -f harness/cli.ts ]]; then',
+          '  echo "submit-all.sh: run this from the servebench checkout (the jobs run there; the fleet sets no schedulers.slurm.workdir)" >&2',
+          '  exit 2',
+          'fi',
+        ]),
     `mkdir -p -- ${shellQuote([logDir])}`,
-    ...scripts.map((s) => `sbatch "$here"/${shellQuote([s.file])}`),
+    'ids="${here}/job-ids"',
+    // --parsable prints "<id>" or "<id>;<cluster>"; a failed sbatch stops here, the ids so far kept.
+    '{',
+    ...scripts.map((s) => `sbatch --parsable "\${here}"/${shellQuote([s.file])}`),
+    `} | cut -d';' -f1 > "\${ids}"`,
+    `echo "submitted ${scripts.length} job${scripts.length === 1 ? '' : 's'}; their ids are in \${ids}"`,
     '',
   ].join('\n');
 }
