@@ -74,6 +74,8 @@ import { checkResultText } from '../harness/store/check-result.ts';
 import { listResultFiles } from '../harness/store/result-files.ts';
 import { fakeGithub } from '../harness/testbed/fakes/fake-github-releases.ts';
 import { createFakeGitHub, type FakeGitHub } from '../harness/testbed/fakes/fake-github-issues.ts';
+import { groupKey } from '../harness/pipeline/alert/groups.ts';
+import { groupKeyOfBody, stateOfBody } from '../harness/pipeline/alert/markdown.ts';
 import { fakeDockerHub } from '../harness/testbed/fakes/fake-registries.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../harness/testbed/fakes/fake-server.ts';
 import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../harness/testbed/fakes/fake-webhook.ts';
@@ -191,9 +193,32 @@ export interface NightOutputs {
   compile?: { snapshot: string; tables: Record<string, number>; ingest: { valid: number } };
   /** The regressions page and which simulated releases it names. */
   site?: { pages: number; leaderboard_pages: string[]; regressions_page: boolean; regressions_page_names: string[] };
-  regress?: { compared: number; regressions: Array<{ key: string; engine: string; version: string; previous_version: string; metric: string; change_pct: number; method: string }> };
-  /** From alert's text output (the workflow passes no --json); each issue's key read back from the fake GitHub. */
+  regress?: { compared: number; regressions: DryRunRegression[] };
+  /** From alert's text output (the workflow passes no --json); each issue's key (one per engine release and configuration) read back from the fake GitHub. */
   alert?: { actions: Array<{ action: string; key: string | null; issue: number | null }> };
+}
+
+/** A row of `servebench regress --json` (the fields the checks read). */
+export interface DryRunRegression {
+  readonly key: string;
+  readonly engine: string;
+  readonly version: string;
+  readonly previous_version: string;
+  readonly metric: string;
+  readonly load: string;
+  readonly change_pct: number;
+  readonly method: string;
+  readonly scenario_id: string;
+  readonly model: string;
+  readonly precision: string;
+  readonly hardware: string;
+  readonly workload: string;
+  readonly methodology: string;
+}
+
+/** The issue keys `servebench alert` files regressions under: one per engine release and configuration. */
+export function expectedIssueKeys(regressions: readonly DryRunRegression[]): Set<string> {
+  return new Set(regressions.map((r) => groupKey(r.engine, r.version, { scenario_id: r.scenario_id, model: r.model, precision: r.precision, hardware: r.hardware, workload: r.workload, methodology: r.methodology })));
 }
 
 export interface DryRunReport {
@@ -209,7 +234,8 @@ export interface DryRunReport {
   /** The temp repository's commits, oldest first (the initial checkout, then each night that committed). */
   readonly commits: Array<{ sha: string; subject: string }>;
   readonly github: {
-    readonly issues: Array<{ number: number; title: string; labels: string[]; key: string | null }>;
+    /** key: the group key in the body's marker; rows: the metric × load point rows its state lists. */
+    readonly issues: Array<{ number: number; title: string; state: string; labels: string[]; key: string | null; rows: Array<{ metric: string; load: string }> }>;
     readonly webhook_posts: number;
     readonly requests: number;
   };
@@ -241,7 +267,7 @@ interface Context {
   readonly env: NodeJS.ProcessEnv;
   /** The workflow steps' environment: as the jobs', plus what Actions sets and the fakes' addresses. */
   readonly workflowEnv: NodeJS.ProcessEnv;
-  /** The fake GitHub's issue with this number: its regression key (alert's text output names the number only). */
+  /** The fake GitHub's issue with this number: its group key (alert's text output names the number only). */
   readonly issueKey: (issue: number) => string | null;
   readonly steps: StepRecord[];
   readonly log: (line: string) => void;
@@ -449,13 +475,13 @@ function parseCompileReport(text: string): NonNullable<NightOutputs['compile']> 
   return { snapshot: snapshot[1]!, tables: sizes, ingest: { valid: Number(valid[1]) } };
 }
 
-const ALERT_VERBS: Readonly<Record<string, string>> = { created: 'create', updated: 'update', reopened: 'reopen', unchanged: 'unchanged', skipped: 'skip-closed' };
+const ALERT_VERBS: Readonly<Record<string, string>> = { created: 'create', updated: 'update', reopened: 'reopen', closed: 'close', unchanged: 'unchanged', skipped: 'skip-closed', retired: 'retire' };
 
 /** alert's text output (the workflow passes no --json): one line per action, `<verb> #<issue> …`. */
 function parseAlertText(ctx: Context, text: string): NonNullable<NightOutputs['alert']> {
   const actions: NonNullable<NightOutputs['alert']>['actions'] = [];
   for (const line of text.split('\n')) {
-    const match = /^(created|updated|reopened|unchanged|skipped)\s+(?:#(\d+) )?/.exec(line);
+    const match = /^(created|updated|reopened|closed|unchanged|skipped|retired)\s+(?:#(\d+) )?/.exec(line);
     if (!match) continue;
     const issue = match[2] === undefined ? null : Number(match[2]);
     actions.push({ action: ALERT_VERBS[match[1]!]!, key: issue === null ? null : ctx.issueKey(issue), issue });
@@ -625,7 +651,7 @@ async function alert(ctx: Context, night: number, name: string): Promise<NonNull
   const ran = await step(ctx, night, name, workflowCli(ctx, 'alert', ['--regressions', 'regressions.json', '--repo', GITHUB_REPO], { GITHUB_TOKEN: FAKE_TOKEN, SERVEBENCH_WEBHOOK_URL: `${ctx.fakeUrl}${WEBHOOK_PATH}` }));
   const summary = parseAlertText(ctx, ran.stdout);
   const count = (kind: string) => summary.actions.filter((a) => a.action === kind).length;
-  ran.record.counts = { regressions: summary.actions.length, created: count('create'), updated: count('update'), unchanged: count('unchanged') };
+  ran.record.counts = { issues: summary.actions.length, created: count('create'), updated: count('update'), closed: count('close'), unchanged: count('unchanged') };
   return summary;
 }
 
@@ -699,15 +725,17 @@ function checksOf(report: Pick<DryRunReport, 'nights' | 'final' | 'github' | 'co
     found.length > 0 && found.every((r) => r.engine === 'sim' && r.previous_version === SIM_RELEASES[0].version && r.version === SIM_RELEASES[1].version) && tpot !== undefined && tpot.change_pct >= REGRESS_THRESHOLD_PCT && tpot.change_pct < expectedPct * 1.6,
     `planted ≈ +${expectedPct.toFixed(0)}% TPOT; ${found.length} regressions: ${found.map((r) => `${r.metric} ${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)}%`).join(', ')}`,
   );
-  const keys = new Set(found.map((r) => r.key));
+  // One issue per engine release and configuration: the planted regression (one sim release on one scenario) is one issue, listing every row.
+  const keys = expectedIssueKeys(found);
   const issues = issuesFake.issues;
+  const cells = (rows: ReadonlyArray<{ metric: string; load: string }>) => JSON.stringify(rows.map((r) => `${r.metric} @ ${r.load}`).sort());
   check(
-    'the fake GitHub got exactly one issue per regression, labelled regression, servebench and engine:sim',
-    issues.length === found.length && new Set(report.github.issues.map((i) => i.key)).size === issues.length && report.github.issues.every((i) => i.key !== null && keys.has(i.key) && JSON.stringify([...i.labels].sort()) === JSON.stringify(['engine:sim', 'regression', 'servebench'])),
-    `${issues.length} issues for ${found.length} regressions`,
+    'the fake GitHub got exactly one issue for the planted regression (one release on one configuration), listing every regressed metric at every load point, labelled regression, servebench and engine:sim',
+    keys.size === 1 && issues.length === 1 && report.github.issues.every((i) => i.key !== null && keys.has(i.key) && i.state === 'open' && cells(i.rows) === cells(found) && JSON.stringify([...i.labels].sort()) === JSON.stringify(['engine:sim', 'regression', 'servebench'])),
+    `${issues.length} issues (${report.github.issues.map((i) => `#${i.number}: ${i.rows.length} rows`).join(', ')}) for ${found.length} regressions in ${keys.size} configurations`,
   );
-  check('the webhook got one message about the new regressions', webhook.posts.length === 1, `${webhook.posts.length} posts`);
-  check('alert run again: no writes, every issue unchanged', report.final.alert_rerun_writes === 0 && report.final.alert_rerun!.actions.every((a) => a.action === 'unchanged'), `${report.final.alert_rerun_writes} writes`);
+  check('the webhook got one message about the new issue', webhook.posts.length === 1, `${webhook.posts.length} posts`);
+  check('alert run again: no writes, its one issue unchanged', report.final.alert_rerun_writes === 0 && report.final.alert_rerun!.actions.length === 1 && report.final.alert_rerun!.actions.every((a) => a.action === 'unchanged'), `${report.final.alert_rerun_writes} writes; ${report.final.alert_rerun!.actions.map((a) => a.action).join(', ')}`);
   return checks;
 }
 
@@ -779,7 +807,7 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
   // llama.cpp's releases: node-llama-cpp's on a fake npm registry (real tarballs, read by the real `npm pack`).
   const npm = fakeNpmRegistry(() => server.url, { recorded: false });
   const server: FakeServer = await startFakeServer([releases.handler, hub.handler, issues.handler, webhook.handler, npm.handler]);
-  const issueKey = (number: number) => /<!-- servebench-regression-key: ([A-Za-z0-9._-]+) -->/.exec(issues.issues.find((i) => i.number === number)?.body ?? '')?.[1] ?? null;
+  const issueKey = (number: number) => groupKeyOfBody(issues.issues.find((i) => i.number === number)?.body ?? '');
   const workflowEnv: NodeJS.ProcessEnv = {
     ...ctx.env,
     // What Actions sets for every step (stand-ins; regress builds its links from them).
@@ -840,7 +868,7 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     npm.close();
   }
   const github = {
-    issues: issues.issues.map((i) => ({ number: i.number, title: i.title, labels: [...i.labels], key: /<!-- servebench-regression-key: ([A-Za-z0-9._-]+) -->/.exec(i.body ?? '')?.[1] ?? null })),
+    issues: issues.issues.map((i) => ({ number: i.number, title: i.title, state: i.state, labels: [...i.labels], key: groupKeyOfBody(i.body ?? ''), rows: (stateOfBody(i.body ?? '')?.cells ?? []).map((c) => ({ metric: c.metric, load: c.load })) })),
     webhook_posts: webhook.posts.length,
     requests: server.requests.length,
   };

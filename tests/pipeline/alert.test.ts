@@ -629,6 +629,49 @@ describe('servebench alert: untrusted names', () => {
   });
 });
 
+describe('the fake GitHub API answers as GitHub documents it', () => {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${github.token}`, accept: 'application/vnd.github+json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> & Array<Record<string, unknown>> };
+  };
+
+  it('update: state_reason goes with a change of state only; closing defaults to completed, reopening to reopened; bad values are 422', async () => {
+    const created = await call('POST', ISSUES, { title: 't', body: 'b', labels: ['regression'] });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ number: 1, state: 'open', state_reason: null, closed_at: null, comments: 0, body: 'b' });
+    expect((await call('PATCH', `${ISSUES}/1`, { state_reason: 'not_planned' })).json).toMatchObject({ state: 'open', state_reason: null });
+    const closed = await call('PATCH', `${ISSUES}/1`, { state: 'closed', state_reason: 'not_planned', body: 'edited' });
+    expect(closed.json).toMatchObject({ state: 'closed', state_reason: 'not_planned', body: 'edited' });
+    expect(closed.json['closed_at']).toEqual(expect.any(String));
+    expect((await call('PATCH', `${ISSUES}/1`, { state: 'open' })).json).toMatchObject({ state: 'open', state_reason: 'reopened', closed_at: null });
+    expect((await call('PATCH', `${ISSUES}/1`, { state: 'closed' })).json).toMatchObject({ state: 'closed', state_reason: 'completed' });
+    const bad = await call('PATCH', `${ISSUES}/1`, { state: 'shut' });
+    expect([bad.status, bad.json['message']]).toEqual([422, 'Validation Failed']);
+    expect((await call('PATCH', `${ISSUES}/1`, { state: 'open', state_reason: 'because' })).status).toBe(422);
+    expect((await call('PATCH', `${ISSUES}/99`, { state: 'open' })).status).toBe(404);
+  });
+
+  it('comments: created (201) and listed oldest first, counted on the issue; list filters by labels and state, sorts and pages', async () => {
+    await call('POST', ISSUES, { title: 'a', labels: ['regression', 'engine:vllm'] });
+    await call('POST', ISSUES, { title: 'b', labels: ['regression'] });
+    const comment = await call('POST', `${ISSUES}/1/comments`, { body: 'first' });
+    expect(comment.status).toBe(201);
+    expect(comment.json).toMatchObject({ body: 'first', html_url: 'https://github.com/octo-org/servebench/issues/1#issuecomment-1' });
+    await call('POST', `${ISSUES}/1/comments`, { body: 'second' });
+    expect((await call('POST', `${ISSUES}/1/comments`, {})).status).toBe(422);
+    expect((await call('GET', `${ISSUES}/1/comments`)).json.map((c) => c['body'])).toEqual(['first', 'second']);
+    await call('PATCH', `${ISSUES}/2`, { state: 'closed' });
+    const titles = async (query: string) => (await call('GET', `${ISSUES}?${query}`)).json.map((i) => i['title']);
+    expect(await titles('labels=regression')).toEqual(['a']); // state defaults to open
+    expect(await titles('labels=regression&state=all')).toEqual(['b', 'a']); // newest first by default
+    expect(await titles('labels=REGRESSION,engine:vllm&state=all&direction=asc')).toEqual(['a']);
+    expect(await titles('state=all&sort=comments&direction=desc')).toEqual(['a', 'b']);
+    expect(await titles('state=all&sort=updated&direction=desc')).toEqual(['b', 'a']);
+    expect(await titles('state=all&per_page=1&page=2&direction=asc')).toEqual(['b']);
+    expect((await call('GET', `${ISSUES}?state=everything`)).status).toBe(422);
+  });
+});
+
 describe('alert planning and helpers', () => {
   const parsed = parseRegressionReport(readFileSync(FIXTURE, 'utf8'), 'fixture');
   const displayName = (e: string) => e;
