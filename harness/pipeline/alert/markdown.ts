@@ -267,7 +267,7 @@ function newerTable(state: GroupState, options: RenderOptions): string[] {
     const before = baseline.get(cellId(n));
     const regressed = before === undefined ? 'n/a' : significant(before.value);
     const base = before === undefined ? 'n/a' : significant(before.previous_value);
-    return `| ${cell(describeLoad(n.load))} | ${cell(metricWithUnit(n.metric))} | ${base} | ${regressed} | ${significant(n.now.value)} | ${formatChange(n.vs_baseline_pct * (METRICS.get(n.metric)?.better === 'higher' ? -1 : 1))} | ${n.fixed ? 'yes' : 'no'} | ${numbers(n.now)} |` + (options.rowLinks ? ` ${runLinks(state, n.now)} |` : '');
+    return `| ${cell(describeLoad(n.load))} | ${cell(metricWithUnit(n.metric))} | ${base} | ${regressed} | ${significant(n.now.value)} | ${formatChange(signedVsBaseline(n))} | ${n.fixed ? 'yes' : 'no'} | ${numbers(n.now)} |` + (options.rowLinks ? ` ${runLinks(state, n.now)} |` : '');
   });
   const v = escapeInline(newer.version);
   return [
