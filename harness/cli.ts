@@ -42,7 +42,7 @@ function mainHelp(): string {
     '  regress    Find regressions of each engine\'s newest release vs its previous one',
     '  detect     Poll engine releases and image tags; report new versions once (state in fleet/detect-state.json)',
     '  plan       Expand the fleet file into one job per run: a GitHub matrix, Kubernetes Jobs or SLURM scripts',
-    '  alert      Open or update one GitHub issue per regression (idempotent), optionally post to a webhook',
+    '  alert      One GitHub issue per engine release and regressed configuration: opened, updated each night, closed when fixed; optionally a webhook',
     '  collect    Gather the nightly jobs\' result files into results/ (validated, never overwriting); list planned jobs without one',
     '  summarize  Summarize what a pull request adds to results/ and how it compares (Markdown for the PR comment)',
     '',

@@ -63,7 +63,16 @@ export const regressCommand: Command = {
       const markdown = regressionsMarkdown(regressions, link);
       const markdownFile = stringOption(spec, raw, 'markdown');
       if (markdownFile !== undefined) writeFileSync(markdownFile, markdown);
-      if (booleanOption(raw, 'json')) process.stdout.write(`${JSON.stringify({ threshold_pct: threshold, compared: scoped.length, regressions: regressions.map((r) => ({ ...r, previous_url: link(r.previous_file, r.previous_run_id), url: link(r.file, r.run_id) })) }, null, 2)}\n`);
+      if (booleanOption(raw, 'json')) {
+        // Every comparison in scope, regressions or not: alert closes an issue only when it sees its
+        // configuration measured again without the regression (a missing regression alone proves nothing).
+        const withLinks = <T extends { previous_run_id: string; run_id: string }>(d: T) => {
+          const previousFile = files.get(d.previous_run_id) ?? null;
+          const file = files.get(d.run_id) ?? null;
+          return { ...d, previous_file: previousFile, file, previous_url: link(previousFile, d.previous_run_id), url: link(file, d.run_id) };
+        };
+        process.stdout.write(`${JSON.stringify({ threshold_pct: threshold, compared: scoped.length, regressions: regressions.map(withLinks), comparisons: scoped.map(withLinks) }, null, 2)}\n`);
+      }
       else process.stdout.write(markdown);
       return regressions.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
     } finally {

@@ -121,6 +121,12 @@ describe('servebench regress', () => {
     }
     const keys = report.regressions.map((r) => r.key);
     expect(new Set(keys).size).toBe(keys.length);
+    // Every comparison in scope rides along (what alert needs to close a fixed regression): sglang's unclear ones too.
+    const { comparisons, compared } = JSON.parse(run.stdout) as { compared: number; comparisons: Array<{ engine: string; verdict: string; url: string }> };
+    expect(comparisons).toHaveLength(compared);
+    expect(new Set(comparisons.map((c) => c.engine))).toEqual(new Set(['vllm', 'sglang']));
+    expect(comparisons.filter((c) => c.verdict === 'worse').length).toBeGreaterThanOrEqual(report.regressions.length);
+    expect(comparisons.every((c) => c.url.startsWith('https://github.com/o/r/blob/main/results/'))).toBe(true);
     const markdown = await runCli(['regress', '--results', dir, '--out', out, '--prices', writeFixturePrices(root)], 120_000);
     expect(markdown.stdout).toContain('### vllm 1.0.0 → 1.1.0');
     expect(markdown.stdout).toMatch(/\| synthetic\/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=8 \| Output throughput \(tok\/s\) \|/);
