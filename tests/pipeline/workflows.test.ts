@@ -44,6 +44,10 @@ const PINS: Record<string, { readonly sha: string; readonly version: string }> =
   'actions/deploy-pages': { sha: 'd6db90164ac5ed86f2b6aed7e0febac5b3c0c03e', version: 'v4.0.5' },
   'actions/github-script': { sha: 'ed597411d8f924073f98dfc5c65a23a2325f34cd', version: 'v8.0.0' },
   'peter-evans/create-pull-request': { sha: '271a8d0340265f705b14b6d32b9829c1cb33d45e', version: 'v7.0.8' },
+  // The harness image (image.yml): Buildx, the GHCR login and the build-push action.
+  'docker/setup-buildx-action': { sha: 'e468171a9de216ec08956ac3ada2f0791b6bd435', version: 'v3.11.1' },
+  'docker/login-action': { sha: '184bdaa0721073962dff0199f1fb9940f07167d1', version: 'v3.5.0' },
+  'docker/build-push-action': { sha: '263435318d21b8e681c14492fe198d362a7d2c83', version: 'v6.18.0' },
 };
 
 type Permissions = string | Record<string, string>;
@@ -191,6 +195,8 @@ function writesNeeded(wf: WorkflowFile, job: Job): string[] {
     const action = s.uses ? actionOf(s.uses) : null;
     if (action === 'actions/deploy-pages') (needed.add('pages'), needed.add('id-token'));
     if (action === 'peter-evans/create-pull-request') (needed.add('contents'), needed.add('pull-requests'));
+    // Pushing an image to GHCR.
+    if (action === 'docker/build-push-action' && s.with?.['push'] === true) needed.add('packages');
     if (s.run && /\bgit\b[^\n]*\bpush\b/.test(s.run)) needed.add('contents');
     if (s.run && /servebench -- alert\b/.test(s.run)) needed.add('issues');
     // The comment workflow comments on and labels a pull request.
@@ -300,8 +306,8 @@ function gitRepo(files: Record<string, string>): string {
 // ---------------------------------------------------------------------------------------------
 
 describe('workflow files', () => {
-  it('are the pipeline\'s four, and each passes actionlint (also with its pins as release tags, so action inputs are checked)', async () => {
-    expect(WORKFLOWS.map((w) => w.file)).toEqual(['ci.yml', 'nightly.yml', 'submission-comment.yml', 'submission.yml']);
+  it('are the pipeline\'s five, and each passes actionlint (also with its pins as release tags, so action inputs are checked)', async () => {
+    expect(WORKFLOWS.map((w) => w.file)).toEqual(['ci.yml', 'image.yml', 'nightly.yml', 'submission-comment.yml', 'submission.yml']);
     for (const wf of WORKFLOWS) {
       expect(await runLint(wf.text, `.github/workflows/${wf.file}`), wf.file).toEqual([]);
       // actionlint knows the inputs of popular actions by tag, not by commit.
@@ -351,6 +357,7 @@ describe('workflow files', () => {
     }
     // The map of every write in the repository's automation, in one place.
     expect(requiredWrites).toEqual({
+      'image.yml/push': ['packages'],
       'nightly.yml/collect': ['contents', 'pull-requests'],
       'nightly.yml/deploy': ['id-token', 'pages'],
       'nightly.yml/alert': ['issues'],
@@ -916,5 +923,62 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect(judge('false', '1', '0')).toBe(1);
     expect(judge('false', '0', '1')).toBe(1);
     expect(judge('true', '', '0')).toBe(1);
+  });
+});
+
+describe('image: the harness image, built and pushed on every push to main', () => {
+  const wf = () => workflow('image.yml');
+
+  it('runs on a push to main (and by hand), never on a pull request, and may write packages only', () => {
+    expect(wf().doc.on).toEqual({ push: { branches: ['main'] }, workflow_dispatch: null });
+    expect(wf().doc.concurrency).toEqual({ group: 'image-${{ github.ref }}', 'cancel-in-progress': false });
+    const job = wf().doc.jobs.push!;
+    expect(job.permissions).toEqual({ contents: 'read', packages: 'write' });
+    expect(job.steps.map((s) => (s.uses ? actionOf(s.uses) : s.name))).toEqual(['actions/checkout', 'Name', 'docker/setup-buildx-action', 'docker/login-action', 'docker/build-push-action', 'Digest']);
+    expect(job.steps[0]!.with).toEqual({ 'persist-credentials': false });
+    // The job's own token, to GHCR: no stored secret.
+    const login = job.steps.find((s) => s.uses?.startsWith('docker/login-action@'))!;
+    expect(login.with).toEqual({ registry: 'ghcr.io', username: '${{ github.actor }}', password: '${{ secrets.GITHUB_TOKEN }}' });
+    expect(wf().text.match(/secrets\.\w+/g)).toEqual(['secrets.GITHUB_TOKEN']);
+  });
+
+  it('builds the Dockerfile with LLAMACPP=1 and the OCI label arguments, pushes :<sha> and :main, and outputs the digest', () => {
+    const build = step('image.yml', 'push', 'build');
+    expect(build.with).toMatchObject({ context: '.', platforms: 'linux/amd64', push: true, provenance: 'mode=max' });
+    expect(String(build.with!['build-args']).trim().split('\n')).toEqual([
+      'LLAMACPP=1',
+      'SOURCE=${{ github.server_url }}/${{ github.repository }}',
+      'REVISION=${{ github.sha }}',
+      'VERSION=${{ steps.name.outputs.version }}',
+    ]);
+    expect(String(build.with!['tags']).trim().split('\n')).toEqual(['${{ steps.name.outputs.image }}:${{ github.sha }}', '${{ steps.name.outputs.image }}:main']);
+    expect(wf().doc.jobs.push!.outputs).toEqual({ image: '${{ steps.name.outputs.image }}', digest: '${{ steps.build.outputs.digest }}' });
+    // Every build argument is one the Dockerfile declares.
+    const dockerfile = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
+    for (const arg of ['LLAMACPP', 'SOURCE', 'REVISION', 'VERSION']) expect(dockerfile).toMatch(new RegExp(`^ARG ${arg}\\b`, 'm'));
+  });
+
+  it('names the image as the fleet file does, and prints a digest reference that `servebench plan --format kubernetes` takes', async () => {
+    const sha = '0123456789abcdef0123456789abcdef01234567';
+    const named = runScript(step('image.yml', 'push', 'name').run!, REPO, { OWNER: 'ServeBench', SHA: sha });
+    expect(named.code, named.stderr).toBe(0);
+    const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(named.outputs).toEqual({ image: 'ghcr.io/servebench/servebench', version: `${version}+0123456789ab` });
+    const { parseImageReference } = await import('../../harness/contract/fleet.ts');
+    const shipped = loadFleet(join(REPO, 'fleet', 'fleet.yaml')).fleet;
+    expect(parseImageReference(shipped.schedulers.kubernetes!.harness_image)!.repository).toBe(named.outputs['image']);
+
+    const digest = `sha256:${'5e'.repeat(32)}`; // SYNTHETIC
+    const printed = runScript(step('image.yml', 'push', 'Digest').run!, tempDir('sb-image-'), { IMAGE: named.outputs['image']!, DIGEST: digest, SHA: sha });
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`::notice title=harness image::ghcr.io/servebench/servebench@${digest}`);
+    const line = printed.summary.split('\n').find((l) => l.startsWith('SERVEBENCH_HARNESS_IMAGE='))!;
+    expect(line).toBe(`SERVEBENCH_HARNESS_IMAGE=ghcr.io/servebench/servebench@${digest} servebench plan --nightly --format kubernetes`);
+    const { harnessImageFor } = await import('../../harness/pipeline/plan/kubernetes.ts');
+    expect(harnessImageFor(shipped, 'fleet/fleet.yaml', { SERVEBENCH_HARNESS_IMAGE: line.split(' ')[0]!.split('=')[1]! })).toBe(`ghcr.io/servebench/servebench@${digest}`);
+    // A build that reported no digest fails the job rather than print an unpinned reference.
+    const missing = runScript(step('image.yml', 'push', 'Digest').run!, tempDir('sb-image-'), { IMAGE: named.outputs['image']!, DIGEST: '', SHA: sha });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('::error::the build reported no digest');
   });
 });
