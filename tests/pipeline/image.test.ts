@@ -138,7 +138,7 @@ describe('the harness image: Dockerfile', () => {
     expect(HARNESS_UID).not.toBe(0);
     // The checkout the Jobs copy: /opt/servebench (kubernetes.ts copies /opt/servebench/.).
     expect(of(FINAL, 'WORKDIR').map(text)).toEqual(['/opt/servebench']);
-    expect(readFileSync(join(REPO, 'harness', 'pipeline', 'plan', 'kubernetes.ts'), 'utf8')).toContain('cp -a /opt/servebench/. ${HARNESS_DIR}/');
+    expect(readFileSync(join(REPO, 'harness', 'pipeline', 'plan', 'kubernetes.ts'), 'utf8')).toContain('cp -R /opt/servebench/. ${HARNESS_DIR}/');
     const last = of(FINAL, 'RUN').at(-1)!;
     expect(text(last)).toContain('servebench --help > /dev/null');
     expect(text(last)).toContain('npx --no-install servebench --help > /dev/null');

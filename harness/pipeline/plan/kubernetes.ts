@@ -150,7 +150,9 @@ function jobManifest(job: PlannedJob, fleet: Fleet, harnessImage: string): Recor
             {
               name: 'harness',
               image: harnessImage,
-              command: ['sh', '-c', `cp -a /opt/servebench/. ${HARNESS_DIR}/ && cp "$(command -v node)" ${HARNESS_DIR}/.node`],
+              // cp -R, not -a: as a non-root user, preserving times or modes on the emptyDir itself
+              // (root's) is not allowed, and cp -a fails on it.
+              command: ['sh', '-c', `cp -R /opt/servebench/. ${HARNESS_DIR}/ && cp "$(command -v node)" ${HARNESS_DIR}/.node`],
               securityContext: HARNESS_SECURITY,
               volumeMounts: [{ name: 'harness', mountPath: HARNESS_DIR }],
             },
@@ -166,7 +168,7 @@ function jobManifest(job: PlannedJob, fleet: Fleet, harnessImage: string): Recor
                     command: [
                       'sh',
                       '-c',
-                      `if [ -d ${IMAGE_CACHE_DIR}/llama.cpp ]; then mkdir -p "$SERVEBENCH_CACHE/llama.cpp" && cp -a ${IMAGE_CACHE_DIR}/llama.cpp/. "$SERVEBENCH_CACHE/llama.cpp/"; fi; exec "$@"`,
+                      `if [ -d ${IMAGE_CACHE_DIR}/llama.cpp ]; then mkdir -p "$SERVEBENCH_CACHE/llama.cpp" && cp -R ${IMAGE_CACHE_DIR}/llama.cpp/. "$SERVEBENCH_CACHE/llama.cpp/"; fi; exec "$@"`,
                       'build',
                       `${HARNESS_DIR}/.node`,
                       '--import',
