@@ -85,7 +85,10 @@ export function harnessGit(): { commit: string | null; dirty: boolean | null } {
     const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     return { commit, dirty: status.trim() !== '' };
   } catch {
-    return { commit: null, dirty: null };
+    // The harness image has no .git; it records the commit it was built from (Dockerfile). Whether
+    // that build context matched the commit is not known here.
+    const revision = existsSync(join(REPO, '.image-revision')) ? readFileSync(join(REPO, '.image-revision'), 'utf8').trim() : '';
+    return { commit: /^[0-9a-f]{40}$/.test(revision) ? revision : null, dirty: null };
   }
 }
 
