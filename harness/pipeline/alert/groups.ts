@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
+import { DeltaSchema } from '../../contract/site-data.ts';
 import type { AlertComparison, AlertRegression } from './input.ts';
 
 /** The configuration an issue is about (all its load points). */
@@ -354,24 +355,10 @@ function stripSince({ since: _, ...measured }: ActiveCell): Measured {
   return measured;
 }
 
-const measuredSchema = z.object({
-  metric: z.string(),
-  load: z.string(),
-  better: z.enum(['higher', 'lower']),
-  previous_version: z.string(),
-  version: z.string(),
-  previous_value: z.number(),
-  value: z.number(),
-  change_pct: z.number(),
-  ci_low_pct: z.number().nullable(),
-  ci_high_pct: z.number().nullable(),
-  p_value: z.number().nullable(),
-  method: z.enum(['welch', 'noise-band', 'unknown-noise']),
-  previous_runs: z.number(),
-  runs: z.number(),
-  previous_run_id: z.string(),
-  run_id: z.string(),
-});
+/** One measured comparison in the state: the delta contract's fields (unknown keys dropped, not refused). */
+const measuredSchema = z.object(
+  DeltaSchema.pick({ metric: true, load: true, better: true, previous_version: true, version: true, previous_value: true, value: true, change_pct: true, ci_low_pct: true, ci_high_pct: true, p_value: true, method: true, previous_runs: true, runs: true, previous_run_id: true, run_id: true }).shape,
+);
 
 const stateSchema = z.object({
   v: z.literal(1),
