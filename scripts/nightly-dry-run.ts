@@ -74,7 +74,7 @@ import { checkResultText } from '../harness/store/check-result.ts';
 import { listResultFiles } from '../harness/store/result-files.ts';
 import { fakeGithub } from '../harness/testbed/fakes/fake-github-releases.ts';
 import { createFakeGitHub, type FakeGitHub } from '../harness/testbed/fakes/fake-github-issues.ts';
-import { groupKey } from '../harness/pipeline/alert/groups.ts';
+import { groupKey, type ScenarioRef } from '../harness/pipeline/alert/groups.ts';
 import { groupKeyOfBody, stateOfBody } from '../harness/pipeline/alert/markdown.ts';
 import { fakeDockerHub } from '../harness/testbed/fakes/fake-registries.ts';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../harness/testbed/fakes/fake-server.ts';
@@ -198,8 +198,8 @@ export interface NightOutputs {
   alert?: { actions: Array<{ action: string; key: string | null; issue: number | null }> };
 }
 
-/** A row of `servebench regress --json` (the fields the checks read). */
-export interface DryRunRegression {
+/** A row of `servebench regress --json` (the fields the checks read): its configuration, and what moved. */
+export interface DryRunRegression extends ScenarioRef {
   readonly key: string;
   readonly engine: string;
   readonly version: string;
@@ -208,17 +208,11 @@ export interface DryRunRegression {
   readonly load: string;
   readonly change_pct: number;
   readonly method: string;
-  readonly scenario_id: string;
-  readonly model: string;
-  readonly precision: string;
-  readonly hardware: string;
-  readonly workload: string;
-  readonly methodology: string;
 }
 
 /** The issue keys `servebench alert` files regressions under: one per engine release and configuration. */
 export function expectedIssueKeys(regressions: readonly DryRunRegression[]): Set<string> {
-  return new Set(regressions.map((r) => groupKey(r.engine, r.version, { scenario_id: r.scenario_id, model: r.model, precision: r.precision, hardware: r.hardware, workload: r.workload, methodology: r.methodology })));
+  return new Set(regressions.map((r) => groupKey(r.engine, r.version, r)));
 }
 
 export interface DryRunReport {

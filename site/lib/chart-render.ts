@@ -36,6 +36,13 @@ const setData = (el: Element, name: string, value: string | number | null | unde
   if (value !== null && value !== undefined && value !== '') setAttributeSafely(el, `data-${name}`, String(value));
 };
 
+/** A point's group at (x, y): what chart-client.ts reads back (engine, version, load, values, intervals, runs, run) as data attributes. */
+function pointGroup(el: ReturnType<typeof maker>, className: string, x: number, y: number, data: Record<string, string | number | null | undefined>): SVGGElement {
+  const g = el('g', { 'data-point': '', class: className, transform: `translate(${px(x)},${px(y)})` });
+  for (const [name, value] of Object.entries(data)) setData(g, name, value);
+  return g;
+}
+
 /** A bar from a to b along x (or y) through the point's origin, with caps. */
 function bar(el: ReturnType<typeof maker>, axis: 'x' | 'y', a: number, b: number, colour: string): SVGPathElement {
   const d = axis === 'x' ? `M${px(a)},0H${px(b)}M${px(a)},-3V3M${px(b)},-3V3` : `M0,${px(a)}V${px(b)}M-3,${px(a)}H3M-3,${px(b)}H3`;
@@ -151,18 +158,10 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
       const c = colour(p.engine);
       const x = scales.x(p.interactivity);
       const y = scales.y(p.throughput_per_gpu);
-      const g = el('g', { 'data-point': '', class: `pt ${p.latest_version ? 'newest' : 'older'}${p.single ? ' single' : ''}`, transform: `translate(${px(x)},${px(y)})` });
-      setData(g, 'engine', p.engine);
-      setData(g, 'version', p.engine_version);
-      setData(g, 'load', p.load);
-      setData(g, 'x', p.interactivity);
-      setData(g, 'y', p.throughput_per_gpu);
-      setData(g, 'x-lo', p.x_interval?.[0]);
-      setData(g, 'x-hi', p.x_interval?.[1]);
-      setData(g, 'y-lo', p.y_interval?.[0]);
-      setData(g, 'y-hi', p.y_interval?.[1]);
-      setData(g, 'runs', p.runs);
-      setData(g, 'run', p.latest_run_id);
+      const g = pointGroup(el, `pt ${p.latest_version ? 'newest' : 'older'}${p.single ? ' single' : ''}`, x, y, {
+        engine: p.engine, version: p.engine_version, load: p.load, x: p.interactivity, y: p.throughput_per_gpu,
+        'x-lo': p.x_interval?.[0], 'x-hi': p.x_interval?.[1], 'y-lo': p.y_interval?.[0], 'y-hi': p.y_interval?.[1], runs: p.runs, run: p.latest_run_id,
+      });
       if (p.x_interval || p.y_interval) {
         const bars = el('g', { class: 'bars', 'aria-hidden': 'true' });
         if (p.x_interval) bars.append(bar(el, 'x', scales.x(p.x_interval[0]) - x, scales.x(p.x_interval[1]) - x, c));
@@ -269,19 +268,10 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       const c = colour(r.engine);
       const x = scales.x(r.date);
       const y = scales.y(r.value);
-      const g = el('g', { 'data-point': '', class: `pt${r.single ? ' single' : ''}`, transform: `translate(${px(x)},${px(y)})` });
-      setData(g, 'engine', r.engine);
-      setData(g, 'version', r.version);
-      setData(g, 'load', r.load);
-      setData(g, 'y', r.value);
-      setData(g, 'y-lo', r.interval?.[0]);
-      setData(g, 'y-hi', r.interval?.[1]);
-      setData(g, 'runs', r.runs);
-      setData(g, 'run', r.run);
-      setData(g, 'date', r.day);
       const b = band(r.value);
-      setData(g, 'band-lo', b?.[0]);
-      setData(g, 'band-hi', b?.[1]);
+      const g = pointGroup(el, `pt${r.single ? ' single' : ''}`, x, y, {
+        engine: r.engine, version: r.version, load: r.load, y: r.value, 'y-lo': r.interval?.[0], 'y-hi': r.interval?.[1], runs: r.runs, run: r.run, date: r.day, 'band-lo': b?.[0], 'band-hi': b?.[1],
+      });
       if (r.interval) {
         const bars = el('g', { class: 'bars', 'aria-hidden': 'true' });
         bars.append(bar(el, 'y', scales.y(r.interval[0]) - y, scales.y(r.interval[1]) - y, c));
