@@ -64,6 +64,8 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('run_date', 'DATE', 'UTC', 'The day the run started', (c) => c.result.created_at.slice(0, 10)),
   from('engine', 'VARCHAR', null, 'Engine name as in engines/*.yaml', (c) => c.run.engine.name),
   from('engine_version', 'VARCHAR', null, 'Engine version as reported by the server or given to the runner', (c) => c.run.engine.version),
+  // PLACEHOLDER (always true) until the check of known releases lands: it replaces this getter.
+  from('engine_version_known', 'BOOLEAN', null, 'engine_version is a known release of the engine (committed release list); false: "unverified", shown but never ranked nor in any statistic', (_c) => true),
   from('engine_version_order', 'VARCHAR', null, 'Sort key of engine_version (numeric parts zero-padded; pre-releases before their release; llama.cpp build numbers bNNNN before its semantic versions)', (c) => versionOrderKey(c.run.engine.version)),
   from('model', 'VARCHAR', null, 'Model id (Hugging Face id or file name)', (c) => c.run.model.id),
   from('precision', 'VARCHAR', null, 'quantization/dtype as requested; "default" when neither was set', (c) => precisionOf(c.run)),
