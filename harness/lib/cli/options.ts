@@ -6,11 +6,25 @@
 import { parseArgs } from 'node:util';
 import { usageError } from '../errors.ts';
 
+/**
+ * What a flag's value must be read as. The command's normalize step still applies its bounds;
+ * the type is what `validate` checks in a result's recorded command line, from the same table.
+ * Absent: free text.
+ */
+export type OptionValueType = 'integer' | 'number' | 'integer-list' | 'number-list' | 'json-object';
+
 export interface OptionSpec {
   /** Long flag name without dashes, e.g. "input-len". */
   readonly name: string;
   /** Placeholder for the value in --help (e.g. "N"); absent for boolean switches. */
   readonly value?: string;
+  /** How the value reads (see OptionValueType); absent: any text. Only for options with a value. */
+  readonly type?: OptionValueType;
+  /**
+   * The option names only the original machine's folders or terminal (an output folder, a
+   * progress bar): not part of what was measured, so a Reproduce block leaves it out.
+   */
+  readonly machineLocal?: boolean;
   readonly help: string;
   /** Default as shown in --help and applied by the command's normalize step. */
   readonly default?: string;
@@ -122,12 +136,48 @@ interface NumberBounds {
   readonly exclusiveMin?: boolean;
 }
 
-export function parseNumber(flag: string, text: string, bounds: NumberBounds = {}, integer = false): number {
+/** The number syntax every numeric flag takes ("inf" included, bounds aside); null when `text` is not one. */
+export function readNumber(text: string, integer = false): number | null {
   const trimmed = text.trim();
   const value = trimmed === 'inf' ? Number.POSITIVE_INFINITY : Number(trimmed);
-  if (trimmed === '' || Number.isNaN(value) || (integer && Number.isFinite(value) && !Number.isInteger(value))) {
-    throw usageError(`--${flag}: "${text}" is not ${integer ? 'an integer' : 'a number'}`);
+  if (trimmed === '' || Number.isNaN(value) || (integer && Number.isFinite(value) && !Number.isInteger(value))) return null;
+  return value;
+}
+
+/** The items of a comma-separated list ("1,4,16"); null when one is empty. */
+export function readListItems(text: string): string[] | null {
+  const parts = text.split(',').map((part) => part.trim());
+  return parts.some((part) => part === '') ? null : parts;
+}
+
+/** Why `text` is not a value of `type` (a phrase such as "not an integer"); null when it is one. */
+export function valueTypeProblem(type: OptionValueType, text: string): string | null {
+  switch (type) {
+    case 'integer':
+    case 'number':
+      return readNumber(text, type === 'integer') === null ? `"${text}" is not ${type === 'integer' ? 'an integer' : 'a number'}` : null;
+    case 'integer-list':
+    case 'number-list': {
+      const items = readListItems(text);
+      if (items === null) return `"${text}" has an empty item; a list is e.g. 1,4,16`;
+      const bad = items.find((item) => readNumber(item, type === 'integer-list') === null);
+      return bad === undefined ? null : `"${bad}" in "${text}" is not ${type === 'integer-list' ? 'an integer' : 'a number'}`;
+    }
+    case 'json-object': {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return 'is not valid JSON';
+      }
+      return value !== null && typeof value === 'object' && !Array.isArray(value) ? null : 'is not a JSON object';
+    }
   }
+}
+
+export function parseNumber(flag: string, text: string, bounds: NumberBounds = {}, integer = false): number {
+  const value = readNumber(text, integer);
+  if (value === null) throw usageError(`--${flag}: "${text}" is not ${integer ? 'an integer' : 'a number'}`);
   const { min, max, exclusiveMin } = bounds;
   if (min !== undefined && (exclusiveMin ? value <= min : value < min)) {
     throw usageError(`--${flag}: ${text} is too small; it must be ${exclusiveMin ? '>' : '≥'} ${min}`);
@@ -159,8 +209,8 @@ export function numberListOption(
 ): number[] | undefined {
   const text = stringOption(spec, raw, name);
   if (text === undefined) return undefined;
-  const parts = text.split(',').map((part) => part.trim());
-  if (parts.some((part) => part === '')) throw usageError(`--${name}: "${text}" has an empty item; write e.g. 1,4,16`);
+  const parts = readListItems(text);
+  if (parts === null) throw usageError(`--${name}: "${text}" has an empty item; write e.g. 1,4,16`);
   return parts.map((part) => parseNumber(name, part, bounds, integer));
 }
 

@@ -1,6 +1,7 @@
 /**
- * `servebench load` options: the table that makes --help, and the one normalize step that turns
- * raw flags into a fully defaulted, validated LoadConfig (every bad value named with its fix).
+ * `servebench load` options: the command (its option table, which makes --help, is the contract's
+ * LOAD_OPTIONS: validate reads a recorded command line by it too), and the one normalize step that
+ * turns raw flags into a fully defaulted, validated LoadConfig (every bad value named with its fix).
  */
 import { resolve } from 'node:path';
 import { usageError } from '../../lib/errors.ts';
@@ -18,19 +19,11 @@ import type { Slo } from '../metrics/summarize.ts';
 import { APIS, ARRIVALS, type Arrival, type Load } from '../../contract/result.ts';
 import { redactText } from '../../contract/credentials.ts';
 import { WorkloadSchema, type Workload } from '../../contract/workload.ts';
+import { COMMAND_LINE, DEFAULT_NUM_PROMPTS, LOAD_OPTIONS } from '../../contract/command-options.ts';
 import { loadWorkload } from '../workloads/spec-file.ts';
 import { parseEndpoint, type Endpoint } from './endpoint.ts';
 import type { IgnoreEosField } from './request-body.ts';
 
-export const DEFAULT_NUM_PROMPTS = 200;
-
-/**
- * The scenario `load` measures without --workload: declared once, so the help text and the
- * scenario say the same thing. Seed, temperature and burstiness are the workload schema's defaults.
- */
-const COMMAND_LINE = { api: 'completions', inputTokens: 1024, outputTokens: 128, warmup: 2 } as const;
-const SCHEMA_DEFAULTS = WorkloadSchema.parse({ name: 'defaults', description: 'schema defaults', api: COMMAND_LINE.api, input: { dist: 'fixed', tokens: 1 }, output: { dist: 'fixed', tokens: 1 }, requests: { count: 1 }, load: { rates: [1] }, prefix_caching: 'irrelevant' });
-const DEFAULT_BURSTINESS = 'burstiness' in SCHEMA_DEFAULTS.load ? SCHEMA_DEFAULTS.load.burstiness : 1;
 /** Node timers hold at most 2^31 − 1 ms; a longer timeout would fire at once. */
 const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
 /** Fields servebench sets itself: --extra-body may not change what is measured or how it is judged. */
@@ -40,37 +33,7 @@ export const loadSpec: CommandSpec = {
   name: 'load',
   summary: 'drive a streaming load against an OpenAI-compatible endpoint and measure it client-side',
   usage: 'servebench load --endpoint URL --model NAME [options]',
-  options: [
-    { name: 'endpoint', value: 'URL', help: 'Server base URL, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted).' },
-    { name: 'model', value: 'NAME', help: 'Model name to send (as the server serves it).' },
-    { name: 'workload', value: 'NAME', help: 'A scenario from workloads/ (or a path to a spec); the flags below override its fields.' },
-    { name: 'tokenizer', value: 'PATH|ID', help: "The model's tokenizer: tokenizer.json, its folder, a Hugging Face id (the local cache, else fetched from the Hub once) or a GGUF file; \"none\" for approximate lengths. Default: the GGUF model's vocabulary, else the server's /tokenize, else the Hugging Face cache." },
-    { name: 'dataset', value: 'PATH', help: "The file of a dataset scenario (e.g. --workload sharegpt --dataset ./ShareGPT.json); replaces the spec's dataset.path." },
-    { name: 'api', value: 'API', help: `Which API: ${APIS.join(' | ')} (without --workload: ${COMMAND_LINE.api}).` },
-    { name: 'input-len', value: 'N', help: `Prompt tokens per request, fixed (without --workload: ${COMMAND_LINE.inputTokens}).` },
-    { name: 'output-len', value: 'N', help: `max_tokens per request, fixed (without --workload: ${COMMAND_LINE.outputTokens}).` },
-    { name: 'num-prompts', value: 'N', help: `Measured requests per point (without --workload: ${DEFAULT_NUM_PROMPTS} unless --duration is given).` },
-    { name: 'duration', value: 'S', help: "Stop sending new requests after S seconds per point (with a count from the scenario or --num-prompts: whichever comes first)." },
-    { name: 'concurrency', value: 'LIST', help: 'Closed loop at fixed concurrency; a list (1,4,16) is a sweep.' },
-    { name: 'rate', value: 'LIST', help: 'Open loop at R requests/s ("inf": all at once); a list is a sweep.' },
-    { name: 'arrival', value: 'KIND', help: `Open-loop arrivals: ${ARRIVALS.join(' | ')} (gamma is implied by --burstiness ≠ 1).` },
-    { name: 'burstiness', value: 'B', help: `Gamma shape for open-loop arrivals: 1 = Poisson, < 1 burstier (default ${DEFAULT_BURSTINESS}).` },
-    { name: 'max-concurrency', value: 'C', help: 'Cap on requests in flight in open loop; waiting is reported as queue_ms.' },
-    { name: 'warmup', value: 'N', help: `Warmup requests before each point (own prompts, excluded from statistics; without --workload: ${COMMAND_LINE.warmup}).` },
-    { name: 'seed', value: 'S', help: `Seed for lengths, prompts and arrival times (without --workload: ${SCHEMA_DEFAULTS.seed}).` },
-    { name: 'slo', value: 'K=V,…', help: "SLOs for goodput: ttft_ms, tpot_ms, e2el_ms (e.g. ttft_ms=2000,tpot_ms=50); each replaces the scenario's." },
-    { name: 'temperature', value: 'T', help: `Sampling temperature (without --workload: ${SCHEMA_DEFAULTS.sampling.temperature}).` },
-    { name: 'no-ignore-eos', help: 'Do not send ignore_eos (outputs may then stop early; not judged as short).' },
-    { name: 'extra-body', value: 'JSON', help: 'JSON object merged into every request body (engine-specific fields).' },
-    { name: 'header', value: 'K:V', help: 'Extra request header; repeatable.', multiple: true },
-    { name: 'api-key', value: 'KEY', help: 'Sent as "Authorization: Bearer KEY" (default: $OPENAI_API_KEY if set); never recorded.' },
-    { name: 'timeout', value: 'S', help: 'Per-request timeout in seconds.', default: '600' },
-    { name: 'max-failure-rate', value: 'F', help: 'Exit with status 1 if more than this fraction of all requests of the run failed.', default: '0.05' },
-    { name: 'out', value: 'FILE', help: 'Write the result JSON here (a path ending in / is a directory: <run_id>.json). Never overwrites.' },
-    { name: 'save-requests', help: 'Also record per-request facts in the result.' },
-    { name: 'json', help: 'Print the result JSON to stdout instead of the summary table.' },
-    { name: 'no-progress', help: 'Do not draw the progress bar (it is drawn on stderr only when it is a terminal).' },
-  ],
+  options: LOAD_OPTIONS,
   epilog: [
     'Examples:',
     '  servebench load --endpoint http://127.0.0.1:8000 --model m --concurrency 1,8,32 --out results-dir/',

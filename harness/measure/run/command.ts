@@ -12,7 +12,8 @@ import { dockerRunArgs, hostGpuVendor } from './docker-launcher.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { renderConfigFile, renderServeCommand, shellQuote } from '../engines/render.ts';
 import { loadEngine } from '../engines/spec-file.ts';
-import { loadSpec, normalizeLoadOptions } from '../load/load-options.ts';
+import { normalizeLoadOptions } from '../load/load-options.ts';
+import { RUN_LOAD_FLAGS, RUN_OPTIONS } from '../../contract/command-options.ts';
 import { redactArgv } from '../../contract/credentials.ts';
 import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
@@ -30,42 +31,12 @@ import { stopOnSignal } from '../../lib/process/stop-signals.ts';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** Flags handed to the load generator unchanged. */
-const LOAD_FLAGS = ['workload', 'tokenizer', 'dataset', 'num-prompts', 'duration', 'concurrency', 'rate', 'warmup', 'max-failure-rate', 'timeout', 'save-requests', 'extra-body', 'no-ignore-eos'] as const;
-
 const spec: CommandSpec = {
   name: 'run',
   summary: 'launch an engine, measure a workload on it, tear it down, and write one result into results/',
   usage: 'servebench run --engine NAME --model ID_OR_PATH --workload NAME [options]',
-  options: [
-    { name: 'engine', value: 'NAME', help: 'An engine from engines/ (servebench engines list).' },
-    { name: 'model', value: 'ID|PATH', help: 'Model id or path, as the engine takes it; or dummy:<shape>:<quantization> (dummy:qwen3-0.6b:Q4_K_M, dummy:llama-3.2-1b:Q8_0): a GGUF of that real model\'s shape and tokenizer with random weights, made in the cache on first use.' },
-    { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
-    { name: 'gpu', value: 'LIST', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
-    { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
-    { name: 'engine-version', value: 'V', help: "Release to run: the official image's tag (docker), or the servebench build of llama.cpp (process: a tag such as b4753, a node-llama-cpp release or a commit; default: the installed node-llama-cpp's build)." },
-    { name: 'hf-cache', value: 'DIR', help: 'Hugging Face cache to mount into the container (default: $HF_HOME/hub or ~/.cache/huggingface/hub when it exists).' },
-    { name: 'endpoint', value: 'URL', help: 'With --launcher external: the running server.' },
-    { name: 'served-name', value: 'NAME', help: 'Name the server serves the model under (default: the model id).' },
-    { name: 'port', value: 'N', help: 'Port for a launched server (default: a free one).' },
-    { name: 'tp', value: 'N', help: 'Tensor-parallel size.' },
-    { name: 'pp', value: 'N', help: 'Pipeline-parallel size.' },
-    { name: 'dp', value: 'N', help: 'Data-parallel size.' },
-    { name: 'dtype', value: 'T', help: 'Weights dtype (auto, bfloat16, float16, …).' },
-    { name: 'quantization', value: 'Q', help: 'Quantization, as the engine names it.' },
-    { name: 'max-model-len', value: 'N', help: 'Context length.' },
-    { name: 'kv-cache-dtype', value: 'T', help: 'KV-cache dtype: auto, fp8_e4m3, fp8_e5m2, int8, int4, q8_0, … (each engine takes its own).' },
-    { name: 'max-num-seqs', value: 'N', help: 'Most concurrent sequences (batch size, parallel slots).' },
-    { name: 'gpu-memory-utilization', value: 'F', help: 'GPU memory fraction, as the engine defines it.' },
-    { name: 'prefix-caching', value: 'on|off', help: "Prefix caching (default: the engine's default)." },
-    // The load generator's own flags, with its own help text.
-    ...loadSpec.options.filter((option) => (LOAD_FLAGS as readonly string[]).includes(option.name)),
-    { name: 'results-dir', value: 'DIR', help: 'Where results go (a path per result is derived from its content).', default: 'results' },
-    { name: 'source', value: 'KIND', help: 'community (a result you submit by pull request) or official (only the servebench fleet pipeline says so).', default: 'community' },
-    { name: 'dry-run', help: 'Print the rendered launch command and the plan; launch nothing.' },
-    { name: 'json', help: 'Print the result JSON instead of the summary table.' },
-    { name: 'no-progress', help: 'Do not draw the progress bar.' },
-  ],
+  // The contract's table: validate reads a recorded `servebench run …` by it too.
+  options: RUN_OPTIONS,
   epilog: [
     'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input;',
     '70 internal error (a servebench bug); 129 SIGHUP (the terminal went away), 130 SIGINT, 143 SIGTERM: the server is always',
@@ -149,7 +120,7 @@ export const runCommand: Command = {
         ? chooseLlamaCppBuild(stringOption(spec, raw, 'engine-version'), await installedSource().then((s) => s.commit, () => null))
         : null;
     const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
-    for (const flag of LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
+    for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
     const load = normalizeLoadOptions(loadRaw);
     if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
     const plan: RunPlan = {
