@@ -49,6 +49,7 @@ function mainHelp(): string {
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',
     'written (it went to stdout), 70 internal error (a servebench bug: please report it, with --debug for the stack),',
+    '75 busy (another compile is writing the same output folder: try again when it has finished),',
     '129 hung up (SIGHUP: the terminal or SSH session went away), 130 interrupted (SIGINT), 143 terminated (SIGTERM).',
     'On any of those three signals a run stops its engine and still writes its result.',
     '',

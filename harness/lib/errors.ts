@@ -12,6 +12,8 @@ export const EXIT = {
   outputFailed: 3,
   /** A servebench bug: an error other than a ServebenchError reached the CLI (EX_SOFTWARE, sysexits.h). */
   internalError: 70,
+  /** Busy: another servebench process holds what this command would write (a compile of the same --out); try again when it has finished (EX_TEMPFAIL, sysexits.h). */
+  busy: 75,
   /** Stopped by SIGHUP: the terminal went away. The signal exit codes are 128 + the signal's number. */
   hangup: 129,
   /** Interrupted by SIGINT. */

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { booleanOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
 import { EXIT } from '../lib/errors.ts';
 import { compile } from './compile.ts';
+import { prepareOutFolder } from './out-folder.ts';
+import { lockOutFolder } from './out-lock.ts';
 import { loadPrices } from './prices.ts';
 import { formatProblemLine } from './problem-output.ts';
 import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from './store-options.ts';
@@ -18,7 +20,7 @@ const spec: CommandSpec = {
     { name: 'allow-invalid', help: 'Exit 0 even when some files were invalid (they are still reported and left out).' },
     { name: 'json', help: 'Print the compile report as JSON.' },
   ],
-  epilog: 'Outputs: parquet/snapshots/<day>-<inputs hash>/ (immutable), parquet/latest/, MANIFEST.json, dictionary.json, DICTIONARY.md, site/.\nExit status: 0 compiled, 1 some result files were invalid (left out; see the lines printed), 2 bad usage.',
+  epilog: 'Outputs: parquet/snapshots/<day>-<inputs hash>/ (immutable), parquet/latest/, MANIFEST.json, dictionary.json, DICTIONARY.md, site/.\nExit status: 0 compiled, 1 some result files were invalid (left out; see the lines printed), 2 bad usage, 75 busy: another compile is writing the same --out (try again when it has finished).',
 };
 
 export const compileCommand: Command = {
@@ -28,7 +30,15 @@ export const compileCommand: Command = {
     const prices = loadPrices(resolve(stringOption(spec, raw, 'prices')!));
     const started = performance.now();
     const outDir = resolve(stringOption(spec, raw, 'out')!);
-    const report = await compile({ resultsDir: resolve(stringOption(spec, raw, 'results')!), outDir, prices });
+    // The folder is claimed first (the lock file lives in it), then locked for the whole compile.
+    prepareOutFolder(outDir);
+    const lock = lockOutFolder(outDir, 'servebench compile');
+    let report;
+    try {
+      report = await compile({ resultsDir: resolve(stringOption(spec, raw, 'results')!), outDir, prices });
+    } finally {
+      lock.release();
+    }
     const seconds = (performance.now() - started) / 1000;
     for (const problem of report.problems) process.stderr.write(`${formatProblemLine(problem)}\n`);
     if (booleanOption(raw, 'json')) {
