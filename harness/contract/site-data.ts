@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import type { HeadlineMetric } from './metric-catalog.ts';
 import { SlaTierSchema, SlaTiersSchema } from './sla-tiers.ts';
+import { checkoutOriginUrl, httpsRepositoryUrl } from './repository-url.ts';
+import { usageError } from '../lib/errors.ts';
 
 const metricValue = z.number().nullable();
 const text = z.string();
@@ -29,6 +31,8 @@ export const SITE_FILES = {
   noise: 'noise.json',
   /** What changed since the previous snapshot (or in the last 7 days): new releases, significant changes, failed runs. */
   changes: 'changes.json',
+  /** The release rows of community and unverified-version runs: shown apart, never ranked (CommunityReleaseSchema). */
+  community: 'community.json',
   scenario: (id: string) => `scenarios/${id}.json`,
   /** One scenario's rows of releases.arrow (same columns), for the SLA filter of its page. */
   releasesOf: (id: string) => `releases/${id}.arrow`,
@@ -37,16 +41,36 @@ export const SITE_FILES = {
 } as const;
 
 /**
- * The repository that links to raw result files point into: SERVEBENCH_REPO_URL, else the
- * repository of the GitHub Actions run; null: no links (pages and reports use relative paths).
+ * The repository links to raw result files point into and the Reproduce block clones, from the
+ * configuration of this build, never from a result: SERVEBENCH_REPO_URL, else the repository of
+ * the GitHub Actions run, else the checkout's git remote `origin`; each as https://host/path.
+ * null: none (pages and reports use relative paths; the Reproduce block says it names no repository).
  */
-export function repositoryUrlFromEnv(env: Readonly<Record<string, string | undefined>>): string | null {
-  if (env['SERVEBENCH_REPO_URL']) return env['SERVEBENCH_REPO_URL'];
-  return env['GITHUB_SERVER_URL'] && env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL']}/${env['GITHUB_REPOSITORY']}` : null;
+export function repositoryUrlFromEnv(env: Readonly<Record<string, string | undefined>>, origin: () => string | null = checkoutOriginUrl): string | null {
+  const configured = env['SERVEBENCH_REPO_URL'] || (env['GITHUB_SERVER_URL'] && env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL']}/${env['GITHUB_REPOSITORY']}` : '');
+  if (!configured) return origin();
+  const url = httpsRepositoryUrl(configured);
+  if (url === null) throw usageError(`SERVEBENCH_REPO_URL (or GITHUB_SERVER_URL/GITHUB_REPOSITORY): "${configured.slice(0, 100).replace(/[^\x20-\x7e]/g, '?')}" is not a repository URL; set it to e.g. https://github.com/OWNER/REPO`);
+  return url;
 }
 
 /** The fields that say which configuration a row is about (store/ids.ts defines the keys). */
 const configuration = { model: text, precision: text, hardware: text, workload: text, methodology: text };
+
+/**
+ * Where a release row's runs come from (store/official.ts): official (the project's pipeline, a
+ * known release) rows are the only ones ranked, compared, used as baselines or alerted on; the
+ * others (community, or an engine version not in the committed release list: "unverified") are
+ * aggregated on rows of their own and shown with a badge behind a filter that is off by default.
+ */
+const standing = {
+  source: z.enum(['official', 'community']),
+  /** false: the version is not a known release of the engine ("unverified version"). */
+  engine_version_known: z.boolean().nullable(),
+  /** The row counts in the official statistics: official source and a version that is not unverified. */
+  official: z.boolean(),
+};
+const officialStanding = { source: z.literal('official'), engine_version_known: z.boolean().nullable(), official: z.literal(true) };
 
 export const DeltaSchema = z
   .object({
@@ -97,7 +121,8 @@ export const LeaderboardRowSchema = z
     runs: count,
     last_run_date: text,
     latest_run_id: text,
-    official: z.boolean(),
+    // Official rows only: a community or unverified row here is a compile bug, caught before publishing.
+    ...officialStanding,
     isl: metricValue,
     osl: metricValue,
     engines: count,
@@ -112,15 +137,44 @@ export const ScenarioSchema = z
     gpu: text.nullable(),
     gpu_count: count,
     loads: z.array(text),
+    /** Engines with official releases here (community runs never count). */
     engines: z.array(text),
+    /** Official release rows (configuration × engine × version). */
     releases: count,
+    /** The newest official run's day; for a scenario without official runs, the newest community run's. */
     last_run_date: text,
+    /** The scenario has official releases; false: only community or unverified runs measured it (no loads, engines or releases). */
+    official: z.boolean(),
+    /** Community and unverified release rows (community.json). */
+    community_releases: count,
   })
   .strict();
 
-/** A release's medians on one load point of a scenario (the history); metric columns and their `__lo`/`__hi` intervals ride along. */
+/**
+ * A release's medians on one load point of a scenario (the history); metric columns and their
+ * `__lo`/`__hi` intervals ride along. Community and unverified rows are there too, `official` false.
+ */
 export const ReleaseSchema = z
-  .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text })
+  .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text, ...standing })
+  .catchall(z.unknown());
+
+/** community.json: a community or unverified release on one configuration, with its medians over its own runs. */
+export const CommunityReleaseSchema = z
+  .object({
+    config_id: text,
+    scenario_id: text,
+    ...configuration,
+    gpu_count: count,
+    load: text,
+    engine: text,
+    engine_version: text,
+    runs: count,
+    first_run_date: text,
+    last_run_date: text,
+    latest_run_id: text,
+    ...standing,
+    official: z.literal(false),
+  })
   .catchall(z.unknown());
 
 export const ParetoPointSchema = z
@@ -259,6 +313,7 @@ export type RegressionsFile = z.infer<typeof RegressionsFileSchema>;
 export type LeaderboardRow = z.infer<typeof LeaderboardRowSchema>;
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type Release = z.infer<typeof ReleaseSchema>;
+export type CommunityRelease = z.infer<typeof CommunityReleaseSchema>;
 export type ParetoPoint = z.infer<typeof ParetoPointSchema>;
 export type ScenarioDetail = z.infer<typeof ScenarioDetailSchema>;
 export type SiteMeta = z.infer<typeof SiteMetaSchema>;

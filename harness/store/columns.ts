@@ -185,7 +185,7 @@ export const PRICED_COLUMNS: readonly Column[] = [
 
 /** The long table, with the columns the issue that defined it names (join points on run_id, point for more). */
 export const METRIC_COLUMNS: readonly Column[] = [
-  ...CONFIG_COLUMNS.filter((c) => ['run_id', 'source', 'run_date', 'engine', 'engine_version', 'model', 'precision', 'gpu', 'gpu_count', 'workload'].includes(c.name)),
+  ...CONFIG_COLUMNS.filter((c) => ['run_id', 'source', 'run_date', 'engine', 'engine_version', 'engine_version_known', 'model', 'precision', 'gpu', 'gpu_count', 'workload'].includes(c.name)),
   col('point', 'INTEGER', null, 'Index of the load point in the run'),
   col('load_mode', 'VARCHAR', null, 'closed, open or trace'),
   col('concurrency', 'INTEGER', 'requests', 'Closed loop concurrency'),

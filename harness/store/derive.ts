@@ -3,8 +3,10 @@
  * - priced_points (a view: a second copy of every point would double the memory): every point with its cost (price in effect on the run's date), tokens per
  *   GPU-hour, energy per token, and the ids of its scenario and configuration;
  * - releases: per configuration × engine × version, the median of each headline metric over its
- *   runs, the log statistics the significance tests need, and the 95% interval of each compared
- *   metric (and of throughput per GPU) they imply (this is also the history);
+ *   official runs (official.ts), the log statistics the significance tests need, and the 95%
+ *   interval of each compared metric (and of throughput per GPU) they imply (this is also the history);
+ * - community_releases: the same rows for the other runs (community, or an unverified version),
+ *   per configuration × engine × version × source: shown apart, never ranked, compared or pooled;
  * - leaderboard: the newest version of each engine per configuration, ranked per metric;
  * - deltas: newest vs previous release per configuration (significance in significance.ts);
  * - pareto: throughput per GPU vs interactivity per scenario, with frontiers;
@@ -20,6 +22,7 @@ import { columnOf } from './columns.ts';
 import { COMPARED_METRICS, HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { CONFIG_KEY, SCENARIO_KEY } from './ids.ts';
 import type { Delta, NoiseRow } from '../contract/site-data.ts';
+import { OFFICIAL_RUN_SQL } from './official.ts';
 import { sqlString } from './tables.ts';
 
 
@@ -78,8 +81,10 @@ async function updateReleases(connection: DuckDBConnection, select: string, inpu
 export const INTERVAL_METRICS: readonly string[] = [...COMPARED_METRICS.map((m) => m.column), 'output_throughput_per_gpu'];
 
 /**
- * releases: the cached medians and log statistics with, per interval metric, the 95% interval the
- * regression test works with, exp(meanlog ± t_{0.975, n−1} · sqrt(varlog / n)); null for n < 2.
+ * releases and community_releases: the cached medians and log statistics with, per interval
+ * metric, the 95% interval the regression test works with, exp(meanlog ± t_{0.975, n−1} ·
+ * sqrt(varlog / n)); null for n < 2. The cache groups official and other runs apart, so the two
+ * tables split it by its `official` column: every statistic below reads releases only.
  */
 async function materializeReleases(connection: DuckDBConnection): Promise<void> {
   const nColumns = COMPARED_METRICS.map((m) => columnOf(`${m.column}__n`));
@@ -100,7 +105,9 @@ async function materializeReleases(connection: DuckDBConnection): Promise<void> 
     ];
   });
   const perGpu = (side: 'lo' | 'hi') => `CASE WHEN gpu_count > 0 THEN release_interval_end(output_throughput__meanlog, output_throughput__varlog, output_throughput__n, ${side === 'lo' ? -1 : 1}) / gpu_count END AS output_throughput_per_gpu__${side}`;
-  await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT *, ${ends.join(', ')}, ${perGpu('lo')}, ${perGpu('hi')} FROM release_cache`);
+  const withIntervals = `SELECT *, ${ends.join(', ')}, ${perGpu('lo')}, ${perGpu('hi')} FROM release_cache`;
+  await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS ${withIntervals} WHERE official`);
+  await connection.run(`CREATE OR REPLACE TEMP TABLE community_releases AS ${withIntervals} WHERE NOT official`);
 }
 
 /**
@@ -138,7 +145,7 @@ async function deriveCapacity(connection: DuckDBConnection, tiers: SlaTiers): Pr
     LEFT JOIN chosen c ON c.scenario_id = v.scenario_id AND c.engine = v.engine AND c.engine_version = v.engine_version AND c.tier = t.tier`);
 }
 
-/** Builds priced_points, releases, leaderboard, pareto and (given the SLA tiers) capacity as temp tables on the connection. */
+/** Builds priced_points, releases, community_releases, leaderboard, pareto and (given the SLA tiers) capacity as temp tables on the connection. */
 export async function deriveTables(connection: DuckDBConnection, prices: PriceTable, tiers: SlaTiers | null = null): Promise<void> {
   await loadPriceTable(connection, prices);
   await connection.run(`
@@ -171,7 +178,8 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       min(run_date) AS first_run_date,
       max(run_date) AS last_run_date,
       arg_max(run_id, created_at) AS latest_run_id,
-      bool_or(source = 'official') AS official,
+      -- Grouped on (not aggregated over): official and other runs of one version never share a row.
+      source, engine_version_known, ${OFFICIAL_RUN_SQL} AS official,
       median(isl) AS isl,
       median(osl) AS osl,
       ${medians},

@@ -20,7 +20,7 @@ const DERIVED: Record<string, { unit: string | null; description: string }> = {
   first_run_date: { unit: 'UTC', description: 'First run of this release on this configuration' },
   last_run_date: { unit: 'UTC', description: 'Latest run of this release on this configuration' },
   latest_run_id: { unit: null, description: 'The latest run of this release on this configuration' },
-  official: { unit: null, description: 'At least one of the runs is official (servebench fleet)' },
+  official: { unit: null, description: "The row counts in the official statistics: its runs are official (source) of a version that is not unverified (engine_version_known). Only such rows are ranked, compared, used as baselines or alerted on; false (history only): community or unverified-version runs, aggregated on their own rows and never pooled with official ones" },
   engines: { unit: 'engines', description: 'Engines ranked on this configuration' },
   interactivity: { unit: 'tokens/s/user', description: 'Median interactivity p50 of the release at this load point (x of the Pareto chart)' },
   throughput_per_gpu: { unit: 'tokens/s/GPU', description: 'Median output throughput per GPU (output throughput on CPU-only runs; y of the Pareto chart)' },

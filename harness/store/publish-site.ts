@@ -14,6 +14,7 @@ import type { SlaTiers } from '../contract/sla-tiers.ts';
 import {
   CapacityRowSchema,
   ChangesFileSchema,
+  CommunityReleaseSchema,
   DeltaSchema,
   EngineVersionSchema,
   HeadlineMetricSchema,
@@ -34,9 +35,12 @@ import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-
 import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } from './columns.ts';
 import { computeNoise } from './derive.ts';
 import { ID_COLUMNS } from './ids.ts';
+import { OFFICIAL_RUN_SQL } from './official.ts';
 import { findRegressions } from './regress.ts';
-import { sqlString } from './tables.ts';
+import { ALL_RELEASES, sqlString } from './tables.ts';
 import { reproduceCommand } from '../lib/shell/reproduce.ts';
+import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
+import { RUN_OPTIONS } from '../contract/command-options.ts';
 
 // Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
 const ARROW_POINT_COLUMNS: readonly Column[] = [
@@ -61,6 +65,10 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
   ...CONFIG_COLUMNS.filter((c) => ['model', 'precision', 'hardware', 'workload', 'engine', 'engine_version'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => ['load', 'concurrency', 'rate'].includes(c.name)),
   { name: 'runs', type: 'INTEGER' as const },
+  // Official and other releases travel together: the compare page shows both (the other behind its
+  // filter), and every query that ranks (the SLA filter) keeps `official` rows only.
+  ...CONFIG_COLUMNS.filter((c) => ['source', 'engine_version_known'].includes(c.name)),
+  { name: 'official', type: 'BOOLEAN' as const },
   ...HEADLINE_METRICS.map((m) => ({ name: m.column, type: 'DOUBLE' as const })),
 ];
 
@@ -138,7 +146,7 @@ export interface PreviousSnapshot {
 
 const MAX_FAILED_RUNS = 100;
 
-/** changes.json: new releases since the previous snapshot (or in the last 7 days), their significant changes, the failed runs. */
+/** changes.json: new releases since the previous snapshot (or in the last 7 days), their significant changes, the failed runs: official ones only. */
 async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[], inputs: SiteInputs): Promise<ChangesFile> {
   const newest = (await connection.runAndReadAll('SELECT max(run_date)::VARCHAR FROM valid_runs')).getRowsJS()[0]?.[0];
   const until = typeof newest === 'string' ? newest : inputs.today;
@@ -151,7 +159,7 @@ async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[
   const parquet = (table: string) => sqlString(join(previous?.dir ?? '', table));
   const had = (table: string) => previous !== null && existsSync(join(previous.dir, table.replace('/*.parquet', '')));
   const releaseKey = `engine || chr(0) || engine_version`;
-  const newRelease = previous === null ? `min(first_run_date) > DATE '${since}'` : had('history.parquet') ? `${releaseKey} NOT IN (SELECT ${releaseKey} FROM read_parquet(${parquet('history.parquet')}))` : 'true';
+  const newRelease = previous === null ? `min(first_run_date) > DATE '${since}'` : had('history.parquet') ? `${releaseKey} NOT IN (SELECT ${releaseKey} FROM read_parquet(${parquet('history.parquet')}) WHERE official)` : 'true';
   const newRun = previous === null ? `run_date > DATE '${since}'` : had('runs/*.parquet') && readdirSync(join(previous.dir, 'runs')).length > 0 ? `run_id NOT IN (SELECT run_id FROM read_parquet(${parquet('runs/*.parquet')}))` : 'true';
   const newReleases = await rows(`
     SELECT engine, engine_version, min(first_run_date)::VARCHAR AS first_run_date, count(DISTINCT scenario_id)::INTEGER AS scenarios
@@ -164,7 +172,7 @@ async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[
     .sort((a, b) => Math.abs(b.change_pct) - Math.abs(a.change_pct) || a.config_id.localeCompare(b.config_id) || a.engine.localeCompare(b.engine) || a.metric.localeCompare(b.metric));
   const failedRuns = await rows(`
     SELECT run_id, engine, engine_version, model, precision, hardware, workload, strftime(created_at, '%Y-%m-%dT%H:%M:%SZ') AS created_at, failure_phase, failure_message, file
-    FROM valid_runs WHERE status <> 'completed' AND ${newRun}
+    FROM valid_runs WHERE status <> 'completed' AND ${OFFICIAL_RUN_SQL} AND ${newRun}
     ORDER BY valid_runs.created_at DESC, run_id LIMIT ${MAX_FAILED_RUNS}`);
   return ChangesFileSchema.parse({ basis, since, until, new_releases: newReleases, changes, failed_runs: failedRuns });
 }
@@ -186,7 +194,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     const deltaKey = (d: Pick<Delta, 'config_id' | 'engine'>) => `${d.config_id}|${d.engine}`;
     const deltasByRow = new Map<string, Record<string, Delta>>();
     for (const d of deltas) deltasByRow.set(deltaKey(d), { ...deltasByRow.get(deltaKey(d)), [d.metric]: d });
-    const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, rank_output_throughput`)) as Array<Record<string, unknown>>;
+    const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, precision, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, config_id, rank_output_throughput, engine`)) as Array<Record<string, unknown>>;
     json(SITE_FILES.leaderboard, z.array(LeaderboardRowSchema), leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
     json(SITE_FILES.deltas, z.array(DeltaSchema), deltas);
     const runFiles = new Map((await connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>);
@@ -196,17 +204,26 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     json(SITE_FILES.slaTiers, SlaTiersFileSchema, inputs.tiers);
     json(SITE_FILES.capacity, z.array(CapacityRowSchema), await jsonRows('SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order'));
     json(SITE_FILES.noise, z.array(NoiseRowSchema), await computeNoise(connection));
+    json(SITE_FILES.community, z.array(CommunityReleaseSchema), await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM community_releases ORDER BY model, precision, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, config_id, engine, engine_version_order DESC, source`));
     const changes = await whatChanged(connection, deltas, inputs);
     json(SITE_FILES.changes, ChangesFileSchema, changes);
     await writeRunPages(connection, next, deltas, files, digest, changes.failed_runs.map((f) => f.run_id));
+    // What a scenario row says (loads, engines, releases, last run) comes from its official releases
+    // only, so community files cannot change which configuration the home page opens on; a
+    // scenario that only community runs measured is listed with official false and no loads.
     const scenarios = (await jsonRows(`
-      WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases)
+      WITH loads AS (SELECT DISTINCT scenario_id, load, concurrency, rate FROM releases),
+      community AS (SELECT scenario_id, count(*)::INTEGER AS community_releases, max(last_run_date) AS last_run_date FROM community_releases GROUP BY scenario_id),
+      every AS (SELECT scenario_id, model, precision, hardware, gpu, gpu_count, workload, methodology FROM ${ALL_RELEASES})
       SELECT scenario_id, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware, any_value(gpu) AS gpu, any_value(gpu_count) AS gpu_count,
         any_value(workload) AS workload, any_value(methodology) AS methodology,
-        (SELECT list(l.load ORDER BY l.concurrency NULLS LAST, l.rate NULLS LAST, l.load) FROM loads l WHERE l.scenario_id = r.scenario_id) AS loads,
-        list(DISTINCT engine ORDER BY engine) AS engines,
-        count(*)::INTEGER AS releases, max(last_run_date)::VARCHAR AS last_run_date
-      FROM releases r GROUP BY scenario_id ORDER BY model, hardware, workload`)) as Array<Record<string, unknown>>;
+        coalesce((SELECT list(l.load ORDER BY l.concurrency NULLS LAST, l.rate NULLS LAST, l.load) FROM loads l WHERE l.scenario_id = e.scenario_id), []) AS loads,
+        coalesce((SELECT list(DISTINCT r.engine ORDER BY r.engine) FROM releases r WHERE r.scenario_id = e.scenario_id), []) AS engines,
+        (SELECT count(*) FROM releases r WHERE r.scenario_id = e.scenario_id)::INTEGER AS releases,
+        coalesce((SELECT max(r.last_run_date) FROM releases r WHERE r.scenario_id = e.scenario_id), (SELECT c.last_run_date FROM community c WHERE c.scenario_id = e.scenario_id))::VARCHAR AS last_run_date,
+        scenario_id IN (SELECT scenario_id FROM releases) AS official,
+        coalesce((SELECT c.community_releases FROM community c WHERE c.scenario_id = e.scenario_id), 0) AS community_releases
+      FROM every e GROUP BY scenario_id ORDER BY model, precision, hardware, workload, scenario_id`)) as Array<Record<string, unknown>>;
     json(SITE_FILES.scenarios, z.array(ScenarioSchema), scenarios);
     // A scenario's page data and points depend on its runs only: rewritten when those changed.
     const scenarioInputs = (await connection.runAndReadAll(`
@@ -229,18 +246,18 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
       }
       return groups;
     };
-    const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM releases WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load`)) as Array<Record<string, unknown>>);
+    const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM ${ALL_RELEASES} WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load, source, engine_version_known`)) as Array<Record<string, unknown>>);
     const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
     const staleSet = new Set(stale);
     for (const scenario of scenarios) {
       const id = String(scenario.scenario_id);
       if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
     }
-    writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: 'releases', orderBy: 'config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
+    writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: ALL_RELEASES, orderBy: 'config_id, engine, engine_version_order, source, engine_version_known', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
     // Each scenario's rows of releases.arrow on their own (same columns, same order within the
     // scenario): the SLA filter of a scenario page loads a few KB, not every release of the fleet.
     if (stale.length > 0) {
-      const releases = await queryToArrowIpc(connection, { from: `(SELECT * FROM releases WHERE ${staleOnly})`, orderBy: 'scenario_id, config_id, engine, engine_version_order', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) });
+      const releases = await queryToArrowIpc(connection, { from: `(SELECT * FROM ${ALL_RELEASES} WHERE ${staleOnly})`, orderBy: 'scenario_id, config_id, engine, engine_version_order, source, engine_version_known', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) });
       for (const [id, bytes] of splitByScenario(releases, [])) writeFileSync(join(next, SITE_FILES.releasesOf(id)), bytes);
     }
     // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
@@ -262,10 +279,10 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
   renameSync(next, siteDir);
 }
 
-/** Per-run detail for every run a page links to (leaderboard, deltas, Pareto, capacity, failed runs of changes.json): provenance and points. */
+/** Per-run detail for every run a page links to (leaderboard, deltas, Pareto, capacity, community releases, failed runs of changes.json): provenance and points. */
 async function writeRunPages(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], files: SiteFiles, digest: (text: string) => string, alsoLinked: readonly string[]): Promise<void> {
   await connection.run(`CREATE OR REPLACE TEMP TABLE linked_runs AS
-    SELECT latest_run_id AS run_id FROM releases UNION SELECT latest_run_id FROM pareto UNION SELECT run_id FROM capacity WHERE run_id IS NOT NULL`);
+    SELECT latest_run_id AS run_id FROM ${ALL_RELEASES} UNION SELECT latest_run_id FROM pareto UNION SELECT run_id FROM capacity WHERE run_id IS NOT NULL`);
   const appender = await connection.createAppender('linked_runs');
   for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
   for (const id of alsoLinked) (appender.appendVarchar(id), appender.endRow());
@@ -290,7 +307,9 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
     else byRun.set(String(p.run_id), [p]);
   }
   for (const run of runs) {
-    const reproduce_command = reproduceCommand({ argv: JSON.parse(String(run.harness_argv)) as string[], gitCommit: (run.harness_git_commit as string | null) ?? null, image: (run.image as string | null) ?? null, imageDigest: (run.image_digest as string | null) ?? null }, repository);
+    // Rendered only from the command as servebench's own option table reads it (validate refused any other); null: no block.
+    const recorded = readRecordedArgv(JSON.parse(String(run.harness_argv)) as string[], 'run', RUN_OPTIONS);
+    const reproduce_command = recorded.ok ? reproduceCommand({ command: recorded.parsed, gitCommit: (run.harness_git_commit as string | null) ?? null, image: (run.image as string | null) ?? null, imageDigest: (run.image_digest as string | null) ?? null }, repository) : null;
     writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run: { ...run, reproduce_command }, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
   }
 }

@@ -25,6 +25,13 @@ export function tableOfFile(path: string): string {
   return path.replace(/^parquet\/(latest|snapshots\/[^/]+)\//, '').replace(/(\/[^/]+)?\.parquet$/, '');
 }
 
+/**
+ * Release rows of both kinds (derive.ts): the official ones and those of community or
+ * unverified-version runs, told apart by source, engine_version_known and official. For
+ * publishing only: a statistic reads releases.
+ */
+export const ALL_RELEASES = '(SELECT * FROM releases UNION ALL BY NAME SELECT * FROM community_releases)';
+
 export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
@@ -47,7 +54,7 @@ export function tableQueries(where = 'true'): Record<Table, string> {
         ON ${LONG_METRICS.map(([metric, stat]) => columnOf(`${metric}@${stat}`)).join(', ')} INTO NAME name VALUE value)`,
     leaderboard: 'SELECT * FROM leaderboard ORDER BY model, hardware, workload, load, rank_output_throughput',
     deltas: 'SELECT * FROM deltas ORDER BY model, hardware, workload, load, engine, metric',
-    history: 'SELECT * FROM releases ORDER BY config_id, engine, engine_version_order',
+    history: `SELECT * FROM ${ALL_RELEASES} ORDER BY config_id, engine, engine_version_order, source, engine_version_known`,
     pareto: 'SELECT * FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity',
     // The columns of the site's capacity.json, in the same order.
     capacity: 'SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order',

@@ -64,9 +64,9 @@ afterEach(() => {
 describe('servebench summarize', () => {
   it('lists the added files only, with their runs, and a clean verdict; compares each point with the releases compile publishes', async () => {
     const { repo, dir, runs } = baseRepo('compare');
-    // The pull request: a new vllm release, and a community repeat of the official vllm 1.0.0.
-    const newRelease = writeResult(dir, syntheticResult(runs.find((r) => r.engine === 'vllm' && r.version === '1.1.0')!));
-    const repeat = writeResult(dir, syntheticResult({ ...runs[0]!, seed: 4242, date: new Date(Date.UTC(2026, 0, 20, 3)) }));
+    // The pull request (community): a new vllm release, and a repeat of the official vllm 1.0.0.
+    const newRelease = writeResult(dir, syntheticResult({ ...runs.find((r) => r.engine === 'vllm' && r.version === '1.1.0')!, source: 'community' }));
+    const repeat = writeResult(dir, syntheticResult({ ...runs[0]!, source: 'community', seed: 4242, date: new Date(Date.UTC(2026, 0, 20, 3)) }));
 
     const { code, stdout, stderr } = await summarize(repo, ['--json', '--expect-source', 'community']);
     expect(stderr).toBe('summarize: 2 result files added against main; no problems\n');
@@ -77,11 +77,11 @@ describe('servebench summarize', () => {
     const added = summary.added.find((a) => a.file === newRelease)!;
     expect(added).toMatchObject({ valid: true, engine: 'vllm', version: '1.1.0', model: 'synthetic/llama-8b', precision: 'bfloat16', hardware: '1x-Synthetic H100', workload: 'chat', points: 2, source: 'community', status: 'completed', harness_commit_known: false });
 
-    // What compile publishes for the same folder: every release of every scenario (its history).
+    // What compile publishes for the same folder: every official release of every scenario (its history).
     const out = join(repo, 'compiled');
     await compile({ resultsDir: dir, outDir: out, prices: loadPrices(prices), now: new Date('2026-03-01T00:00:00Z') });
     const history = readdirSync(join(out, 'site', 'scenarios')).flatMap((file) => (JSON.parse(readFileSync(join(out, 'site', 'scenarios', file), 'utf8')) as { history: Array<Record<string, unknown>> }).history);
-    const release = (config: string, engine: string, version: string) => history.find((h) => h.config_id === config && h.engine === engine && h.engine_version === version);
+    const release = (config: string, engine: string, version: string) => history.find((h) => h.official === true && h.config_id === config && h.engine === engine && h.engine_version === version);
 
     const byFile = new Map(summary.comparisons.map((c) => [c.file, c]));
     const fresh = byFile.get(newRelease)!;
@@ -114,16 +114,17 @@ describe('servebench summarize', () => {
     // The planted slowdown shows: vllm 1.1.0 is about 15% below its previous release.
     expect(fresh.points[0]!.baselines[0]!.change_pct.output_throughput).toBeLessThan(-10);
 
-    // The repeat meets its own release (which now holds it too) as the newest official vllm.
+    // The repeat meets its own release as the newest official vllm, which a community run never joins.
     const again = byFile.get(repeat)!;
     const own = again.points[0]!.baselines.find((b) => b.engine === 'vllm')!;
-    expect(own).toMatchObject({ version: '1.0.0', roles: ['newest-official'], includes_this_run: true, runs: 4 });
+    expect(own).toMatchObject({ version: '1.0.0', roles: ['newest-official'], includes_this_run: false, runs: 3 });
     expect(own.values.output_throughput).toBe(release(again.points[0]!.config_id, 'vllm', '1.0.0')!.output_throughput);
 
     const markdown = summaryMarkdown(summary);
     expect(markdown).toContain('**Verdict:** ✅ 2 result files added, valid');
-    expect(markdown).toContain('vllm 1\\.0\\.0 (previous release, newest official; 4 runs)');
-    expect(markdown).toContain('vllm 1\\.0\\.0 (newest official; 4 runs, this one included)');
+    expect(markdown).toContain('vllm 1\\.0\\.0 (previous release, newest official; 3 runs)');
+    expect(markdown).toContain('vllm 1\\.0\\.0 (newest official; 3 runs)');
+    expect(markdown).not.toContain('this one included');
   }, 120_000);
 
   it('names every problem: a changed result, a source other than expected, a file that is no result; exit 1', async () => {

@@ -3,7 +3,9 @@
  * commit, whether it may go in, and how each added run compares with the releases on its
  * configurations. The comparison numbers are the rows of the compile's `releases` table (the
  * store's analyze(), as regress reads it): the site shows the same medians, computed once by the
- * same SQL, so a summary can never disagree with the leaderboard it announces.
+ * same SQL, so a summary can never disagree with the leaderboard it announces. Baselines are
+ * official releases only (the releases table holds nothing else): a community run is compared
+ * with them and never becomes one.
  */
 import { execFileSync } from 'node:child_process';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -11,6 +13,7 @@ import type { PriceTable } from '../../contract/prices.ts';
 import type { ResultProblem } from '../../store/check-result.ts';
 import { columnOf } from '../../store/columns.ts';
 import { analyze } from '../../store/compile.ts';
+import { OFFICIAL_RUN_SQL } from '../../store/official.ts';
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { diffAgainstBase } from '../../store/immutability.ts';
 import type { Store } from '../../store/store.ts';
@@ -48,10 +51,11 @@ export interface Baseline {
   readonly engine: string;
   readonly version: string;
   readonly roles: readonly BaselineRole[];
+  /** Always true: only official releases are baselines (kept for readers of the JSON). */
   readonly official: boolean;
   /** Completed runs the release's medians are taken over. */
   readonly runs: number;
-  /** The release is this run's own engine version, so its medians include this run. */
+  /** The release is this run's own engine version and the run is official, so its medians include this run. */
   readonly includes_this_run: boolean;
   readonly values: MetricValues;
   /** (this run / release − 1) × 100 per metric; null where either side has no value. */
@@ -155,17 +159,21 @@ interface RunFacts {
   readonly engine: string;
   readonly version: string | null;
   readonly order: string | null;
+  /** The run counts in the official statistics (store/official.ts): only then is it in a release's medians. */
+  readonly official: boolean;
 }
 
+/** The release holds this run: its own engine version, and the run is official (others are never pooled into releases). */
+const holdsRun = (run: RunFacts, r: ReleaseRow) => run.official && r.engine === run.engine && r.version === run.version;
+
 /**
- * The releases one point is compared with: the same engine's previous release, and the newest
- * official release of every engine (this engine's included: a community repeat of an official
- * release says how well it reproduces). A release made of this run alone compares it with itself,
- * so it is left out.
+ * The releases one point is compared with, official ones only: the same engine's previous
+ * release, and the newest official release of every engine (this engine's included: a community
+ * repeat of an official release says how well it reproduces). A release made of this run alone
+ * compares it with itself, so it is left out.
  */
 export function pickBaselines(run: RunFacts, candidates: readonly ReleaseRow[]): Array<{ row: ReleaseRow; roles: BaselineRole[] }> {
-  const own = (r: ReleaseRow) => r.engine === run.engine && r.version === run.version;
-  const usable = candidates.filter((r) => !(own(r) && r.runs <= 1));
+  const usable = candidates.filter((r) => r.official && !(holdsRun(run, r) && r.runs <= 1));
   const picked = new Map<string, { row: ReleaseRow; roles: BaselineRole[] }>();
   const take = (row: ReleaseRow, role: BaselineRole) => {
     const key = `${row.engine}\u0000${row.version}`;
@@ -223,7 +231,7 @@ export async function summarizeSubmission(options: SummarizeOptions): Promise<Su
     connection,
     `SELECT r.file, r.run_id, r.source, r.status, r.engine, r.engine_version, r.engine_version_order, r.model, r.precision, r.hardware, r.workload,
        r.points, r.harness_git_commit, r.harness_git_dirty, r.failure_phase, r.failure_message,
-       r.file IN (SELECT file FROM valid_runs) AS stands
+       r.file IN (SELECT file FROM valid_runs) AS stands, ${OFFICIAL_RUN_SQL} AS official
      FROM runs r WHERE r.file IN (SELECT file FROM summarize_added)`,
   );
   const byFile = new Map(runRows.map((r) => [String(r.file), r]));
@@ -290,7 +298,7 @@ export async function summarizeSubmission(options: SummarizeOptions): Promise<Su
     .filter((r) => r.run_id !== null)
     .map((r) => {
       const runId = String(r.run_id);
-      const facts: RunFacts = { engine: String(r.engine), version: text(r.engine_version), order: text(r.engine_version_order) };
+      const facts: RunFacts = { engine: String(r.engine), version: text(r.engine_version), order: text(r.engine_version_order), official: r.official === true };
       const note =
         r.stands !== true ? 'a copy of a run already in results/: not compared' :
         r.status !== 'completed' ? `the run ${String(r.status)}${r.failure_phase ? ` during ${String(r.failure_phase)}` : ''}: releases are made of completed runs only, so it is not compared` :
@@ -308,7 +316,7 @@ export async function summarizeSubmission(options: SummarizeOptions): Promise<Su
                 roles,
                 official: row.official,
                 runs: row.runs,
-                includes_this_run: row.engine === facts.engine && row.version === facts.version,
+                includes_this_run: holdsRun(facts, row),
                 values: row.values,
                 change_pct: changePct(values, row.values),
               }));
