@@ -290,9 +290,10 @@ export const FailedRunSchema = z
  * changes.json. With a snapshot published before this one (basis previous-snapshot), `since` is
  * its day, new_releases are the releases it did not have and failed_runs the failed runs it did
  * not have; without one (basis last-7-days), `since` (exclusive) is 7 days before `until`, the
- * newest run date, and both count what is dated after it. changes: the significant deltas
+ * newest official run date, and both count what is dated after it. changes: the significant deltas
  * (better or worse) of the new releases, or of every release when there is no new one, largest
- * |change_pct| first. failed_runs: newest first, at most 100.
+ * |change_pct| first. failed_runs: newest first, at most 100. Official runs only (community and
+ * unverified runs never count as a release, a change or a failure here).
  */
 export const ChangesFileSchema = z
   .object({

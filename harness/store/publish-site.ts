@@ -148,7 +148,7 @@ const MAX_FAILED_RUNS = 100;
 
 /** changes.json: new releases since the previous snapshot (or in the last 7 days), their significant changes, the failed runs: official ones only. */
 async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[], inputs: SiteInputs): Promise<ChangesFile> {
-  const newest = (await connection.runAndReadAll('SELECT max(run_date)::VARCHAR FROM valid_runs')).getRowsJS()[0]?.[0];
+  const newest = (await connection.runAndReadAll(`SELECT max(run_date)::VARCHAR FROM valid_runs WHERE ${OFFICIAL_RUN_SQL}`)).getRowsJS()[0]?.[0];
   const until = typeof newest === 'string' ? newest : inputs.today;
   const previous = inputs.previousSnapshot;
   const basis = previous === null ? 'last-7-days' : 'previous-snapshot';
