@@ -1,9 +1,9 @@
 /**
  * Credentials in results: the one set of rules by which the recorder redacts what it writes and
  * `validate` refuses a file that still holds one. Results are public (the site shows
- * harness.command as "Reproduce"), so a password in an --endpoint URL, an --api-key, an
- * Authorization header, a secret environment variable handed to docker or a token printed in a
- * server log must never reach one.
+ * harness.command as "Reproduce"), so a password in an --endpoint URL, an --api-key, a request
+ * header's value (any but a few harmless headers), a secret environment variable handed to docker
+ * or a token printed in a server log must never reach one.
  *
  * One definition for both sides: findCredentials reports exactly the places redactValue would
  * change, so whatever the recorder wrote passes validate, and a rule added here is enforced on
@@ -23,6 +23,8 @@ export interface CredentialFinding {
 }
 
 type Report = (what: string) => void;
+/** The flags that give a request header, in servebench's own commands and in curl's. */
+const HEADER_FLAGS = new Set(['--header', '-H', '--headers']);
 const IGNORE: Report = () => {};
 
 /** Values that stand for no secret: empty, unset, a placeholder, a reference to a variable, or already redacted. */
@@ -45,6 +47,8 @@ const KEY_OWNERS = new Set(['api', 'access', 'secret', 'private', 'auth', 'clien
 const SECRET_TAILS = new Set(['token', 'secret', 'apikey', 'pat']);
 /** Last words that are secrets in a URL (signed-URL parameters), but too vague elsewhere. */
 const QUERY_TAILS = new Set(['sig', 'signature', 'credential', 'credentials', 'auth']);
+/** Last words of an X-… header name that make its value a credential. */
+const EXTENSION_HEADER_TAILS = new Set(['key', 'apikey', 'auth', 'token', 'secret', 'signature', 'sig', 'credential', 'credentials', 'pass']);
 
 /** Whether a flag, parameter, variable or field of this name holds a secret. */
 export function isSecretName(raw: string, context: NameContext = 'flag'): boolean {
@@ -56,6 +60,8 @@ export function isSecretName(raw: string, context: NameContext = 'flag'): boolea
   const previous = parts.at(-2);
   if (context === 'query' && QUERY_TAILS.has(last)) return true;
   if (last === 'authorization') return true;
+  // An extension header's key or credential, in a log line as much as in a flag (X-RapidAPI-Key, X-Functions-Key, X-Foo-Auth).
+  if (parts[0] === 'x' && parts.length > 1 && EXTENSION_HEADER_TAILS.has(last)) return true;
   if (parts.length === 1) {
     if (last === 'secret' || last === 'apikey') return true;
     if (last === 'token' || last === 'key') return context !== 'text';
@@ -67,11 +73,13 @@ export function isSecretName(raw: string, context: NameContext = 'flag'): boolea
   return false;
 }
 
-/** HTTP headers whose values are credentials. */
-function isSecretHeader(name: string): boolean {
-  const lower = name.trim().toLowerCase();
-  return lower === 'cookie' || lower === 'set-cookie' || isSecretName(lower, 'flag');
-}
+/**
+ * Request headers whose values say nothing about who sent them: recorded as given. Every other
+ * header given to --header is recorded by its name only. API gateways take keys under any name
+ * (X-RapidAPI-Key, Azure Functions' x-functions-key, X-Key, X-<vendor>-Auth: Basic …), so no
+ * list of secret names is complete; a list of harmless ones is.
+ */
+export const HARMLESS_HEADERS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'user-agent', 'x-request-id']);
 
 /** Well-known token shapes, wherever they appear (a flag of any name, a log line, a path). */
 const TOKEN_SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
@@ -117,6 +125,14 @@ function redactUrlsIn(text: string, report: Report): string {
 
 /** Authorization's scheme word stays: "Bearer <redacted>" still says how the server was reached. */
 const BEARER_PATTERN = /\b(Bearer)(\s+)([A-Za-z0-9._~+/-]{8,}=*)/gi;
+/** HTTP Basic credentials (base64 of user:password) after the scheme word, whatever header or field holds them. */
+const BASIC_PATTERN = /\b(Basic)(\s+)([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])/gi;
+
+/** Whether a base64 word is user:password (printable, with a colon): "Basic settings" is not. */
+function isBasicCredential(encoded: string): boolean {
+  const decoded = Buffer.from(encoded, 'base64').toString('latin1');
+  return decoded.includes(':') && /^[\x20-\x7e]+$/.test(decoded);
+}
 
 /** --flag value or --flag=value inside a string (a shell script given to sh -c, a logged command line). */
 const FLAG_PATTERN = /(?<![\w.-])(--?[A-Za-z][\w.-]*)(=|[ \t]+)(?:"([^"]*)"|'([^']*)'|([^\s"']+))/g;
@@ -131,19 +147,27 @@ function redactTextWith(text: string, report: Report): string {
     report('Bearer token');
     return `${scheme}${space}${REDACTED}`;
   });
+  out = out.replace(BASIC_PATTERN, (match, scheme: string, space: string, encoded: string) => {
+    if (!isBasicCredential(encoded)) return match;
+    report('Basic credentials');
+    return `${scheme}${space}${REDACTED}`;
+  });
   out = out.replace(FLAG_PATTERN, (match, flag: string, separator: string, double?: string, single?: string, bare?: string) => {
     const value = double ?? single ?? bare ?? '';
+    const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
+    // curl -H "X-Key: …" in a script or a logged command line: the header rules of an argv.
+    if (HEADER_FLAGS.has(flag)) return `${flag}${separator}${quote}${redactHeaderWith(value, report)}${quote}`;
     if (!isSecretName(flag, 'flag') || isPlaceholder(value)) return match;
     // "--use-auth-token --next-flag": a switch, not a flag with a value.
     if (separator !== '=' && value.startsWith('-')) return match;
     report(`value of ${flag}`);
-    const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
     return `${flag}${separator}${quote}${REDACTED}${quote}`;
   });
   out = out.replace(ASSIGNMENT_PATTERN, (match, nameQuote: string, name: string, separator: string, double?: string, single?: string, bare?: string) => {
     const raw = double ?? single ?? bare ?? '';
     const value = raw.replace(/^(?:Bearer|Basic|Digest|Token)[ \t]+/i, '');
-    if (!isSecretName(name, 'text') || isPlaceholder(value)) return match;
+    // A URL's last parameter, already redacted by the URL rules, runs on into its fragment (…&sig=<redacted>#x=1).
+    if (!isSecretName(name, 'text') || isPlaceholder(value) || value.startsWith(`${REDACTED}#`)) return match;
     report(`value of ${name}`);
     const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
     return `${nameQuote}${name}${nameQuote}${separator}${quote}${raw.slice(0, raw.length - value.length)}${REDACTED}${quote}`;
@@ -157,20 +181,23 @@ function redactTextWith(text: string, report: Report): string {
   return out;
 }
 
-/** A header as given to --header/-H ("Name: value"): a credential's value redacted, its name kept. */
+/**
+ * A header as given to --header/-H ("Name: value"): its name kept, its value only when the header
+ * is a harmless one (and then with the rules of any text). An authentication scheme word stays:
+ * "Bearer <redacted>" still says how the server was reached.
+ */
 function redactHeaderWith(header: string, report: Report): string {
   const colon = header.indexOf(':');
-  if (colon > 0 && isSecretHeader(header.slice(0, colon))) {
-    const value = header.slice(colon + 1).trim();
-    const scheme = /^(?:Bearer|Basic|Digest|Token)\s+/i.exec(value)?.[0] ?? '';
-    if (isPlaceholder(value.slice(scheme.length))) return header;
-    report(`${header.slice(0, colon).trim()} header value`);
-    return `${header.slice(0, colon)}: ${scheme}${REDACTED}`;
-  }
-  return redactTextWith(header, report);
+  const name = header.slice(0, colon).trim();
+  if (colon <= 0 || HARMLESS_HEADERS.has(name.toLowerCase())) return redactTextWith(header, report);
+  const rest = header.slice(colon + 1);
+  const space = /^\s*/.exec(rest)![0];
+  const value = rest.trim();
+  const scheme = /^(?:Bearer|Basic|Digest|Token)\s+/i.exec(value)?.[0] ?? '';
+  if (isPlaceholder(value.slice(scheme.length))) return header;
+  report(`${name} header value`);
+  return `${header.slice(0, colon + 1)}${space}${scheme}${REDACTED}`;
 }
-
-const HEADER_FLAGS = new Set(['--header', '-H', '--headers']);
 const FLAG_ONLY = /^--?[A-Za-z][\w.-]*$/;
 const FLAG_INLINE = /^(--?[A-Za-z][\w.-]*)=([\s\S]*)$/;
 

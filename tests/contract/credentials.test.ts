@@ -31,12 +31,14 @@ const REDACTED_ARGV: ReadonlyArray<readonly [string, readonly string[], readonly
   ['Bearer anywhere', ['sh', '-c', 'curl -H "Authorization: Bearer abcdefghijkl" http://x'], ['sh', '-c', `curl -H "Authorization: Bearer ${REDACTED}" http://x`]],
   ['a secret flag inside a script', ['sh', '-c', 'vllm serve m --api-key abc --port 8000'], ['sh', '-c', `vllm serve m --api-key ${REDACTED} --port 8000`]],
   ['a key inside --extra-body JSON', ['--extra-body', '{"api_key":"abc","top_p":0.5}'], ['--extra-body', `{"api_key":"${REDACTED}","top_p":0.5}`]],
+  ['gateway key headers: the name kept, the value not (any header but a few harmless ones)', ['-H', 'X-RapidAPI-Key: abc123', '--header', 'x-functions-key:def', '-H', 'X-Key: k', '--header=X-Acme-Auth: Basic dXNlcjpwYXNz', '-H', 'X-Request-Source: bench', '-H', 'Accept: text/event-stream'], ['-H', `X-RapidAPI-Key: ${REDACTED}`, '--header', `x-functions-key:${REDACTED}`, '-H', `X-Key: ${REDACTED}`, `--header=X-Acme-Auth: Basic ${REDACTED}`, '-H', `X-Request-Source: ${REDACTED}`, '-H', 'Accept: text/event-stream']],
+  ['a header given to curl inside a script', ['sh', '-c', `curl -H "X-RapidAPI-Key: abc123" -H 'x-functions-key: def' -H "User-Agent: bench" http://x`], ['sh', '-c', `curl -H "X-RapidAPI-Key: ${REDACTED}" -H 'x-functions-key: ${REDACTED}' -H "User-Agent: bench" http://x`]],
   ['token shapes under any flag', ['--model', HF, '--x', 'sk-proj-AbCdEf0123456789XyZ', 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', 'AKIAIOSFODNN7EXAMPLE'], ['--model', REDACTED, '--x', REDACTED, REDACTED, REDACTED, REDACTED]],
 ];
 
 /** Legitimate argv that must be recorded exactly as given. */
 const LEGIT_ARGV: readonly string[][] = [
-  ['servebench', 'load', '--endpoint', 'http://127.0.0.1:8000/v1', '--model', 'meta-llama/Llama-3.2-1B', '--concurrency', '1,4', '--slo', 'ttft_ms=500,tpot_ms=50', '--tokenizer', 'tests/fixtures/tokenizer-words', '--extra-body', '{"top_p":0.5}', '--header', 'X-Request-Source: bench'],
+  ['servebench', 'load', '--endpoint', 'http://127.0.0.1:8000/v1', '--model', 'meta-llama/Llama-3.2-1B', '--concurrency', '1,4', '--slo', 'ttft_ms=500,tpot_ms=50', '--tokenizer', 'tests/fixtures/tokenizer-words', '--extra-body', '{"top_p":0.5}', '--header', 'User-Agent: bench/1.0', '-H', 'X-Request-Id: run-42', '--header', 'content-type: application/json'],
   ['vllm', 'serve', 'meta-llama/Llama-3.2-1B', '--max-num-batched-tokens', '8192', '--max-model-len', '4096', '--tokenizer', 'meta-llama/Llama-3.2-1B', '--tokenizer-mode', 'auto', '--chat-template-eos-token', '</s>', '--use-auth-token', '--port', '8000'],
   ['docker', 'run', '--env', 'HF_HUB_CACHE=/root/.cache/huggingface/hub', '--env', 'HIP_VISIBLE_DEVICES=0,1', '--env', 'HF_TOKEN', '--env', 'HUGGING_FACE_HUB_TOKEN=$HF_TOKEN', '--gpus', '"device=0"', 'vllm/vllm-openai@sha256:' + 'ab'.repeat(32)],
   ['servebench', 'run', '--engine', 'vllm', '--hf-cache', '/data/hf', '--engine-version', 'v0.11.0', '--kv-cache-dtype', 'fp8_e4m3', '--workload', 'chat'],
@@ -50,6 +52,9 @@ describe('redactArgv', () => {
     expect(findCredentials(recorded)).toEqual([]);
     expect(redactArgv(recorded)).toEqual(recorded);
     expect(findCredentials(argv).length).toBeGreaterThan(0);
+    // One definition for both sides: findCredentials names exactly the arguments redactArgv changes.
+    const changed = argv.flatMap((arg, i) => (recorded[i] !== arg ? [`[${i}]`] : []));
+    expect([...new Set(findCredentials(argv).map((finding) => finding.path))]).toEqual(changed);
   });
 
   it.each(LEGIT_ARGV.map((argv) => [argv[0]!, argv] as const))('leaves a legitimate %s command as given', (_name, argv) => {
@@ -72,13 +77,19 @@ describe('redactUrl and redactText', () => {
     expect(redactText(`downloading with ${HF}`)).toBe(`downloading with ${REDACTED}`);
   });
 
+  it('redacts gateway key headers and Basic credentials in log text', () => {
+    expect(redactText('> X-RapidAPI-Key: abc123\n> x-functions-key=def\n> X-Acme-Auth: Basic dXNlcjpwYXNz')).toBe(`> X-RapidAPI-Key: ${REDACTED}\n> x-functions-key=${REDACTED}\n> X-Acme-Auth: Basic ${REDACTED}`);
+    expect(redactText('{"auth": "Basic dXNlcjpwYXNz"}')).toBe(`{"auth": "Basic ${REDACTED}"}`);
+    expect(findCredentials(['x', '{"auth": "Basic dXNlcjpwYXNz"}'])).toEqual([{ path: '[1]', what: 'Basic credentials' }]);
+  });
+
   it('leaves text about tokens alone', () => {
-    const text = "max_tokens: 128, eos_token: '</s>', output_tokens=64, key: value, token: 5, Bearer KEY, tokenizer_mode='auto', source hf_cache";
+    const text = "max_tokens: 128, eos_token: '</s>', output_tokens=64, key: value, token: 5, Bearer KEY, tokenizer_mode='auto', source hf_cache, Basic settings, basic usage: x-y, grep -H main";
     expect(redactText(text)).toBe(text);
   });
 
   it('names secrets by the whole name, not by a word inside it', () => {
-    for (const name of ['--api-key', '--hf-token', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', '--password', 'x-api-key', 'authorization']) {
+    for (const name of ['--api-key', '--hf-token', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', '--password', 'x-api-key', 'authorization', 'X-RapidAPI-Key', 'x-functions-key', 'X-Key', 'X-Acme-Auth']) {
       expect(isSecretName(name), name).toBe(true);
     }
     for (const name of ['--max-num-batched-tokens', '--tokenizer', 'output_tokens', 'eos_token', 'pad_token', 'hf_cache', '--hf-cache', 'cache_key', 'kv_cache_dtype', 'token_count_sources']) {
