@@ -14,6 +14,7 @@ import { loadSlaTiers } from '../../harness/contract/sla-tiers.ts';
 import {
   CapacityRowSchema,
   ChangesFileSchema,
+  CommunityReleaseSchema,
   DeltaSchema,
   EngineVersionSchema,
   HeadlineMetricSchema,
@@ -29,7 +30,8 @@ import {
 } from '../../harness/contract/site-data.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
+import { syntheticResult, writeResult } from '../../harness/testbed/synthetic-results.ts';
+import { fixtureRuns, writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-site-data-'));
 const site = join(root, 'out', 'site');
@@ -38,12 +40,14 @@ const scenarios = () => z.array(ScenarioSchema).parse(read(SITE_FILES.scenarios)
 
 beforeAll(async () => {
   writeFixture(join(root, 'results'));
+  // One community repeat of the official vllm 1.0.0 (SYNTHETIC): its own row, never ranked.
+  writeResult(join(root, 'results'), syntheticResult({ ...fixtureRuns()[0]!, source: 'community', seed: 4242 }));
   await compile({ resultsDir: join(root, 'results'), outDir: join(root, 'out'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
 }, 60_000);
 
 describe('the compiled site data parses with its contract', () => {
   it('every top-level file', () => {
-    expect(SiteMetaSchema.parse(read(SITE_FILES.meta)).runs).toBe(8);
+    expect(SiteMetaSchema.parse(read(SITE_FILES.meta)).runs).toBe(9);
     expect(z.array(ScenarioSchema).parse(read(SITE_FILES.scenarios))).toHaveLength(1);
     const leaderboard = z.array(LeaderboardRowSchema).parse(read(SITE_FILES.leaderboard));
     expect(leaderboard.length).toBeGreaterThan(0);
@@ -71,6 +75,25 @@ describe('the compiled site data parses with its contract', () => {
     expect(z.array(NoiseRowSchema).parse(read(SITE_FILES.noise)).map((n) => n.metric)).toEqual(COMPARED_METRICS.map((m) => m.column));
     expect(ChangesFileSchema.parse(read(SITE_FILES.changes)).basis).toBe('last-7-days');
     for (const row of scenarios()) expect(existsSync(join(site, SITE_FILES.releasesOf(row.scenario_id)))).toBe(true);
+  });
+
+  it('community rows stand apart: their own file, flags on the scenario and the history, none on the leaderboard', () => {
+    const community = z.array(CommunityReleaseSchema).parse(read(SITE_FILES.community));
+    expect(community.map((r) => [r.engine, r.engine_version, r.load, r.runs, r.source, r.engine_version_known, r.official])).toEqual([
+      ['vllm', '1.0.0', 'c=1', 1, 'community', true, false],
+      ['vllm', '1.0.0', 'c=8', 1, 'community', true, false],
+    ]);
+    // The leaderboard's schema admits official rows only; the official vllm 1.0.0 keeps its 3 runs.
+    const leaderboard = z.array(LeaderboardRowSchema).parse(read(SITE_FILES.leaderboard));
+    expect(leaderboard.every((r) => r.official && r.source === 'official')).toBe(true);
+    expect(LeaderboardRowSchema.safeParse({ ...leaderboard[0], source: 'community', official: false }).success).toBe(false);
+    const [scenario] = scenarios();
+    expect([scenario!.official, scenario!.community_releases, scenario!.releases]).toEqual([true, 2, 8]);
+    const history = ScenarioDetailSchema.parse(read(SITE_FILES.scenario(scenario!.scenario_id))).history;
+    expect(history.filter((h) => !h.official).map((h) => h.latest_run_id)).toEqual(community.map((r) => r.latest_run_id));
+    expect(history.filter((h) => h.official && h.engine === 'vllm' && h.engine_version === '1.0.0').map((h) => h.runs)).toEqual([3, 3]);
+    // Its run has a page (the community rows link to it), which says where it came from.
+    expect(RunDetailSchema.parse(read(SITE_FILES.run(community[0]!.latest_run_id))).run).toMatchObject({ source: 'community', engine_version_known: true });
   });
 
   it('every scenario and run file', () => {
