@@ -297,7 +297,8 @@ export const RunResultSchema = z
         arch: z.string(),
         cpus: count,
         command: z.array(z.string()).describe('argv with secrets redacted'),
-        git_commit: z.string().nullable().optional().describe('The harness checkout the run used'),
+        // Shown as "the exact commit" and checked out by the Reproduce block: a commit id, nothing else.
+        git_commit: z.string().regex(/^[0-9a-f]{40}$/, 'a git commit is 40 lower-case hex digits (git rev-parse HEAD), or null when unknown').nullable().optional().describe('The harness checkout the run used (40 hex); null: unknown'),
         git_dirty: z.boolean().nullable().optional().describe('Whether that checkout had uncommitted changes'),
       })
       .strict(),

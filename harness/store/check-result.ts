@@ -12,6 +12,8 @@ import { findCredentials } from '../contract/credentials.ts';
 import { checkColumnFit } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
 import { MAX_RESULT_BYTES } from './result-files.ts';
+import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
+import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 
 export interface ResultProblem {
   readonly file: string;
@@ -73,15 +75,25 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
     if (!result.harness.git_commit) add('harness.git_commit', 'the harness commit is missing', 'run servebench from a git checkout so the result records which harness measured it');
     if (result.points.length === 0) add('points', 'a completed run has no points', 'completed runs measured at least one load point');
   }
+  // Every identifier that reaches a page (docs/validation.md lists them, and the free text the site escapes visibly instead).
   const names: Array<[string, string | null | undefined]> = [
     ['run.engine.name', run.engine.name],
     ['run.engine.version', run.engine.version],
     ['run.engine.image', run.engine.image],
+    ['run.engine.image_digest', run.engine.image_digest],
     ['run.model.id', run.model.id],
+    ['run.model.served_name', run.model.served_name],
+    ['run.model.revision', run.model.revision],
     ['run.model.dtype', run.model.dtype],
     ['run.model.quantization', run.model.quantization],
     ['run.host.cpu_model', run.host.cpu_model],
+    ['run.hardware.driver', run.hardware?.driver],
+    ['run.hardware.cuda', run.hardware?.cuda],
+    ['run.hardware.rocm', run.hardware?.rocm],
+    ['target.server_version', result.target.server_version],
     ['workload.name', result.workload.name],
+    ['workload.tokenizer.name', result.workload.tokenizer?.name],
+    ['harness.version', result.harness.version],
     ...(run.hardware?.gpus ?? []).map((gpu, i) => [`run.hardware.gpus[${i}].name`, gpu.name] as [string, string]),
   ];
   for (const [path, value] of names) {
@@ -99,6 +111,9 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
       if (hidden !== undefined) add(`${path}[${i}]`, `holds the invisible character U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}: the command would display differently from what is copied`, 'record the command as typed; control and bidi characters do not belong in a command line');
     });
   }
+  // The Reproduce block is made of this command: only a command line servebench itself takes.
+  const recorded = readRecordedArgv(result.harness.command, 'run', RESULT_COMMAND_OPTIONS.run);
+  if (!recorded.ok) add(`harness.command[${recorded.problem.index}]`, `${recorded.problem.message} [recorded-command]`, recorded.problem.fix);
 }
 
 /**

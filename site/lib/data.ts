@@ -29,7 +29,9 @@ export const changes = (): ChangesFile | null => read<ChangesFile | null>(`site/
 export const noise = (): NoiseRow[] => read<NoiseRow[]>(`site/${SITE_FILES.noise}`, []);
 export const runIds = (): string[] => (existsSync(join(DATA_DIR, 'site/runs')) ? readdirSync(join(DATA_DIR, 'site/runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : []);
 export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/${SITE_FILES.run(id)}`, null);
-/** Where links to raw result files point (SERVEBENCH_REPO_URL, or the GitHub repository in Actions); null: no links. */
-export const repositoryUrl = (): string | null => repositoryUrlFromEnv(process.env);
+/** Read once per build: every page names the same repository (the compile's Reproduce blocks use the same definition). */
+const REPOSITORY_URL = repositoryUrlFromEnv(process.env);
+/** Where links to raw result files point (repositoryUrlFromEnv: the build's configuration, else the checkout's origin); null: no links. */
+export const repositoryUrl = (): string | null => REPOSITORY_URL;
 export const manifest = (): { files: ManifestFile[]; snapshot: string; snapshots: string[]; generated_at: string } | null =>
   read('MANIFEST.json', null);

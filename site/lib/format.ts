@@ -76,3 +76,17 @@ export function spreadOf(row: Readonly<Record<string, unknown>>, column: string)
   if (row.runs === 1 && typeof row[column] === 'number') return { text: '1 run', single: true };
   return null;
 }
+
+/** Control and invisible format characters (bidi overrides, zero-width marks, line and paragraph separators); tab and line feed are honest. */
+const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/**
+ * Free text from a result (a host's OS, a failure message, a serve command, a Reproduce block) as
+ * a page shows it: a character that would make the text display as something other than what it
+ * is (U+202E turns "exe.txt" around) is shown as a visible ⟨U+202E⟩ instead. The one helper for
+ * every page; identifiers never need it (validate refuses such characters in them).
+ */
+export function visibleText(value: unknown): string {
+  const text = value === null || value === undefined ? '' : String(value);
+  return text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}

@@ -51,6 +51,8 @@ beforeAll(async () => {
   const broken = syntheticResult({ ...summarize, engine: 'vllm', version: '1.1.0', date: new Date(Date.UTC(2026, 1, 14, 3)), seed: 402 });
   failed = { ...broken, status: 'failed', points: [], run: { ...broken.run!, failure: { phase: 'launch', message: 'CUDA out of memory while loading the weights', log_tail: [] } } };
   writeResult(resultsDir, failed);
+  // The Reproduce block's repository is the build's configuration (compile writes the block), as the site's links are.
+  process.env['SERVEBENCH_REPO_URL'] = 'https://github.com/servebench/servebench';
   await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
   await buildSite({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
   site = await serveStatic(join(root, 'site'));
@@ -500,7 +502,8 @@ describe('the site in Chromium', () => {
       'git clone https://github.com/servebench/servebench.git servebench && cd servebench',
       `git checkout ${run.harness.git_commit}`,
       'npm ci',
-      `npx ${run.harness.command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
+      // The recorded command without its machine-local --results-dir.
+      `npx ${run.harness.command.filter((a, i, all) => a !== '--results-dir' && all[i - 1] !== '--results-dir').map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
     ].join('\n'));
     // The clipboard takes text only from the focused document.
     await page.bringToFront();

@@ -150,18 +150,18 @@ export function readListItems(text: string): string[] | null {
   return parts.some((part) => part === '') ? null : parts;
 }
 
-/** Why `text` is not a value of `type` (a phrase such as "not an integer"); null when it is one. */
+/** Why `text` is not a value of `type`, as a phrase to follow the value ("is not an integer"); null when it is one. */
 export function valueTypeProblem(type: OptionValueType, text: string): string | null {
   switch (type) {
     case 'integer':
     case 'number':
-      return readNumber(text, type === 'integer') === null ? `"${text}" is not ${type === 'integer' ? 'an integer' : 'a number'}` : null;
+      return readNumber(text, type === 'integer') === null ? `is not ${type === 'integer' ? 'an integer' : 'a number'}` : null;
     case 'integer-list':
     case 'number-list': {
       const items = readListItems(text);
-      if (items === null) return `"${text}" has an empty item; a list is e.g. 1,4,16`;
-      const bad = items.find((item) => readNumber(item, type === 'integer-list') === null);
-      return bad === undefined ? null : `"${bad}" in "${text}" is not ${type === 'integer-list' ? 'an integer' : 'a number'}`;
+      if (items === null) return 'has an empty item (a list is e.g. 1,4,16)';
+      const integer = type === 'integer-list';
+      return items.every((item) => readNumber(item, integer) !== null) ? null : `has an item that is not ${integer ? 'an integer' : 'a number'}`;
     }
     case 'json-object': {
       let value: unknown;

@@ -1,25 +1,30 @@
 /**
  * The commands that reproduce a run, as one block for a shell: servebench at the commit that made
  * the run, its dependencies, and the same servebench command with the engine image pinned by the
- * digest the run recorded. Options that only name the original machine's folders or terminal
- * are left out; everything else is kept as recorded (secrets were redacted when it was recorded).
+ * digest the run recorded. The command is rendered only from its parsed form (recorded-argv.ts):
+ * the subcommand and each flag's name come from servebench's own option table, the values were
+ * checked against their types, and every word is shell-quoted; nothing else of the recorded argv
+ * reaches the block. Options that only name the original machine's folders or terminal are left out.
  */
+import type { RecordedCommand, RecordedOption } from '../cli/recorded-argv.ts';
 import { shellQuote } from './quote.ts';
 
 export interface RunToReproduce {
-  /** The servebench command line the result recorded (harness.command). */
-  readonly argv: readonly string[];
+  /** The command the result recorded (harness.command), as read by its option table. */
+  readonly command: RecordedCommand;
+  /** The servebench commit (40 hex); null: unknown, and the block checks nothing out. */
   readonly gitCommit: string | null;
   /** The engine image as launched (a tag), and the digest docker resolved it to ("repo@sha256:…" or "sha256:…"). */
   readonly image: string | null;
   readonly imageDigest: string | null;
 }
 
-export const DEFAULT_REPOSITORY = 'https://github.com/servebench/servebench';
-
-/** Options whose value is a path or a setting of the original machine: not part of what was measured. */
-const MACHINE_LOCAL_WITH_VALUE = new Set(['--results-dir']);
-const MACHINE_LOCAL_FLAGS = new Set(['--no-progress']);
+/**
+ * Provenance a reader's own run may not claim: whatever the original was, a run reproduced from
+ * this block is a community result (only the fleet's pipeline makes official ones).
+ */
+const NOT_CLAIMED = new Set(['source']);
+const COMMIT = /^[0-9a-f]{40}$/;
 
 /** "repo@sha256:…": the image the run used, pinned; null without a digest. */
 export function pinnedImage(image: string | null, digest: string | null): string | null {
@@ -31,37 +36,33 @@ export function pinnedImage(image: string | null, digest: string | null): string
   return `${name}@${digest}`;
 }
 
+/** A flag and its value as servebench's parser takes them back (a value starting with "-" only inline). */
+function words(name: string, value: string | null): string[] {
+  if (value === null) return [`--${name}`];
+  return value.startsWith('-') ? [`--${name}=${value}`] : [`--${name}`, value];
+}
+
 /** The argv to type: machine-local options out, the image pinned by digest when one was recorded. */
 export function reproducibleArgv(run: RunToReproduce): string[] {
-  const out: string[] = [];
+  const out = ['servebench', run.command.command];
   const pinned = pinnedImage(run.image, run.imageDigest);
-  let sawImage = false;
-  for (let i = 0; i < run.argv.length; i++) {
-    const arg = run.argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, null];
-    if (MACHINE_LOCAL_FLAGS.has(flag)) continue;
-    if (MACHINE_LOCAL_WITH_VALUE.has(flag)) {
-      if (inline === null) i++;
-      continue;
-    }
-    if (flag === '--image') {
-      sawImage = true;
-      const value = inline ?? run.argv[++i] ?? '';
-      out.push('--image', pinned ?? value);
-      continue;
-    }
-    out.push(arg);
-  }
+  const kept = run.command.options.filter((option: RecordedOption) => !option.spec.machineLocal && !NOT_CLAIMED.has(option.spec.name));
+  for (const { spec, value } of kept) out.push(...words(spec.name, spec.name === 'image' ? (pinned ?? value) : value));
   // A docker run on the engine's default image recorded no --image: pin the one it used.
-  if (!sawImage && pinned !== null && out[1] === 'run') out.push('--image', pinned);
+  if (pinned !== null && run.command.command === 'run' && !kept.some((option) => option.spec.name === 'image')) out.push('--image', pinned);
   return out;
 }
 
-/** The block: clone, check out the commit, install, run. */
+/**
+ * The block: clone, check out the commit, install, run. `repository` is the site's own
+ * configuration (never a result's); without one the block says so instead of naming a repository.
+ */
 export function reproduceCommand(run: RunToReproduce, repository: string | null): string {
-  const repo = (repository ?? DEFAULT_REPOSITORY).replace(/\/$/, '').replace(/\.git$/, '');
-  const lines = [`git clone ${shellQuote([`${repo}.git`])} servebench && cd servebench`];
-  if (run.gitCommit) lines.push(`git checkout ${shellQuote([run.gitCommit])}`);
+  const lines =
+    repository === null
+      ? ['# This site was built without a repository URL (SERVEBENCH_REPO_URL or a git remote "origin"): in a clone of servebench,']
+      : [`git clone ${shellQuote([`${repository.replace(/\/$/, '').replace(/\.git$/, '')}.git`])} servebench && cd servebench`];
+  if (run.gitCommit !== null && COMMIT.test(run.gitCommit)) lines.push(`git checkout ${run.gitCommit}`);
   lines.push('npm ci');
   lines.push(`npx ${shellQuote(reproducibleArgv(run))}`);
   return lines.join('\n');
