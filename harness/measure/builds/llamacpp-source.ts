@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { usageError } from '../../lib/errors.ts';
+import { isPlainFileName } from '../../lib/io/plain-file-name.ts';
 
 const run = promisify(execFile);
 
@@ -62,7 +63,9 @@ export async function registrySource(version: string): Promise<LlamaCppSource> {
     const { stdout } = await run('npm', ['pack', `node-llama-cpp@${version}`, '--silent', '--pack-destination', dir], { cwd: dir, maxBuffer: 1 << 20 }).catch((error: Error) => {
       throw usageError(`npm pack node-llama-cpp@${version} failed: ${error.message.split('\n').slice(0, 3).join(' ')}`);
     });
-    const tarball = join(dir, stdout.trim().split('\n').at(-1)!);
+    const packed = stdout.trim().split('\n').at(-1)!;
+    if (!isPlainFileName(packed)) throw usageError(`npm pack node-llama-cpp@${version} named its tarball ${JSON.stringify(packed.slice(0, 120))}, not a file name in its folder; the registry's manifest is not one servebench can use`);
+    const tarball = join(dir, packed);
     await run('tar', ['-xzf', tarball, '-C', dir, 'package/package.json', 'package/llama/llama.cpp.info.json', 'package/llama/gitRelease.bundle']).catch(() => {
       throw usageError(`node-llama-cpp@${version} ships no llama.cpp source bundle (llama/gitRelease.bundle); releases from 3.0 on do`);
     });

