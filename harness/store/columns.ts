@@ -30,6 +30,8 @@ export interface RunContext {
   readonly relativePath: string;
   /** sha256 of the file's text, hex (computed once, by the check). */
   readonly sha256: string;
+  /** It has a signature sidecar whose bundle signs these bytes (signature-sidecar.ts; `servebench verify` checks the signer). */
+  readonly signed?: boolean;
 }
 
 export interface PointContext extends RunContext {
@@ -80,6 +82,7 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
 export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('file', 'VARCHAR', null, 'Path of the result file under results/', (c) => c.relativePath),
   from('file_sha256', 'VARCHAR', null, 'sha256 of the result file', (c) => c.sha256),
+  from('attestation', 'VARCHAR', null, 'Official runs: signed (a Sigstore signature sidecar over the file, made by the nightly workflow; `servebench verify` checks its signer) or unsigned (official, made outside the workflow, e.g. the CPU lane run by hand); null for community runs', (c) => (c.result.source === 'official' ? (c.signed === true ? 'signed' : 'unsigned') : null)),
   from('kind', 'VARCHAR', null, 'run (servebench launched or attached to the engine) or load', (c) => c.result.kind),
   from('finished_at', 'TIMESTAMP', 'UTC', 'When the run ended', (c) => c.result.finished_at),
   from('launcher', 'VARCHAR', null, 'docker, process or external', (c) => c.run.engine.launcher),

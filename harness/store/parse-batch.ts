@@ -7,6 +7,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { checkResultText, type ResultProblem } from './check-result.ts';
 import { MAX_RESULT_BYTES, readResultText } from './result-files.ts';
+import { checkSignatureSidecar } from './signature-sidecar.ts';
 import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type Value } from './columns.ts';
 
 export interface BatchFile {
@@ -87,9 +88,14 @@ export function parseBatch(job: BatchJob): FileVerdict[] {
         verdicts.push({ relativePath: file.relativePath, runId: null, problems: checked.problems });
         continue;
       }
+      const signature = checkSignatureSidecar(file.relativePath, file.absolutePath, checked.sha256);
+      if (signature.problems.length > 0) {
+        verdicts.push({ relativePath: file.relativePath, runId: null, problems: signature.problems });
+        continue;
+      }
       if (runsFd !== null) {
         // Columns in table order: config, then the run's own (runs) or the point's own + file (points).
-        const context: RunContext = { result: checked.result, run: checked.result.run!, relativePath: file.relativePath, sha256: checked.sha256 };
+        const context: RunContext = { result: checked.result, run: checked.result.run!, relativePath: file.relativePath, sha256: checked.sha256, signed: signature.present };
         const config = csvFields(CONFIG_COLUMNS, context);
         runs += `${config},${csvFields(RUN_ONLY_COLUMNS, context)}\n`;
         const fileField = csvValue(file.relativePath);

@@ -5,6 +5,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { ResultProblem } from './check-result.ts';
+import { isSignatureFile, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from './signature-sidecar.ts';
 
 export interface ResultFile {
   /** Path under the results folder with forward slashes, e.g. "2026-11-29/vllm/…/chat-0123abcd4567.json". */
@@ -12,6 +13,8 @@ export interface ResultFile {
   readonly absolutePath: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** Its signature sidecar (`<file>.sigstore.json`), when it has one: a new or changed sidecar makes the file new to the incremental compile. */
+  readonly signature?: { readonly size: number; readonly mtimeMs: number };
 }
 
 /** A run with --save-requests over thousands of requests stays well under this. */
@@ -23,6 +26,8 @@ export const NON_RESULT_FILES: ReadonlySet<string> = new Set(['.gitkeep', 'READM
 export function listResultFiles(root: string): { files: ResultFile[]; problems: ResultProblem[] } {
   const files: ResultFile[] = [];
   const problems: ResultProblem[] = [];
+  // Sidecars are listed with their results, not as results; one without its result is reported.
+  const signatures = new Map<string, { size: number; mtimeMs: number }>();
   // A hand-rolled walk with plain string paths: readdirSync's recursive mode plus path.join and
   // path.relative per entry cost three times as much, and a compile lists every file each time.
   const walk = (dir: string, prefix: string): void => {
@@ -34,6 +39,11 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
         continue;
       }
       if (prefix === '' && NON_RESULT_FILES.has(entry.name)) continue;
+      if (isSignatureFile(entry.name) && entry.isFile()) {
+        const stat = lstatSync(absolutePath);
+        signatures.set(relativePath, { size: stat.size, mtimeMs: stat.mtimeMs });
+        continue;
+      }
       if (!entry.isFile() || !entry.name.endsWith('.json')) {
         problems.push({ file: relativePath, path: '', message: entry.isSymbolicLink() ? 'a symbolic link' : 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
         continue;
@@ -47,8 +57,14 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
   } catch (error) {
     return { files: [], problems: [{ file: root, path: '', message: `cannot read the results folder: ${(error as Error).message}`, fix: 'pass an existing folder with --results' }] };
   }
-  files.sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
-  return { files, problems };
+  const signed = files.map((file) => {
+    const signature = signatures.get(signaturePathOf(file.relativePath));
+    return signature === undefined ? file : { ...file, signature };
+  });
+  const results = new Set(files.map((file) => file.relativePath));
+  for (const sidecar of signatures.keys()) if (!results.has(resultPathOfSignature(sidecar))) problems.push(orphanSignatureProblem(sidecar));
+  signed.sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
+  return { files: signed, problems };
 }
 
 /**

@@ -103,7 +103,7 @@ export async function parseFiles(files: readonly BatchFile[], dir: string | null
 
 /** What a file is recognised by between compiles (results are immutable; an edit changes these). */
 function statKey(file: ResultFile): string {
-  return `${file.size}:${file.mtimeMs}`;
+  return `${file.size}:${file.mtimeMs}${file.signature ? `:signed:${file.signature.size}:${file.signature.mtimeMs}` : ''}`;
 }
 
 async function insertVerdicts(connection: DuckDBConnection, byPath: Map<string, ResultFile>, verdicts: readonly FileVerdict[]): Promise<void> {

@@ -3,15 +3,16 @@
  * every result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
  * exit 1 when there is any. A folder stands for every result file under it, recursively.
  */
-import { existsSync, lstatSync, statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
 import { booleanOption, parseCommandLine, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
-import { EXIT, usageError } from '../lib/errors.ts';
+import { EXIT } from '../lib/errors.ts';
 import type { ResultProblem } from './check-result.ts';
 import { diffAgainstBase } from './immutability.ts';
 import type { BatchFile } from './parse-batch.ts';
 import { formatProblemLine, githubAnnotation } from './problem-output.ts';
-import { listResultFiles, NON_RESULT_FILES, readRunId } from './result-files.ts';
+import { listResultFiles, readRunId } from './result-files.ts';
+import { expandPositionals, resultsOfAdded } from './result-targets.ts';
 import { parseFiles } from './store.ts';
 import { RESULTS_OPTION } from './store-options.ts';
 
@@ -27,42 +28,6 @@ const spec: CommandSpec = {
   epilog: 'A folder (e.g. results/2026-12-01/) stands for every result file under it, recursively; a folder without one is bad usage. Without FILES and --base, checks every file in --results. Inside GitHub Actions, problems are also printed as ::error annotations.\nExit status: 0 all valid, 1 problems found (one line each), 2 bad usage.',
 };
 
-function toBatchFile(resultsDir: string, given: string): BatchFile {
-  const absolutePath = resolve(given);
-  const inside = relative(resultsDir, absolutePath);
-  const placed = !inside.startsWith('..') && !inside.startsWith(sep) && inside !== '';
-  return { relativePath: placed ? inside.split(sep).join('/') : given, absolutePath, placed };
-}
-
-/**
- * The files the command line names: a file as given; a folder as every result file under it,
- * recursively, with what else it holds reported as listing the results folder reports it. A link
- * is kept as given (and reported as a link, never followed); each file is checked once.
- */
-function expandPositionals(resultsDir: string, positionals: readonly string[]): { targets: BatchFile[]; problems: ResultProblem[] } {
-  const targets = new Map<string, BatchFile>();
-  const problems: ResultProblem[] = [];
-  for (const given of positionals) {
-    const stat = lstatSync(given, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) {
-      const listing = listResultFiles(given);
-      if (listing.files.length === 0) throw usageError(`validate: no result files (*.json) under the folder "${given}"${listing.problems.length > 0 ? ` (${listing.problems.length} other entr${listing.problems.length === 1 ? 'y' : 'ies'}: ${listing.problems.slice(0, 3).map((p) => p.file).join(', ')})` : ''}`);
-      const named = (inside: string): string => toBatchFile(resultsDir, join(given, inside)).relativePath;
-      for (const problem of listing.problems) problems.push({ ...problem, file: named(problem.file) });
-      // A README or .gitkeep is allowed at the results folder's root only, as when listing --results.
-      if (resolve(given) !== resultsDir) {
-        for (const name of NON_RESULT_FILES) if (lstatSync(join(given, name), { throwIfNoEntry: false }) !== undefined) problems.push({ file: named(name), path: '', message: 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
-      }
-      for (const file of listing.files) targets.set(file.absolutePath, toBatchFile(resultsDir, file.absolutePath));
-    } else if (stat?.isFile() || (stat?.isSymbolicLink() && existsSync(given) && statSync(given).isFile())) {
-      targets.set(resolve(given), toBatchFile(resultsDir, given));
-    } else {
-      throw usageError(`validate: no file or folder "${given}"`);
-    }
-  }
-  return { targets: [...targets.values()], problems };
-}
-
 export const validateCommand: Command = {
   spec,
   async run(argv) {
@@ -72,7 +37,7 @@ export const validateCommand: Command = {
     const problems: ResultProblem[] = [];
     let targets: BatchFile[];
     if (positionals.length > 0) {
-      const named = expandPositionals(resultsDir, positionals);
+      const named = expandPositionals('validate', resultsDir, positionals);
       problems.push(...named.problems);
       targets = named.targets;
     } else if (base !== undefined) {
@@ -85,7 +50,12 @@ export const validateCommand: Command = {
     if (base !== undefined) {
       const diff = diffAgainstBase(resultsDir, base);
       problems.push(...diff.problems);
-      if (positionals.length === 0) targets = diff.added.map((file) => ({ relativePath: file, absolutePath: resolve(resultsDir, file) }));
+      if (positionals.length === 0) {
+        // An added signature is checked with its result (which may be older than the base).
+        const added = resultsOfAdded(resultsDir, diff.added);
+        problems.push(...added.problems);
+        targets = added.files.map((file) => ({ relativePath: file, absolutePath: resolve(resultsDir, file) }));
+      }
     }
     // A link is never followed: it could point anywhere on the machine, and the problems are
     // printed in public logs. (Files listed from the folder are lstat-ed by listResultFiles.)
