@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, spawnSim } from '../../harness/testbed/spawn-cli.ts';
 import { exitCodeFor, STOP_SIGNALS } from '../../harness/lib/process/stop-signals.ts';
 import { killOwnedGroups } from '../../harness/lib/process/owned-groups.ts';
+import { WATCHDOG_NAME } from '../../harness/lib/process/watchdog.ts';
 import { freePort } from '../../harness/measure/run/free-port.ts';
 import type { LaunchedServer } from '../../harness/measure/run/launched-server.ts';
 import { launchProcess } from '../../harness/measure/run/process-launcher.ts';
@@ -56,9 +57,22 @@ function running(pid: number): boolean {
   return processes().some((p) => p.pid === pid && p.state !== 'Z');
 }
 
-/** The engine servebench launched: its child that leads a process group of its own. */
+function cmdline(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+/** The engine's watchdogs `parent` started (sh with $0 servebench-watchdog), still running. */
+function watchdogsOf(parent: number): number[] {
+  return processes().filter((p) => p.ppid === parent && p.state !== 'Z' && cmdline(p.pid).includes(WATCHDOG_NAME)).map((p) => p.pid);
+}
+
+/** The engine servebench launched: its child that leads a process group of its own (its watchdog aside). */
 function engineGroupOf(servebenchPid: number): number {
-  const leaders = processes().filter((p) => p.ppid === servebenchPid && p.pgrp === p.pid);
+  const leaders = processes().filter((p) => p.ppid === servebenchPid && p.pgrp === p.pid && !cmdline(p.pid).includes(WATCHDOG_NAME));
   expect(leaders, 'servebench should have launched exactly one engine group').toHaveLength(1);
   return leaders[0]!.pid;
 }
@@ -216,14 +230,50 @@ describe.skipIf(process.platform !== 'linux')('the process launcher stops the wh
   const stubbornGroup = (): Promise<LaunchedServer> =>
     launchProcess({ argv: ['bash', '-c', "trap '' TERM; sleep 60 & while :; do sleep 0.1; done"], endpoint: 'http://127.0.0.1:1', logFile: join(mkdtempSync(join(tmpdir(), 'sb-launch-')), 'log'), graceMs: 500 });
 
-  it('a leader that ignores SIGTERM gets SIGKILL after the grace; nothing of its group is left', async () => {
+  it('a leader that ignores SIGTERM gets SIGKILL after the grace; nothing of its group is left, nor its watchdog', async () => {
     const server = await stubbornGroup();
     leftovers.push(server.pid!);
+    expect(watchdogsOf(process.pid)).toHaveLength(1);
     await sleep(200);
     const started = Date.now();
     await server.stop();
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     expect(await eventually(() => groupMembers(server.pid!).length === 0, 1000)).toBe(true);
+    // Disarmed by the stop: it exits without acting.
+    expect(await eventually(() => watchdogsOf(process.pid).length === 0, 2000)).toBe(true);
+  });
+
+  // Nothing runs in a process killed with SIGKILL (a scheduler's grace ran out, the OOM killer):
+  // before the watchdog, the engine ran on for good.
+  it('servebench killed with SIGKILL: the watchdog ends the group (SIGTERM, then SIGKILL after the grace for a leader that ignores it)', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-kill9-'));
+    const script = join(dir, 'launch.mts');
+    const launcher = new URL('../../harness/measure/run/process-launcher.ts', import.meta.url).href;
+    writeFileSync(
+      script,
+      [
+        `import { launchProcess } from ${JSON.stringify(launcher)};`,
+        // One polite engine, one that ignores SIGTERM (its grace: 1 s).
+        `const polite = await launchProcess({ argv: ['sleep', '60'], endpoint: 'http://127.0.0.1:1', logFile: ${JSON.stringify(join(dir, 'a.log'))} });`,
+        `const stubborn = await launchProcess({ argv: ['bash', '-c', "trap '' TERM; sleep 60 & while :; do sleep 0.1; done"], endpoint: 'http://127.0.0.1:1', logFile: ${JSON.stringify(join(dir, 'b.log'))}, graceMs: 1000 });`,
+        'console.log(JSON.stringify([polite.pid, stubborn.pid]));',
+        'setInterval(() => {}, 1000);',
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await eventually(() => stdout.includes(']'), 20_000)).toBe(true);
+    const [polite, stubborn] = JSON.parse(stdout) as [number, number];
+    leftovers.push(polite, stubborn);
+    await sleep(300); // bash has set its trap
+    expect(watchdogsOf(child.pid!)).toHaveLength(2);
+    const killedAt = Date.now();
+    child.kill('SIGKILL');
+    expect(await eventually(() => groupMembers(polite).length === 0, 3000), `polite group left: ${groupMembers(polite).join(', ')}`).toBe(true);
+    expect(await eventually(() => groupMembers(stubborn).length === 0, 5000), `stubborn group left: ${groupMembers(stubborn).join(', ')}`).toBe(true);
+    // The stubborn one was given its grace before SIGKILL.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(900);
   });
 
   it('killOwnedGroups (a second signal, the run\'s deadline) ends the grace at once', async () => {
@@ -279,6 +329,15 @@ describe.skipIf(process.platform !== 'linux')('servebench run stopped by a signa
       await expectEngineGone(run);
     });
   }
+
+  it('SIGKILL (no handler runs): the watchdog ends the engine\'s group within seconds', { timeout: 60_000 }, async () => {
+    const run = await startRun();
+    expect(watchdogsOf(run.child.pid!)).toHaveLength(1);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect(await eventually(() => groupMembers(run.engine).length === 0, 5000), `engine group ${run.engine} left: ${groupMembers(run.engine).join(', ')}`).toBe(true);
+    expect(await listening(run.port)).toBe(false);
+  });
 
   it('SLURM: SIGTERM to every process of the job (servebench and the engine), SIGKILL after a grace: exit 143 before it, result written, engine gone', { timeout: 60_000 }, async () => {
     const run = await startRun();

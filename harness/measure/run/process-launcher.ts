@@ -1,13 +1,15 @@
 /**
  * The `process` launcher: a local command (llama-server on PATH, vllm in a virtualenv, the sim) in
  * its own process group, logging to a file, stopped with its whole group (TERM, then KILL after a
- * grace period) so that no child it started survives the run.
+ * grace period) so that no child it started survives the run, nor servebench's own death by
+ * SIGKILL (a watchdog, lib/process/watchdog.ts, ends the group then).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ownGroup, signalGroup } from '../../lib/process/owned-groups.ts';
+import { startWatchdog } from '../../lib/process/watchdog.ts';
 import type { LaunchedServer } from './launched-server.ts';
 
 /**
@@ -61,6 +63,9 @@ export async function launchProcess(launch: ProcessLaunch): Promise<LaunchedServ
   const pid = child.pid!;
   // Until stop() has seen it go: a second stop signal, the run's deadline or servebench's own exit kills it then.
   const owned = ownGroup(pid);
+  const graceMs = launch.graceMs ?? STOP_GRACE_MS;
+  // Until stop() has seen it go: servebench killed with SIGKILL, which no exit hook survives.
+  const watchdog = startWatchdog({ group: pid, graceMs });
   let stopping: Promise<void> | null = null;
   return {
     endpoint: launch.endpoint,
@@ -74,7 +79,6 @@ export async function launchProcess(launch: ProcessLaunch): Promise<LaunchedServ
     stop() {
       stopping ??= (async () => {
         if (status === null) signalGroup(pid, 'SIGTERM');
-        const graceMs = launch.graceMs ?? STOP_GRACE_MS;
         const settled = new AbortController();
         const gone = await Promise.race([
           exited.then(() => true),
@@ -92,6 +96,7 @@ export async function launchProcess(launch: ProcessLaunch): Promise<LaunchedServ
         signalGroup(pid, 'SIGKILL');
         if (!gone) throw new Error(`the server (process group ${pid}) was still there ${KILL_WAIT_MS / 1000} s after SIGKILL (stuck in the kernel, e.g. in a GPU driver call?)`);
         owned.disown();
+        watchdog.disarm();
       })();
       return stopping;
     },
