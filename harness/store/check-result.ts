@@ -11,6 +11,9 @@ import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../contract/res
 import { findCredentials } from '../contract/credentials.ts';
 import { checkColumnFit } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
+import { checkEngineName } from './engine-names.ts';
+import { checkRoofline } from './roofline.ts';
+import { checkWorkloadClaims } from './workload-claims.ts';
 import { MAX_RESULT_BYTES } from './result-files.ts';
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
 import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
@@ -167,6 +170,10 @@ export function checkResultText(file: string, text: string, relativePath: string
   }
   checkPlausibility(result, add);
   checkProvenance(result, add);
+  // What the result claims to be: an engine servebench knows, physics its hardware allows, the scenario it records.
+  checkEngineName(result, add);
+  checkRoofline(result, add);
+  checkWorkloadClaims(result, (data as { workload: { spec: unknown } }).workload.spec, add);
   if (result.run) checkColumnFit({ result, run: result.run, relativePath: relativePath ?? file, sha256 }, add);
   if (relativePath !== null && result.run) {
     const expected = resultRelativePath(result, text, sha256);

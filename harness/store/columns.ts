@@ -7,6 +7,8 @@ import { methodologyOf } from '../contract/methodology.ts';
 import { hardwareLabel } from '../contract/result-path.ts';
 import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../contract/result.ts';
 import { versionOrderKey } from './version-order.ts';
+import { engineVersionKnown } from './known-releases.ts';
+import { workloadUsesShippedSpec } from './workload-claims.ts';
 
 export type SqlType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE';
 export type Value = string | number | boolean | null;
@@ -66,8 +68,7 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('run_date', 'DATE', 'UTC', 'The day the run started', (c) => c.result.created_at.slice(0, 10)),
   from('engine', 'VARCHAR', null, 'Engine name as in engines/*.yaml', (c) => c.run.engine.name),
   from('engine_version', 'VARCHAR', null, 'Engine version as reported by the server or given to the runner', (c) => c.run.engine.version),
-  // PLACEHOLDER (always true) until the check of known releases lands: it replaces this getter.
-  from('engine_version_known', 'BOOLEAN', null, 'engine_version is a known release of the engine (committed release list); false: "unverified", shown but never ranked nor in any statistic', (_c) => true),
+  from('engine_version_known', 'BOOLEAN', null, 'engine_version is a known release of the engine (fleet/releases.json); false: "unverified", shown but never ranked nor in any statistic; null: no version recorded', (c) => engineVersionKnown(c.run.engine.name, c.run.engine.version)),
   from('engine_version_order', 'VARCHAR', null, 'Sort key of engine_version (numeric parts zero-padded; pre-releases before their release; llama.cpp build numbers bNNNN before its semantic versions)', (c) => versionOrderKey(c.run.engine.version)),
   from('model', 'VARCHAR', null, 'Model id (Hugging Face id or file name)', (c) => c.run.model.id),
   from('precision', 'VARCHAR', null, 'quantization/dtype as requested; "default" when neither was set', (c) => precisionOf(c.run)),
@@ -76,6 +77,7 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('hardware', 'VARCHAR', null, 'Hardware label: <count>x-<gpu> or cpu-<cpus>x-<cpu model>', (c) => hardwareLabel(c.result)),
   from('workload', 'VARCHAR', null, 'Workload scenario name (workloads/*.yaml)', (c) => c.result.workload.name ?? 'command-line'),
   from('workload_sha256', 'VARCHAR', null, 'sha256 of the effective workload spec; a changed spec is a different configuration', (c) => c.result.workload.spec_sha256),
+  from('workload_spec_shipped', 'BOOLEAN', null, 'The run used the scenario as workloads/<workload>.yaml ships it today (workload_sha256 equals its hash); false: flags changed it, or the shipped spec changed since, or no such scenario', (c) => workloadUsesShippedSpec(c.result)),
   from('methodology', 'VARCHAR', null, 'Measurement methodology (schema and metric definitions); a change breaks every series', (c) => methodologyOf(c.result)),
 ];
 
