@@ -8,7 +8,7 @@
  * bumps SCHEMA_VERSION and gets a line in docs/CHANGELOG.md.
  */
 import { z } from 'zod';
-import { COUNT_SOURCES, FAILURE_CLASSES, TOKENIZER_SOURCES } from './vocabulary.ts';
+import { COUNT_SOURCES, FAILURE_CLASSES, LATER_FAILURE_CLASSES, TOKENIZER_SOURCES, type FailureClass, type LaterFailureClass } from './vocabulary.ts';
 import { APIS, ARRIVALS, SloSchema } from './common.ts';
 import { WorkloadSchema } from './workload.ts';
 
@@ -60,7 +60,26 @@ export const PointMetricsSchema = z
   .strict();
 
 const countsBySource = z.object(Object.fromEntries(COUNT_SOURCES.map((s) => [s, count])) as Record<(typeof COUNT_SOURCES)[number], typeof count>).strict();
-const failuresByClass = z.object(Object.fromEntries(FAILURE_CLASSES.map((c) => [c, count])) as Record<(typeof FAILURE_CLASSES)[number], typeof count>).strict();
+const isLaterClass = (c: FailureClass): c is LaterFailureClass => (LATER_FAILURE_CLASSES as readonly FailureClass[]).includes(c);
+const failuresByClass = z
+  .object({
+    ...(Object.fromEntries(FAILURE_CLASSES.filter((c) => !isLaterClass(c)).map((c) => [c, count])) as Record<Exclude<FailureClass, LaterFailureClass>, typeof count>),
+    ...(Object.fromEntries(LATER_FAILURE_CLASSES.map((c) => [c, count.optional().describe('absent in results written before this class existed')])) as Record<LaterFailureClass, z.ZodOptional<typeof count>>),
+  })
+  .strict();
+
+/** A point keeps at most this many distinct failure messages (the most frequent), each at most this long. */
+export const MAX_FAILURE_MESSAGES = 20;
+export const MAX_FAILURE_MESSAGE_CHARS = 300;
+
+export const FailureMessageSchema = z
+  .object({
+    class: z.enum(FAILURE_CLASSES),
+    // Shown as text wherever a result is read: one line, nothing that displays as something else.
+    message: z.string().max(MAX_FAILURE_MESSAGE_CHARS).regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a failure message holds no control or invisible format characters'),
+    count: z.number().int().positive(),
+  })
+  .strict();
 
 export const LoadSchema = z.discriminatedUnion('mode', [
   z
@@ -173,6 +192,11 @@ export const PointSchema = z
     input_tokens_mismatched: count.describe("Completed requests whose usage.prompt_tokens differs from the length the prompt was built to"),
     metrics: PointMetricsSchema,
     failures: failuresByClass,
+    failure_messages: z
+      .array(FailureMessageSchema)
+      .max(MAX_FAILURE_MESSAGES)
+      .optional()
+      .describe(`What the failed requests said (the server's own error message, or the client's account of the failure), redacted: each distinct message of a class with how many requests gave it, the ${MAX_FAILURE_MESSAGES} most frequent, most frequent first; absent when nothing failed and in older results`),
     token_count_sources: z.object({ input: countsBySource, output: countsBySource }).strict(),
     itl_split: z.object({ exact: count, estimated: count }).strict(),
     client: ClientHealthSchema,
@@ -361,6 +385,7 @@ export type PointMetricsJson = z.infer<typeof PointMetricsSchema>;
 export type Load = z.infer<typeof LoadSchema>;
 export type ClientHealth = z.infer<typeof ClientHealthSchema>;
 export type RequestSummary = z.infer<typeof RequestSummarySchema>;
+export type FailureMessage = z.infer<typeof FailureMessageSchema>;
 export type Point = z.infer<typeof PointSchema>;
 export type RunResult = z.infer<typeof RunResultSchema>;
 export type RunBlock = z.infer<typeof RunBlockSchema>;

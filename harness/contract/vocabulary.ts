@@ -13,11 +13,19 @@ export const FAILURE_CLASSES = [
   'malformed_event',
   'stream_error',
   'no_content',
+  'runaway_stream',
   'short_output',
   'aborted',
   'other',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/**
+ * Classes added after schema version 1 was published: a point's failures may lack them (results
+ * written before they existed), so the schema takes them as optional and a missing one counts 0.
+ */
+export const LATER_FAILURE_CLASSES = ['runaway_stream'] as const satisfies readonly FailureClass[];
+export type LaterFailureClass = (typeof LATER_FAILURE_CLASSES)[number];
 
 /** Where a token count came from, in order of preference. */
 export const COUNT_SOURCES = ['usage', 'tokenizer', 'events', 'declared'] as const;

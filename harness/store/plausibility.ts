@@ -131,6 +131,12 @@ function checkPoint(result: RunResult, point: Point, i: number, add: AddProblem)
   }
   const failures = Object.values(point.failures).reduce((a, b) => a + b, 0);
   if (failures !== m.failed) add(`${at}.failures`, rule('failures-by-class', `failures by class sum to ${failures}, metrics.failed is ${m.failed}`), 'each failed request has exactly one class');
+  const messaged = new Map<string, number>();
+  for (const message of point.failure_messages ?? []) messaged.set(message.class, (messaged.get(message.class) ?? 0) + message.count);
+  for (const [cls, count] of messaged) {
+    const failed = point.failures[cls as keyof Point['failures']] ?? 0;
+    if (count > failed) add(`${at}.failure_messages`, rule('messages≤failures', `messages of ${cls} count ${count} requests, ${failed} failed as ${cls}`), 'each failed request gives at most one message, counted under its own class');
+  }
   if (point.input_tokens_mismatched > m.completed) add(`${at}.input_tokens_mismatched`, rule('mismatched≤completed', `${point.input_tokens_mismatched} mismatched of ${m.completed} completed`), 'only completed requests are compared');
   checkRates(point, at, result.run?.hardware?.gpus.length ?? 0, add);
   for (const key of [...LATENCIES, 'interactivity_tok_s'] as const) {

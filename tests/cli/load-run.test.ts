@@ -63,6 +63,8 @@ describe('servebench load against the sim', () => {
     const result = RunResultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
     expect(result.outcome.exceeded_max_failure_rate).toBe(true);
     expect(result.points[0]!.failures.http_error).toBeGreaterThan(5);
+    // What the server said, with how many requests it said it to.
+    expect(result.points[0]!.failure_messages).toEqual([{ class: 'http_error', message: 'HTTP 500: Simulated internal server error (--faults http500).', count: result.points[0]!.failures.http_error }]);
     const relaxed = await runCli(['load', '--endpoint', faulty.url, ...common, '--num-prompts', '40', '--max-failure-rate', '1']);
     expect(relaxed.code).toBe(0);
   });

@@ -1,5 +1,7 @@
 /**
  * Every fault class is observable from the client side, and recorded in ground truth and /metrics.
+ * The answers that never end (endless, http500_endless) are read in part here; what the load
+ * generator does with them is in tests/load/runaway.test.ts.
  * stall, being about wall-clock time, is in step-timing.timing.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -73,6 +75,56 @@ describe('faults', () => {
     expect(events.at(-1)!['usage'].completion_tokens).toBe(5);
     expect(events.at(-2)!['choices'][0].finish_reason).toBe('stop');
     expect(countSimTokens(streamedText(events))).toBe(5);
+  });
+
+  it('endless streams valid tokens past max_tokens without end, until the client hangs up', async () => {
+    const server = await sim({ zeroCost: true, faults: { endless: 1 } });
+    const response = await post(server.url + COMPLETIONS, body);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    // Read a megabyte of it, then hang up.
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (text.length < 1024 * 1024) text += decoder.decode((await reader.read()).value, { stream: true });
+    await reader.cancel();
+    const events = text.split('\n\n').slice(0, -1).map((event) => JSON.parse(event.replace(/^data: /, '')) as Record<string, any>);
+    expect(events.length).toBeGreaterThan(100 * 10);
+    expect(events.every((event) => event['choices'][0].finish_reason === null)).toBe(true);
+    expect(countSimTokens(streamedText(events))).toBe(events.length);
+    for (let waited = 0; server.groundTruth()[0]!.end_ms === null && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.groundTruth()[0]).toMatchObject({ fault: 'endless', status: 200, finish_reason: null, client_aborted: true });
+    expect(server.groundTruth()[0]!.completion_tokens).toBeGreaterThanOrEqual(events.length);
+    expect(await (await fetch(`${server.url}/metrics`)).text()).toContain('sim_request_failure_total{reason="endless"} 1');
+  });
+
+  it('http500_endless answers 500 with an OpenAI-style error whose body never ends', async () => {
+    const server = await sim({ zeroCost: true, faults: { http500_endless: 1 } });
+    const response = await post(server.url + COMPLETIONS, body);
+    expect(response.status).toBe(500);
+    const reader = response.body!.getReader();
+    let text = '';
+    while (text.length < 256 * 1024) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toMatch(/^\{"error":\{"code":500,"type":"server_error","message":"Simulated internal server error whose body never ends \(--faults http500_endless\): x+$/);
+    expect(server.groundTruth()[0]).toMatchObject({ fault: 'http500_endless', status: 500, completion_tokens: 0 });
+  });
+
+  it("error_event cuts the stream after half the tokens with llama.cpp's error event, no [DONE]; not streamed, a 500", async () => {
+    const server = await sim({ zeroCost: true, personality: 'llamacpp', faults: { error_event: 1 } });
+    const result = await readSse(server.url + COMPLETIONS, body);
+    expect(result.status).toBe(200);
+    expect(result.error).toBeNull();
+    expect(result.data).not.toContain('[DONE]');
+    const events = jsonEvents(result);
+    expect(events.at(-1)).toEqual({ error: { code: 500, message: 'The model produced output that does not match the expected Content-only format', type: 'server_error' } });
+    expect(countSimTokens(streamedText(events.slice(0, -1)))).toBe(5);
+    expect(server.groundTruth()[0]).toMatchObject({ fault: 'error_event', completion_tokens: 5, finish_reason: null });
+
+    const plain = await post(server.url + COMPLETIONS, { ...body, stream: false });
+    expect(plain.status).toBe(500);
+    expect(await plain.json()).toEqual({ error: { code: 500, message: 'The model produced output that does not match the expected Content-only format', type: 'server_error' } });
+    expect(await (await fetch(`${server.url}/metrics`)).text()).toContain('sim_request_failure_total{reason="error_event"} 2');
   });
 
   it('the same seed draws the same faults after a ground-truth reset', async () => {

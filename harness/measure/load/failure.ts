@@ -16,8 +16,38 @@ export class RequestAbortedError extends Error {
   }
 }
 
+/**
+ * What a failure keeps of its message before it is cleaned for the result (failure-messages.ts):
+ * more than the result shows, so that redaction sees a credential whole before the text is cut.
+ */
+const RAW_MESSAGE_CHARS = 1000;
+
 export function failure(cls: FailureClass, message: string, status: number | null = null): RequestFailure {
-  return { class: cls, status, message: message.slice(0, 300) };
+  return { class: cls, status, message: message.slice(0, RAW_MESSAGE_CHARS) };
+}
+
+/**
+ * The server's own words in an error body or event: the message of an OpenAI-style error object
+ * ({"error":{"message":…}} or {"message":…}, as vLLM, SGLang and llama.cpp send them), else the
+ * text as it came (a proxy's HTML page, a body cut at its bound).
+ */
+export function serverMessage(body: unknown): string {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return body.trim();
+    }
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = value as Record<string, unknown>;
+    const inner = fields['error'] ?? fields;
+    if (typeof inner === 'string') return inner;
+    const message = inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>)['message'] : undefined;
+    if (typeof message === 'string') return message;
+  }
+  return typeof body === 'string' ? body.trim() : JSON.stringify(body);
 }
 
 const CODE_CLASSES: Record<string, FailureClass> = {

@@ -3,6 +3,7 @@
  * Covers /v1/completions (choices[].text) and /v1/chat/completions (choices[].delta.content, and
  * reasoning text that reasoning models stream separately). A role-only delta carries no text.
  */
+import { serverMessage } from './failure.ts';
 
 export interface Usage {
   readonly promptTokens: number | null;
@@ -86,11 +87,8 @@ export function readChunk(data: string): ChunkReading {
     return { kind: 'malformed', reason: 'event data is not a JSON object' };
   }
   const body = parsed as Record<string, unknown>;
-  if (body['error'] !== undefined && body['error'] !== null) {
-    const error = body['error'];
-    const message = typeof error === 'string' ? error : JSON.stringify(error);
-    return { kind: 'error', message: message.slice(0, 300) };
-  }
+  // llama.cpp ends a stream it cannot finish with {"error":{"code":500,"message":…,"type":"server_error"}}.
+  if (body['error'] !== undefined && body['error'] !== null) return { kind: 'error', message: serverMessage(body) };
   const choices = body['choices'];
   if (choices !== undefined && !Array.isArray(choices)) return { kind: 'malformed', reason: 'choices is not an array' };
   let text = '';

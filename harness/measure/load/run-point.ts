@@ -10,6 +10,7 @@ import { startClientMonitor } from './client-monitor.ts';
 import { driveClosedLoop, driveOpenLoop, type DriveOptions } from './drive.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import { resolveCounts } from './resolve-counts.ts';
+import { failureMessages } from './failure-messages.ts';
 import { pointPrompts, type PromptSpec } from './point-prompts.ts';
 import { arrivalOffsetsMs } from './schedule.ts';
 import { loadDataset, traceOffsetsMs } from '../workloads/datasets.ts';
@@ -187,6 +188,7 @@ export async function runPoint(
     const records = outcome.records.sort((a, b) => a.sendMs - b.sendMs);
     for (const record of records) resolveCounts(record, measured.built(record.index), localCounter, plan.ignoreEos, plan.tokenizer !== null);
     const summary = summarizePoint(records, plan.slo);
+    const messages = failureMessages(records);
     return {
       load,
       started_at: startedAt,
@@ -202,6 +204,7 @@ export async function runPoint(
       prompt_set_sha256: measured.sha256(records.length),
       metrics: summary.metrics,
       failures: summary.failures,
+      ...(messages !== null ? { failure_messages: messages } : {}),
       token_count_sources: summary.token_count_sources,
       itl_split: summary.itl_split,
       client,

@@ -7,7 +7,7 @@
 import type { Dispatcher } from 'undici';
 import { emptyRecord, type RequestRecord } from '../metrics/request-record.ts';
 import { readChunk } from './openai-chunk.ts';
-import { classifyError, failure, RequestAbortedError, RequestTimeoutError } from './failure.ts';
+import { classifyError, failure, RequestAbortedError, RequestTimeoutError, serverMessage } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import { createSseDecoder, MAX_SSE_BUFFER_BYTES } from './sse-decoder.ts';
 
@@ -30,7 +30,35 @@ export interface RequestContext {
   readonly counters: LiveCounters;
 }
 
-const ERROR_BODY_LIMIT = 2048;
+/**
+ * An answer that is not the measured stream (an error status, a JSON body) is only quoted: this
+ * much of it is kept, and the rest may take this long after the headers. Then the request ends,
+ * classified by its status, and its connection is closed: an error body that never ends (a broken
+ * proxy) must not hold the request to its timeout, nor be called a timeout.
+ */
+export const ERROR_BODY_BYTES = 8 * 1024;
+export const ERROR_BODY_DEADLINE_MS = 2000;
+
+/**
+ * Events a stream may carry per token of max_tokens, and beyond that, before it is a runaway: a
+ * token gives at most one event (an empty chunk for a token held back, part of a character,
+ * included), and a stream adds a role chunk, a finish chunk, a usage chunk and [DONE]. Four times
+ * leaves room for what servers may yet do (logprobs or reasoning sent apart from the text). A
+ * server past it is not generating this request any more; reading on only costs memory (one that
+ * streamed valid tokens for ever took a single request to 1.26 GB in 40 s).
+ */
+export const RUNAWAY_EVENTS_PER_TOKEN = 4;
+export const RUNAWAY_EXTRA_EVENTS = 32;
+/** Generated text per token of max_tokens (the longest vocabulary entries, runs of spaces or dashes, are a few hundred characters). */
+export const RUNAWAY_CHARS_PER_TOKEN = 1024;
+
+/** The most a request's stream may carry before it fails as runaway_stream. */
+export function runawayLimits(maxTokens: number): { readonly events: number; readonly chars: number } {
+  return {
+    events: RUNAWAY_EVENTS_PER_TOKEN * maxTokens + RUNAWAY_EXTRA_EVENTS,
+    chars: RUNAWAY_CHARS_PER_TOKEN * (maxTokens + RUNAWAY_EXTRA_EVENTS),
+  };
+}
 /** Re-sends of one request whose connection closed before any response byte. */
 export const MAX_RESENDS = 3;
 
@@ -38,8 +66,16 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
   return new Promise((resolve) => {
     const record = emptyRecord(prepared.index, requestId, scheduledMs, ctx.keepTexts);
     let status = 0;
-    let isEventStream = false;
-    let errorBody = '';
+    /** A 200 event stream: what is measured. Anything else is only quoted (see ERROR_BODY_BYTES). */
+    let streaming = false;
+    /** The headers of an answer that is not the stream arrived: its body is being quoted. */
+    let quoting = false;
+    const quoted: Buffer[] = [];
+    let quotedBytes = 0;
+    let quoteDeadline: NodeJS.Timeout | undefined;
+    const limits = runawayLimits(prepared.maxTokens);
+    let events = 0;
+    let chars = 0;
     let now = 0;
     let sawDone = false;
     let streamProblem: RequestRecord['failure'] = null;
@@ -48,6 +84,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
 
     const decoder = createSseDecoder({
       onData(data) {
+        if (++events > limits.events) return runaway(`the stream went on past ${limits.events} events (${RUNAWAY_EVENTS_PER_TOKEN} per token of max_tokens ${prepared.maxTokens}, and ${RUNAWAY_EXTRA_EVENTS}): the server did not stop generating`);
         const reading = readChunk(data);
         switch (reading.kind) {
           case 'done':
@@ -61,6 +98,8 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
             return;
           case 'chunk':
             if (reading.text !== '') {
+              chars += reading.text.length;
+              if (chars > limits.chars) return runaway(`the stream carried more than ${limits.chars} characters of text (${RUNAWAY_CHARS_PER_TOKEN} per token of max_tokens ${prepared.maxTokens}, and ${RUNAWAY_EXTRA_EVENTS}): the server did not stop generating`);
               record.contentTimesMs.push(now);
               record.contentChars.push(reading.text.length);
               record.contentTexts?.push(reading.text);
@@ -78,17 +117,27 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
         // An event over the decoder's bound (a line that never ends): nothing after it can be
         // decoded, so the request fails now rather than holding its connection to the timeout.
         streamProblem ??= failure('malformed_event', `an event larger than ${MAX_SSE_BUFFER_BYTES / (1024 * 1024)} MiB: ${message}`);
-        const problem = streamProblem;
-        // Settled first: the abort reports back at once, as an error of its own.
-        finish(problem);
-        if (controller && !controller.aborted) controller.abort(new Error(problem.message));
+        stopWith(streamProblem);
       },
     });
+
+    /** Ends the request now and closes its connection: nothing more is read from it. */
+    const stopWith = (problem: RequestRecord['failure']): void => {
+      // Settled first: the abort reports back at once, as an error of its own.
+      finish(problem);
+      if (controller && !controller.aborted) controller.abort(new Error(problem?.message ?? 'stopped reading'));
+    };
+    const runaway = (message: string): void => {
+      if (!settled) stopWith(failure('runaway_stream', message));
+    };
+    /** The quoted answer is complete, at its bound or at its deadline: judged by its status. */
+    const endQuote = (): void => stopWith(null);
 
     const finish = (problem: RequestRecord['failure']): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(quoteDeadline);
       ctx.signal.removeEventListener('abort', onAbort);
       record.endMs = performance.now();
       record.failure = problem ?? judgeStream();
@@ -98,8 +147,8 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
     };
 
     const judgeStream = (): RequestRecord['failure'] => {
-      if (status !== 200) return failure('http_error', `HTTP ${status}: ${errorBody.trim()}`, status);
-      if (!isEventStream) return failure('no_content', `server did not stream: ${errorBody.slice(0, 200)}`);
+      if (status !== 200) return failure('http_error', `HTTP ${status}: ${serverMessage(Buffer.concat(quoted).toString('utf8'))}`, status);
+      if (!streaming) return failure('no_content', `server did not stream: ${Buffer.concat(quoted).toString('utf8').slice(0, 200)}`);
       if (streamProblem) return streamProblem;
       if (!sawDone && record.finishReason === null) return failure('truncated_stream', 'stream ended without a finish reason or [DONE]');
       if (record.contentTimesMs.length === 0) return failure('no_content', 'no event carried generated text');
@@ -111,7 +160,8 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
       finish(classifyError(error));
     };
     const onAbort = (): void => abortWith(new RequestAbortedError());
-    const timer = setTimeout(() => abortWith(new RequestTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
+    // An answer being quoted has its status already: it is that answer, not a timeout.
+    const timer = setTimeout(() => (quoting ? endQuote() : abortWith(new RequestTimeoutError(ctx.timeoutMs))), ctx.timeoutMs);
     if (ctx.signal.aborted) {
       record.sendMs = performance.now();
       onAbort();
@@ -136,23 +186,33 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
           },
           onResponseStart(_c, statusCode, headers) {
             status = statusCode;
-            const contentType = headers['content-type'];
-            isEventStream = String(contentType ?? '').includes('text/event-stream');
+            streaming = statusCode === 200 && String(headers['content-type'] ?? '').includes('text/event-stream');
+            if (!streaming) {
+              quoting = true;
+              quoteDeadline = setTimeout(endQuote, ERROR_BODY_DEADLINE_MS);
+            }
           },
           onResponseData(_c, chunk) {
             now = performance.now();
             record.firstByteMs ??= now;
-            if (status === 200 && isEventStream) decoder.push(chunk);
-            else if (errorBody.length < ERROR_BODY_LIMIT) errorBody += chunk.toString('utf8');
+            if (streaming) {
+              decoder.push(chunk);
+            } else if (quotedBytes < ERROR_BODY_BYTES) {
+              quoted.push(chunk.subarray(0, ERROR_BODY_BYTES - quotedBytes));
+              quotedBytes += chunk.length;
+              if (quotedBytes >= ERROR_BODY_BYTES) endQuote();
+            }
           },
           onResponseEnd() {
-            if (status === 200 && isEventStream) {
+            if (streaming) {
               now = performance.now();
               decoder.end();
             }
             finish(null);
           },
           onResponseError(_c, error) {
+            // Cut off while quoting an answer: still that answer (its status), not how the cut looked.
+            if (quoting) return endQuote();
             const problem = classifyError(error);
             // Closed before a single response byte: the server never started this request (a
             // keep-alive connection it closed as the request went out). Send it again; the clock

@@ -7,7 +7,8 @@ import { usageError } from '../../lib/errors.ts';
 export const PERSONALITIES = ['vllm', 'sglang', 'llamacpp', 'trtllm', 'no-usage'] as const;
 export type Personality = (typeof PERSONALITIES)[number];
 
-export const FAULT_KINDS = ['http500', 'http429', 'reset', 'malformed', 'stall', 'early_stop', 'truncate'] as const;
+// New kinds go last: a seed draws the same fault for the same request whatever was added after it.
+export const FAULT_KINDS = ['http500', 'http429', 'reset', 'malformed', 'stall', 'early_stop', 'truncate', 'endless', 'http500_endless', 'error_event'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Probability per request of each fault; at most one fault is drawn per request. */
 export type FaultRates = Readonly<Partial<Record<FaultKind, number>>>;

@@ -53,6 +53,8 @@ export interface GenerationPlan {
   readonly stallAfter: number;
   /** Insert an invalid-JSON event before this token index, or -1. */
   readonly malformedAt: number;
+  /** End the stream with llama.cpp's error event after the last token (or, not streamed, answer 500). */
+  readonly errorEvent?: true;
 }
 
 function half(tokens: number): number {
@@ -60,8 +62,8 @@ function half(tokens: number): number {
 }
 
 /**
- * Applies a streaming fault to a request's natural output. http500/http429 never reach here (they
- * are answered before the engine sees the request).
+ * Applies a streaming fault to a request's natural output. http500, http429, http500_endless and
+ * endless never reach here (they are answered without the engine: see endless.ts).
  */
 export function planGeneration(fault: FaultKind | null, natural: number, maxTokens: number, naturalReason: FinishReason): GenerationPlan {
   const plan = { outputTokens: natural, finishReason: naturalReason as FinishReason | null, stallAfter: -1, malformedAt: -1 };
@@ -69,6 +71,8 @@ export function planGeneration(fault: FaultKind | null, natural: number, maxToke
     case 'reset':
     case 'truncate':
       return { ...plan, outputTokens: half(natural), finishReason: null };
+    case 'error_event':
+      return { ...plan, outputTokens: half(natural), finishReason: null, errorEvent: true };
     case 'early_stop':
       return { ...plan, outputTokens: half(maxTokens), finishReason: 'stop' };
     case 'malformed':

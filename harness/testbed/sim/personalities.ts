@@ -42,6 +42,8 @@ export interface StreamFormat {
   /** Everything after the last token: finish event unless lastContent sent it, usage, [DONE]. */
   finish(reason: FinishReason, usage: UsageCounts, finishAlreadySent: boolean): string;
   malformed(): string;
+  /** An error in place of the rest of the stream, as llama.cpp sends one (the stream ends after it). */
+  error(code: number, message: string): string;
 }
 
 export function responseIdPrefix(personality: Personality, kind: EndpointKind): string {
@@ -79,6 +81,8 @@ export function streamFormat(personality: Personality, framing: SseFraming, view
   const close = framing.crlf ? '\r\n\r\n' : '\n\n';
   const event = (json: string): string => open + json + close;
   const done = event('[DONE]');
+  // llama-server's error object ({"error":{"code":500,"message":…,"type":"server_error"}}); the sim sends it for every personality.
+  const errorEvent = (code: number, message: string): string => event(JSON.stringify({ error: { code, message, type: 'server_error' } }));
   const keepalive = `: keep-alive${close}`;
   const id = JSON.stringify(view.id);
   const model = JSON.stringify(view.model);
@@ -111,6 +115,7 @@ export function streamFormat(personality: Personality, framing: SseFraming, view
         return event(`{"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"${reason}"}]${tail},${usageAndTimings(usage)}}`) + done;
       },
       malformed: () => `${contentOpen}"sim-malformed${close}`,
+      error: (code, message) => errorEvent(code, message),
     };
   }
 
@@ -146,6 +151,7 @@ export function streamFormat(personality: Personality, framing: SseFraming, view
       return (finishAlreadySent ? '' : finishEvent(reason)) + usageEvent + done;
     },
     malformed: () => `${contentOpen}"sim-malformed${close}`,
+    error: (code, message) => errorEvent(code, message),
   };
 }
 

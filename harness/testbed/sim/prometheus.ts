@@ -5,7 +5,7 @@
 import { FAULT_KINDS, type FaultKind } from './config.ts';
 
 /** Why a request did not end with a finish chunk; the label of sim_request_failure_total. */
-export const FAILURE_REASONS = ['http500', 'http429', 'reset', 'truncate', 'bad_request', 'not_found', 'client_abort', 'server_shutdown'] as const;
+export const FAILURE_REASONS = ['http500', 'http429', 'reset', 'truncate', 'bad_request', 'not_found', 'client_abort', 'server_shutdown', 'endless', 'http500_endless', 'error_event'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 const TTFT_BUCKETS_S = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80] as const;

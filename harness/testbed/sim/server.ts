@@ -13,7 +13,8 @@ import { mix32 } from './hash.ts';
 import { listen, readBody, sendJson } from './http-io.ts';
 import { tokenizeResponse } from './tokenize.ts';
 import { SERVEBENCH_VERSION } from '../../lib/version.ts';
-import { responseIdPrefix, type EndpointKind } from './personalities.ts';
+import { responseIdPrefix, streamFormat, type EndpointKind } from './personalities.ts';
+import { errorEndless, streamEndless } from './endless.ts';
 import { SimMetrics } from './prometheus.ts';
 import { RequestError, errorBody, parseBody, parseSimRequest, type SimRequest } from './request.ts';
 import { Scheduler } from './scheduler.ts';
@@ -127,9 +128,14 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
       metrics.fail(fault);
       return reject(res, record, new RequestError(429, 'Simulated rate limit (--faults http429); retry later.'), { 'retry-after': '1' });
     }
+    if (fault === 'http500_endless') return errorEndless(res, record, () => metrics.fail(fault));
     const natural = request.ignoreEos ? request.maxTokens : naturalLength(request.hash, request.maxTokens, request.minTokens);
     const plan = planGeneration(fault, natural, request.maxTokens, request.ignoreEos ? 'length' : 'stop');
     const view = { kind, id: responseId(kind), created: Math.floor(Date.now() / 1000), model: config.modelName, includeUsage: request.includeUsage };
+    if (fault === 'endless') {
+      const format = request.stream ? streamFormat(config.personality, host.framing, view) : null;
+      return streamEndless(res, record, format, request.hash, () => metrics.fail(fault));
+    }
     const stream = new SimStream({ res, record, request, plan, fault, view, host });
     active.add(stream);
     stream.sequence = scheduler.enqueue({

@@ -13,6 +13,8 @@ import type { FailureReason, SimMetrics } from './prometheus.ts';
 import type { SimRequest } from './request.ts';
 import type { Sequence } from './scheduler.ts';
 import { TOKEN_JSON, TOKEN_TEXT, outputWord } from './tokens.ts';
+import { sendJson } from './http-io.ts';
+import { errorBody } from './request.ts';
 
 export interface StreamHost {
   readonly personality: Personality;
@@ -37,7 +39,13 @@ export interface StreamInit {
   readonly host: StreamHost;
 }
 
-type Ending = 'finish' | 'reset' | 'truncate';
+/**
+ * What upstream llama-server streams when its chat output parser refuses what the model generated
+ * (a forced length that ends inside a character, with --jinja): seen cutting streams in real runs.
+ */
+export const LLAMACPP_CONTENT_ONLY_ERROR = 'The model produced output that does not match the expected Content-only format';
+
+type Ending = 'finish' | 'reset' | 'truncate' | 'error';
 
 export class SimStream {
   sequence: Sequence<SimStream> | null = null;
@@ -117,8 +125,9 @@ export class SimStream {
   /** The engine produced the last token this response will get. */
   onFinish(): void {
     const reason = this.plan.finishReason;
-    this.ending = reason !== null ? 'finish' : this.fault === 'reset' ? 'reset' : 'truncate';
+    this.ending = reason !== null ? 'finish' : this.plan.errorEvent ? 'error' : this.fault === 'reset' ? 'reset' : 'truncate';
     if (this.format !== null && reason !== null) this.pending += this.format.finish(reason, this.usage(), this.finishSent);
+    if (this.format !== null && this.ending === 'error') this.pending += this.format.error(500, LLAMACPP_CONTENT_ONLY_ERROR);
     this.markDirty();
   }
 
@@ -130,7 +139,7 @@ export class SimStream {
       return;
     }
     const now = performance.now();
-    if (this.ending === 'finish' || this.ending === 'truncate') {
+    if (this.ending === 'finish' || this.ending === 'truncate' || this.ending === 'error') {
       const socket = this.res.socket;
       this.res.end(this.pending, () => {
         // Like llama-server: the terminating chunk is complete, then the socket closes.
@@ -184,6 +193,14 @@ export class SimStream {
   }
 
   private endNonStreaming(): void {
+    if (this.plan.errorEvent) {
+      // Not streamed, llama-server answers the same refusal as a 500.
+      const now = performance.now();
+      sendJson(this.res, 500, errorBody(500, LLAMACPP_CONTENT_ONLY_ERROR, 'server_error'), { 'x-request-id': this.record.request_id });
+      this.record.status = 500;
+      this.finalize(now, null);
+      return;
+    }
     if (this.fault === 'reset') {
       this.res.socket?.destroy();
       this.finalize(performance.now(), null);
@@ -215,6 +232,7 @@ export class SimStream {
     record.finish_reason = finishReason;
     const metrics = this.host.metrics;
     if (failure !== undefined) metrics.fail(failure);
+    else if (this.ending === 'error') metrics.fail('error_event');
     else if (this.ending === 'reset' || this.ending === 'truncate') metrics.fail(this.ending);
     else metrics.success++;
     this.host.release(this);
