@@ -6,7 +6,11 @@ import { EXIT, ServebenchError } from './lib/errors.ts';
 import { formatHelp, type Command } from './lib/cli/options.ts';
 
 export const COMMANDS: Record<string, () => Promise<Command>> = {
-  run: async () => (await import('./measure/run/command.ts')).runCommand,
+  // run checks what it wrote with validate's own code; the CLI hands it over, as measure may not import the store.
+  run: async () => {
+    const [{ createRunCommand }, { checkResultText }, { formatProblemLine }] = await Promise.all([import('./measure/run/command.ts'), import('./store/check-result.ts'), import('./store/problem-output.ts')]);
+    return createRunCommand((text, relativePath) => checkResultText(relativePath, text, relativePath).problems.map(formatProblemLine));
+  },
   load: async () => (await import('./measure/load/command.ts')).loadCommand,
   sim: async () => (await import('./testbed/sim/command.ts')).simCommand,
   embedded: async () => (await import('./testbed/embedded/command.ts')).embeddedCommand,
@@ -52,7 +56,8 @@ function mainHelp(): string {
     '',
     'Run `servebench <command> --help` for the options of a command.',
     'Exit status: 0 ok, 1 a threshold was exceeded (e.g. --max-failure-rate), 2 bad input, 3 the result could not be',
-    'written (it went to stdout), 70 internal error (a servebench bug: please report it, with --debug for the stack),',
+    'written (it went to stdout), 4 the result was written but `validate` refuses it (run: each rule is printed),',
+    '70 internal error (a servebench bug: please report it, with --debug for the stack),',
     '75 busy (another compile is writing the same output folder: try again when it has finished),',
     '129 hung up (SIGHUP: the terminal or SSH session went away), 130 interrupted (SIGINT), 143 terminated (SIGTERM).',
     'On any of those three signals a run stops its engine and still writes its result.',

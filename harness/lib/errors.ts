@@ -10,6 +10,11 @@ export const EXIT = {
   usage: 2,
   /** Measured, but the result file could not be written (the result went to stdout instead). */
   outputFailed: 3,
+  /**
+   * Measured and written, but `validate` refuses what was written (each broken rule is printed):
+   * the file is kept, as the measurement it is, and cannot go into results/ as it stands.
+   */
+  resultRefused: 4,
   /** A servebench bug: an error other than a ServebenchError reached the CLI (EX_SOFTWARE, sysexits.h). */
   internalError: 70,
   /** Busy: another servebench process holds what this command would write (a compile of the same --out); try again when it has finished (EX_TEMPFAIL, sysexits.h). */

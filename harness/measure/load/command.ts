@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { parseCommandArgs } from '../../lib/cli/options.ts';
-import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
 import { stopOnSignal } from '../../lib/process/stop-signals.ts';
 import { redactArgv } from '../../contract/credentials.ts';
 import { loadSpec, normalizeLoadOptions } from './load-options.ts';
 import { createProgressReporter } from './progress.ts';
 import { runLoad } from './run-load.ts';
 import { formatSummaryTable } from './summary-table.ts';
+import { deliverResult } from './deliver-result.ts';
 
 function outputPath(out: string, runId: string): string {
   return out.endsWith('/') ? join(out, `${runId}.json`) : out;
@@ -40,23 +40,13 @@ export const loadCommand = {
         onProgress: config.progress ? (i, state) => progress.update(i, config.loads[i]!, state) : undefined,
         onPointDone: () => progress.finishPoint(),
       });
-      const json = `${JSON.stringify(result, null, 2)}\n`;
-      let writeError: string | null = null;
-      if (config.out !== null) {
-        const path = outputPath(config.out, result.run_id);
-        try {
-          await writeNewFileAtomic(path, json);
-          if (!config.json) process.stderr.write(`servebench: wrote ${path}\n`);
-        } catch (error) {
-          writeError = `cannot write ${path}: ${(error as Error).message}`;
-        }
-      }
-      // A measured result is never lost: if it could not be saved, it goes to stdout.
-      process.stdout.write(config.json || writeError !== null ? json : formatSummaryTable(result.points));
-      if (writeError !== null) {
-        process.stderr.write(`servebench: ${writeError}; the result was printed to stdout instead\n`);
-        return EXIT.outputFailed;
-      }
+      const delivered = await deliverResult({
+        text: `${JSON.stringify(result, null, 2)}\n`,
+        path: config.out === null ? null : outputPath(config.out, result.run_id),
+        json: config.json,
+        summary: () => formatSummaryTable(result.points),
+      });
+      if (delivered.exitCode !== null) return delivered.exitCode;
       if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
       if (result.outcome.exceeded_max_failure_rate) {
         process.stderr.write(

@@ -22,6 +22,7 @@ import { officialImage, type ServeParameters } from '../../contract/engine.ts';
 import { isDummyModelRef } from '../models/real-shape-model.ts';
 import { resolveDummyModel } from '../models/model-ref.ts';
 import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner.ts';
+import { deliverResult } from '../load/deliver-result.ts';
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
 import { freePort } from './free-port.ts';
@@ -39,6 +40,8 @@ const spec: CommandSpec = {
   options: RUN_OPTIONS,
   epilog: [
     'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input;',
+    '3 the result could not be written (it went to stdout instead); 4 a run that did not fail wrote a result `servebench validate`',
+    'refuses (each broken rule is printed; the file is kept, and results/ does not take it as it stands);',
     '70 internal error (a servebench bug); 129 SIGHUP (the terminal went away), 130 SIGINT, 143 SIGTERM: the server is always',
     `stopped and the result always written. The server gets ${STOP_GRACE_MS / 1000} s from the signal, then SIGKILL (a second signal: SIGKILL`,
     `at once); the result is written within ${(STOP_GRACE_MS + KILL_WAIT_MS) / 1000} s of the signal, inside the 30 s SLURM and Kubernetes allow by default.`,
@@ -69,129 +72,148 @@ function serveParameters(raw: RawOptions, model: string, servedName: string, por
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ServeParameters;
 }
 
-export const runCommand: Command = {
-  spec,
-  async run(argv) {
-    const raw = parseCommandArgs(spec, argv);
-    const need = (name: string): string => {
-      const value = stringOption(spec, raw, name);
-      if (value === undefined || value === '') throw usageError(`--${name} is required; see \`servebench run --help\``);
-      return value;
-    };
-    const engine = loadEngine(need('engine'));
-    // A local model file or folder by its absolute path: the launch runs elsewhere (the repository, a container).
-    const modelArg = need('model');
-    // dummy:<shape>:<quantization>: a real model's shape with random weights, made on first use.
-    const made = isDummyModelRef(modelArg) ? await resolveDummyModel(modelArg, (step) => process.stderr.write(`model: ${step}…\n`)) : null;
-    const model = made?.path ?? (existsSync(modelArg) ? resolve(modelArg) : modelArg);
-    if (made && raw['tokenizer'] === undefined) raw['tokenizer'] = made.tokenizerDir;
-    need('workload');
-    const launcher = stringOption(spec, raw, 'launcher')!;
-    if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
-    const source = stringOption(spec, raw, 'source') ?? 'community';
-    if (source !== 'community' && source !== 'official') throw usageError(`--source: "${source}" is not community or official`);
-    const gpuText = stringOption(spec, raw, 'gpu');
-    const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
-    const servedName = stringOption(spec, raw, 'served-name') ?? made?.id ?? model;
-    // Engines that cannot rename the model serve it under its path or id.
-    const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
-    const port = launcher === 'external' ? null : (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort()));
-    const params = serveParameters(raw, model, effectiveName, port);
-    // In a container the server listens on all of the container's interfaces; docker publishes
-    // the port on the host's 127.0.0.1 only.
-    if (launcher === 'docker' && params.host !== undefined) params.host = '0.0.0.0';
-    let docker: RunPlan['docker'];
-    if (launcher === 'docker') {
-      const version = stringOption(spec, raw, 'engine-version');
-      const image =
-        stringOption(spec, raw, 'image') ??
-        (version ? (officialImage(engine, version) ?? undefined) : undefined);
-      if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
-      const defaultCache = huggingFaceCacheDir();
-      docker = { image, gpus, gpuVendor: hostGpuVendor(), port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
-    }
-    // servebench chooses these two; an engine that cannot take them keeps its own.
-    if ('served_name' in engine.serve.unsupported) delete params.served_name;
-    if ('host' in engine.serve.unsupported) delete params.host;
-    const endpoint = launcher === 'external' ? need('endpoint') : `http://127.0.0.1:${port}`;
-    // An engine servebench builds itself runs from that build, and its version is the build's release.
-    const build =
-      launcher === 'process' && engine.local_build === 'llamacpp'
-        ? chooseLlamaCppBuild(stringOption(spec, raw, 'engine-version'), await installedSource().then((s) => s.commit, () => null))
-        : null;
-    const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
-    for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
-    const load = normalizeLoadOptions(loadRaw);
-    if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
-    const plan: RunPlan = {
-      engine,
-      launcher,
-      ...(docker ? { docker } : {}),
-      gpus,
-      params,
-      endpoint,
-      load: {
-        ...load,
-        engineRequest: { ignoreEosField: engine.quirks.ignore_eos, body: engine.quirks.explicit_body },
-        modelSource: model,
-        requireExactLengths: source === 'official',
-      },
-      resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
-      source,
-      logDir: resolve(tmpdir(), 'servebench-logs'),
-      argv: ['servebench', 'run', ...redactArgv(argv)],
-      cwd: REPO,
-      ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
-      ...(made ? { modelFile: { id: made.id, file: made.file } } : {}),
-    };
-    if (booleanOption(raw, 'dry-run')) {
-      const lines = [
-        `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
-        launcher === 'process'
-          ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
-          : launcher === 'docker'
-            ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
-            : `endpoint: ${endpoint}`,
-        ...(engine.config_file ? [`config:   ${JSON.stringify(renderConfigFile(engine, params))} (written as YAML to the <engine-config.yaml> above)`] : []),
-        `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
-        `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
-        `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,
-      ];
-      process.stdout.write(`${lines.join('\n')}\n`);
-      return EXIT.ok;
-    }
+/**
+ * validate's check of one written result (harness/store/check-result.ts): a line per broken rule,
+ * none when it passes. The store is downstream of measure, so the CLI hands it in (harness/cli.ts).
+ */
+export type CheckWritten = (text: string, relativePath: string) => readonly string[];
 
-    // A second signal does not skip the teardown: it only takes away the engine's grace period.
-    const stop = stopOnSignal({
-      stopping: 'stopping the run and the server',
-      again: { hint: 'again to kill the server at once', notice: 'killing the server at once', act: () => killOwnedGroups('SIGKILL') },
-    });
-    // Some steps do not heed the abort (the probe's requests wait up to minutes on a slow server):
-    // the engine gets the same grace from the signal whatever the run was doing, then is killed,
-    // which fails whatever still waits on it, so the result is written inside a scheduler's grace.
-    let deadline: NodeJS.Timeout | undefined;
-    stop.signal.addEventListener('abort', () => {
-      deadline = setTimeout(() => killOwnedGroups('SIGKILL'), STOP_GRACE_MS).unref();
-    });
-    const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
-    try {
-      const { result, path } = await executeRun(
-        plan,
-        stop.signal,
-        booleanOption(raw, 'no-progress') ? undefined : (i, state) => progress.update(i, load.loads[i]!, state),
-        () => progress.finishPoint(),
-      );
-      process.stdout.write(booleanOption(raw, 'json') ? `${JSON.stringify(result, null, 2)}\n` : formatSummaryTable(result.points));
-      process.stderr.write(`servebench: wrote ${path}\n`);
-      if (result.run?.failure) {
-        process.stderr.write(`servebench: the run failed during ${result.run.failure.phase}: ${result.run.failure.message}\n`);
-        return stop.exitCode() ?? EXIT.thresholdExceeded;
-      }
-      if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
-      return result.outcome.exceeded_max_failure_rate ? EXIT.thresholdExceeded : EXIT.ok;
-    } finally {
-      clearTimeout(deadline);
-      stop.dispose();
+/** `run` that checks what it wrote with `checkWritten` (null: no check). */
+export function createRunCommand(checkWritten: CheckWritten | null): Command {
+  return { spec, run: (argv) => runWith(argv, checkWritten) };
+}
+
+/** The options, and a run without the check of what it wrote: the CLI runs createRunCommand with validate's check. */
+export const runCommand: Command = createRunCommand(null);
+
+async function runWith(argv: readonly string[], checkWritten: CheckWritten | null): Promise<number> {
+  const raw = parseCommandArgs(spec, argv);
+  const need = (name: string): string => {
+    const value = stringOption(spec, raw, name);
+    if (value === undefined || value === '') throw usageError(`--${name} is required; see \`servebench run --help\``);
+    return value;
+  };
+  const engine = loadEngine(need('engine'));
+  // A local model file or folder by its absolute path: the launch runs elsewhere (the repository, a container).
+  const modelArg = need('model');
+  // dummy:<shape>:<quantization>: a real model's shape with random weights, made on first use.
+  const made = isDummyModelRef(modelArg) ? await resolveDummyModel(modelArg, (step) => process.stderr.write(`model: ${step}…\n`)) : null;
+  const model = made?.path ?? (existsSync(modelArg) ? resolve(modelArg) : modelArg);
+  if (made && raw['tokenizer'] === undefined) raw['tokenizer'] = made.tokenizerDir;
+  need('workload');
+  const launcher = stringOption(spec, raw, 'launcher')!;
+  if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
+  const source = stringOption(spec, raw, 'source') ?? 'community';
+  if (source !== 'community' && source !== 'official') throw usageError(`--source: "${source}" is not community or official`);
+  const gpuText = stringOption(spec, raw, 'gpu');
+  const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
+  const servedName = stringOption(spec, raw, 'served-name') ?? made?.id ?? model;
+  // Engines that cannot rename the model serve it under its path or id.
+  const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
+  const port = launcher === 'external' ? null : (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort()));
+  const params = serveParameters(raw, model, effectiveName, port);
+  // In a container the server listens on all of the container's interfaces; docker publishes
+  // the port on the host's 127.0.0.1 only.
+  if (launcher === 'docker' && params.host !== undefined) params.host = '0.0.0.0';
+  let docker: RunPlan['docker'];
+  if (launcher === 'docker') {
+    const version = stringOption(spec, raw, 'engine-version');
+    const image =
+      stringOption(spec, raw, 'image') ??
+      (version ? (officialImage(engine, version) ?? undefined) : undefined);
+    if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
+    const defaultCache = huggingFaceCacheDir();
+    docker = { image, gpus, gpuVendor: hostGpuVendor(), port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
+  }
+  // servebench chooses these two; an engine that cannot take them keeps its own.
+  if ('served_name' in engine.serve.unsupported) delete params.served_name;
+  if ('host' in engine.serve.unsupported) delete params.host;
+  const endpoint = launcher === 'external' ? need('endpoint') : `http://127.0.0.1:${port}`;
+  // An engine servebench builds itself runs from that build, and its version is the build's release.
+  const build =
+    launcher === 'process' && engine.local_build === 'llamacpp'
+      ? chooseLlamaCppBuild(stringOption(spec, raw, 'engine-version'), await installedSource().then((s) => s.commit, () => null))
+      : null;
+  const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
+  for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
+  const load = normalizeLoadOptions(loadRaw);
+  if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
+  const plan: RunPlan = {
+    engine,
+    launcher,
+    ...(docker ? { docker } : {}),
+    gpus,
+    params,
+    endpoint,
+    load: {
+      ...load,
+      engineRequest: { ignoreEosField: engine.quirks.ignore_eos, body: engine.quirks.explicit_body },
+      modelSource: model,
+      requireExactLengths: source === 'official',
+    },
+    resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
+    source,
+    logDir: resolve(tmpdir(), 'servebench-logs'),
+    argv: ['servebench', 'run', ...redactArgv(argv)],
+    cwd: REPO,
+    ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
+    ...(made ? { modelFile: { id: made.id, file: made.file } } : {}),
+  };
+  if (booleanOption(raw, 'dry-run')) {
+    const lines = [
+      `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
+      launcher === 'process'
+        ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
+        : launcher === 'docker'
+          ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
+          : `endpoint: ${endpoint}`,
+      ...(engine.config_file ? [`config:   ${JSON.stringify(renderConfigFile(engine, params))} (written as YAML to the <engine-config.yaml> above)`] : []),
+      `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
+      `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
+      `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return EXIT.ok;
+  }
+
+  // A second signal does not skip the teardown: it only takes away the engine's grace period.
+  const stop = stopOnSignal({
+    stopping: 'stopping the run and the server',
+    again: { hint: 'again to kill the server at once', notice: 'killing the server at once', act: () => killOwnedGroups('SIGKILL') },
+  });
+  // Some steps do not heed the abort (the probe's requests wait up to minutes on a slow server):
+  // the engine gets the same grace from the signal whatever the run was doing, then is killed,
+  // which fails whatever still waits on it, so the result is written inside a scheduler's grace.
+  let deadline: NodeJS.Timeout | undefined;
+  stop.signal.addEventListener('abort', () => {
+    deadline = setTimeout(() => killOwnedGroups('SIGKILL'), STOP_GRACE_MS).unref();
+  });
+  const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
+  try {
+    const { result, text, relativePath, path } = await executeRun(
+      plan,
+      stop.signal,
+      booleanOption(raw, 'no-progress') ? undefined : (i, state) => progress.update(i, load.loads[i]!, state),
+      () => progress.finishPoint(),
+    );
+    const delivered = await deliverResult({ text, path, json: booleanOption(raw, 'json'), summary: () => formatSummaryTable(result.points) });
+    // The text as written, through the code `validate` runs: a run never exits 0 with a result
+    // that validate, and so results/, would refuse.
+    const problems = checkWritten?.(text, relativePath) ?? [];
+    for (const line of problems) process.stderr.write(`servebench: ${line}\n`);
+    if (problems.length > 0) {
+      const where = delivered.written ? `kept in ${path}` : 'on stdout';
+      process.stderr.write(`servebench: \`servebench validate\` refuses this result (${problems.length} problem${problems.length === 1 ? '' : 's'}, above): it is ${where}, but results/ does not take it as it stands\n`);
     }
-  },
-};
+    if (result.run?.failure) process.stderr.write(`servebench: the run failed during ${result.run.failure.phase}: ${result.run.failure.message}\n`);
+    // First where the result is, then that the run failed (its result may well be refused too), then the refusal.
+    if (delivered.exitCode !== null) return delivered.exitCode;
+    if (result.run?.failure) return stop.exitCode() ?? EXIT.thresholdExceeded;
+    if (problems.length > 0) return stop.exitCode() ?? EXIT.resultRefused;
+    if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
+    return result.outcome.exceeded_max_failure_rate ? EXIT.thresholdExceeded : EXIT.ok;
+  } finally {
+    clearTimeout(deadline);
+    stop.dispose();
+  }
+}

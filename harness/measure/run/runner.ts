@@ -6,7 +6,6 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
 import type { LoadConfig } from '../load/load-options.ts';
 import { assembleResult, bodyOptionsOf, newRunId, runLoad, type LoadRun } from '../load/run-load.ts';
 import type { PointProgress } from '../load/run-point.ts';
@@ -77,8 +76,13 @@ export function withProgram(argv: readonly string[], program: string | undefined
   return program === undefined ? [...argv] : [program, ...argv.slice(1)];
 }
 
+/** The run's one result, not yet written: the command writes it (or prints it when it cannot). */
 export interface RunOutcome {
   readonly result: RunResult;
+  /** The file's text, exactly as it is to be written. */
+  readonly text: string;
+  /** Its path under the results folder, derived from the content. */
+  readonly relativePath: string;
   readonly path: string;
 }
 
@@ -288,8 +292,7 @@ export async function executeRun(
       failure,
     },
   }));
-  const json = `${JSON.stringify(result, null, 2)}\n`;
-  const path = join(plan.resultsDir, resultRelativePath(result, json));
-  await writeNewFileAtomic(path, json);
-  return { result, path };
+  const text = `${JSON.stringify(result, null, 2)}\n`;
+  const relativePath = resultRelativePath(result, text);
+  return { result, text, relativePath, path: join(plan.resultsDir, relativePath) };
 }
