@@ -2,16 +2,23 @@
  * The compare page's island: two engine versions side by side on every configuration both
  * measured. The choices live in the URL (?a=engine@version&b=…, allow-listed by the page's own
  * options); the SQL runs in DuckDB-Wasm, loaded on the first comparison, over the per-release
- * medians (data/site/releases.arrow). React renders only text: names from results are never HTML.
+ * medians (data/site/releases.arrow). Community and unverified releases are offered only while
+ * the community filter is on (?community=1), and named by their badges. React renders only
+ * text: names from results are never HTML.
  */
 import { useEffect, useState, type FormEvent } from 'react';
-import { COMPARE_METRICS, compareSql, type CompareRow } from '../lib/compare-query.ts';
+import { parseCommunity, withCommunity } from '../lib/community-state.ts';
+import { COMPARE_METRICS, compareParameters, compareSql, type CompareRow, type CompareSide } from '../lib/compare-query.ts';
 import { pointsDatabase } from '../lib/duckdb-client.ts';
 import { formatNumber, formatPercent } from '../lib/format.ts';
 
 export interface CompareOption {
   readonly value: string;
   readonly label: string;
+  /** The release the value names (the query's parameters). */
+  readonly side: CompareSide;
+  /** A community or unverified release: offered only with the community filter on. */
+  readonly community: boolean;
 }
 
 interface Props {
@@ -20,11 +27,6 @@ interface Props {
 }
 
 type Outcome = { kind: 'idle' } | { kind: 'loading' } | { kind: 'done'; rows: CompareRow[] } | { kind: 'failed'; message: string };
-
-function engineAndVersion(value: string): [string, string] {
-  const at = value.indexOf('@');
-  return [value.slice(0, at), value.slice(at + 1)];
-}
 
 function statusText(outcome: Outcome): string {
   switch (outcome.kind) {
@@ -39,18 +41,22 @@ function statusText(outcome: Outcome): string {
   }
 }
 
-export default function CompareApp({ options, releasesUrl }: Props) {
-  const [a, setA] = useState(options[0]?.value ?? '');
-  const [b, setB] = useState(options[1]?.value ?? options[0]?.value ?? '');
+export default function CompareApp({ options: every, releasesUrl }: Props) {
+  const official = every.filter((o) => !o.community);
+  const [community, setCommunity] = useState(false);
+  const options = community ? every : official;
+  const [a, setA] = useState(official[0]?.value ?? '');
+  const [b, setB] = useState(official[1]?.value ?? official[0]?.value ?? '');
   const [outcome, setOutcome] = useState<Outcome>({ kind: 'idle' });
+  const sideOf = (value: string) => every.find((o) => o.value === value)!.side;
 
-  const compare = async (first: string, second: string) => {
-    window.history.replaceState(null, '', `${window.location.pathname}?${new URLSearchParams({ a: first, b: second }).toString()}`);
+  const compare = async (first: string, second: string, withCommunityShown = community) => {
+    window.history.replaceState(null, '', `${window.location.pathname}${withCommunity(`?${new URLSearchParams({ a: first, b: second }).toString()}`, withCommunityShown)}`);
     setOutcome({ kind: 'loading' });
     try {
       const connection = await pointsDatabase(releasesUrl, 'releases');
       const statement = await connection.prepare(compareSql());
-      const result = await statement.query(...engineAndVersion(first), ...engineAndVersion(second));
+      const result = await statement.query(...compareParameters(sideOf(first), sideOf(second)));
       await statement.close();
       setOutcome({ kind: 'done', rows: result.toArray().map((row) => row.toJSON() as unknown as CompareRow) });
     } catch (error) {
@@ -60,13 +66,25 @@ export default function CompareApp({ options, releasesUrl }: Props) {
 
   // A permalink runs its comparison at once; values the page does not offer are ignored.
   useEffect(() => {
-    const allowed = new Set(options.map((o) => o.value));
+    const shown = parseCommunity(window.location.search);
+    setCommunity(shown);
+    const allowed = new Set((shown ? every : official).map((o) => o.value));
     const params = new URLSearchParams(window.location.search);
     const [first, second] = [params.get('a'), params.get('b')];
     if (first !== null && allowed.has(first)) setA(first);
     if (second !== null && allowed.has(second)) setB(second);
-    if (first !== null && second !== null && allowed.has(first) && allowed.has(second)) void compare(first, second);
+    if (first !== null && second !== null && allowed.has(first) && allowed.has(second)) void compare(first, second, shown);
   }, []);
+
+  const toggleCommunity = (on: boolean) => {
+    setCommunity(on);
+    window.history.replaceState(null, '', `${window.location.pathname}${withCommunity(window.location.search, on)}`);
+    // A community release chosen before the filter went off is no longer offered: back to the official ones.
+    if (!on) {
+      if (!official.some((o) => o.value === a)) setA(official[0]?.value ?? '');
+      if (!official.some((o) => o.value === b)) setB(official[1]?.value ?? official[0]?.value ?? '');
+    }
+  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -89,6 +107,11 @@ export default function CompareApp({ options, releasesUrl }: Props) {
           </select>
         </label>
         <button type="submit">Compare</button>
+        {every.length > official.length && (
+          <label className="community-toggle">
+            <input type="checkbox" data-community-toggle checked={community} onChange={(event) => toggleCommunity(event.target.checked)} /> Show community and unverified releases <span className="muted">(never ranked)</span>
+          </label>
+        )}
       </form>
       <p role="status" aria-live="polite" data-compare-status>{statusText(outcome)}</p>
       <div className="table-wrap" tabIndex={0}>

@@ -36,12 +36,16 @@ function halfSpeedCopies(source: 'community' | 'official', planted?: number): Sy
   return Array.from({ length: 9 }, (_, i) => ({ ...run, source, tpotMs: run.tpotMs * 2, ttftMs: run.ttftMs * 2, seed: 900 + i, date: new Date(Date.UTC(2026, 1, 20, 3, i)) }));
 }
 
-/** Every attack at once: the copies, a made-up newer version, a run 100× faster than physics, a new scenario, a failed run; all community. */
+/**
+ * Every attack at once, all community but one: the copies, a made-up newer version, a run 100×
+ * faster than the fleet, a new scenario; and an official run of a version no release list knows.
+ */
 function attacks(): SyntheticRun[] {
   const run = officialVllm();
   return [
     ...halfSpeedCopies('community'),
     { ...run, source: 'community', version: '9.9.9', seed: 950, date: new Date(Date.UTC(2026, 1, 21, 3)) },
+    { ...run, source: 'official', version: '9.9.8', tpotMs: run.tpotMs / 2, seed: 953, date: new Date(Date.UTC(2026, 1, 23, 3)) },
     { ...run, source: 'community', engine: 'lmdeploy', version: '1.0.0', tpotMs: run.tpotMs / 100, ttftMs: run.ttftMs / 100, seed: 951, date: new Date(Date.UTC(2026, 1, 22, 3)) },
     { ...run, source: 'community', workload: 'summarize', seed: 952, date: new Date(Date.UTC(2026, 1, 25, 3)) },
   ];
@@ -102,7 +106,7 @@ describe('community results and official statistics', () => {
     const scenarios = (out: string) => JSON.parse(text(out, 'scenarios.json')) as Array<Record<string, unknown>>;
     const officialScenarios = scenarios(crowded).filter((s) => s.official === true);
     expect(officialScenarios.map(({ community_releases: _, ...rest }) => rest)).toEqual(scenarios(alone).map(({ community_releases: _, ...rest }) => rest));
-    expect(officialScenarios.map((s) => s.community_releases)).toEqual([2 * 3]);
+    expect(officialScenarios.map((s) => s.community_releases)).toEqual([2 * 4]);
     expect(scenarios(crowded).filter((s) => s.official === false).map((s) => [s.workload, s.engines, s.releases, s.loads, s.community_releases])).toEqual([['summarize', [], 0, [], 2]]);
     // The scenario page: Pareto and the official history unchanged.
     const detail = (out: string) => JSON.parse(text(out, `scenarios/${String(officialScenarios[0]!.scenario_id)}.json`)) as ScenarioDetail;
@@ -120,6 +124,7 @@ describe('community results and official statistics', () => {
     const rowsOfVersion = (engine: string, version: string) => community.filter((r) => r.engine === engine && r.engine_version === version && r.workload === 'chat');
     expect(rowsOfVersion('vllm', '1.1.0').map((r) => [r.load, r.runs, r.source, r.official])).toEqual([['c=1', 9, 'community', false], ['c=8', 9, 'community', false]]);
     expect(rowsOfVersion('vllm', '9.9.9').map((r) => r.runs)).toEqual([1, 1]);
+    expect(rowsOfVersion('vllm', '9.9.8').map((r) => [r.source, r.engine_version_known, r.official])).toEqual([['official', false, false], ['official', false, false]]);
     // 100× the fleet's throughput: visible on its own row, ranked nowhere.
     const fast = rowsOfVersion('lmdeploy', '1.0.0');
     expect(fast.map((r) => r.load)).toEqual(['c=1', 'c=8']);
@@ -134,8 +139,12 @@ describe('community results and official statistics', () => {
     const store = await openStore(':memory:');
     try {
       await ingest(store, dir);
-      // The ground truth is pinned here, whatever the committed release list says: 9.9.9 is the unverified one.
-      for (const table of ['runs', 'points']) await store.connection.run(`UPDATE ${table} SET engine_version_known = (engine_version <> '9.9.9')`);
+      // No release list knows 9.9.9 (fleet/releases.json, nor the tests' synthetic list): the store marks it so.
+      expect(await rowsOf(store.connection, `SELECT DISTINCT engine_version, engine_version_known FROM runs WHERE engine = 'vllm' ORDER BY engine_version`)).toEqual([
+        { engine_version: '1.0.0', engine_version_known: true },
+        { engine_version: '1.1.0', engine_version_known: true },
+        { engine_version: '9.9.9', engine_version_known: false },
+      ]);
       await deriveTables(store.connection, loadPrices(pricesFile), loadSlaTiers());
       const deltas = await computeDeltas(store.connection);
       expect(deltas.length).toBeGreaterThan(0);
