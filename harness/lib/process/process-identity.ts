@@ -5,7 +5,7 @@
  * Linux gives each process a start time (clock ticks since boot, /proc/<pid>/stat field 22) that
  * with the pid names it for the life of the boot.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 /** The process's start time in clock ticks since boot, or null where /proc cannot tell (not Linux, gone). */
 export function processStartTicks(pid: number): string | null {
@@ -45,6 +45,15 @@ export function sameProcessAlive(pid: number, startTicks: string | null): boolea
 export function bootId(): string | null {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** This process's pid namespace (the inode in /proc/self/ns/pid), or null off Linux: a pid means something only inside it. */
+export function pidNamespace(): string | null {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? null;
   } catch {
     return null;
   }

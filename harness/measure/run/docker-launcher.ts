@@ -1,13 +1,17 @@
 /**
- * The `docker` launcher: execa around the docker CLI. Pull by tag (retried with backoff), record
- * the image digest, run detached on the given GPUs only (NVIDIA or AMD), publish the port on
- * 127.0.0.1 only, mount the Hugging Face cache and pass its token by name, stream the container
- * log to a file, and always remove the container.
+ * The `docker` launcher: execa around the docker CLI. Remove the containers earlier servebench
+ * processes left behind (docker-owner.ts), pull by tag (retried with backoff), record the image
+ * digest, run detached (--rm, labelled with the run and its servebench) on the given GPUs only
+ * (NVIDIA or AMD), publish the port on 127.0.0.1 only, mount the Hugging Face cache and pass its
+ * token by name, stream the container log to a file, and always remove the container: on stop,
+ * and through a watchdog when servebench dies without stopping it.
  */
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { redactArgv, redactText } from '../../contract/credentials.ts';
+import { startWatchdog } from '../../lib/process/watchdog.ts';
+import { LEFTOVER_PS_ARGS, leftoverContainers, OWNER_LABEL, ownerLabel, RUN_LABEL } from './docker-owner.ts';
 import type { LaunchedServer } from './launched-server.ts';
 import { LaunchError } from './process-launcher.ts';
 
@@ -24,6 +28,8 @@ export interface DockerLaunch {
   /** Whose GPUs: NVIDIA's are handed over with --gpus, AMD's as the ROCm devices (default: nvidia). */
   readonly gpuVendor?: GpuVendor;
   readonly name: string;
+  /** The run the container serves, for its servebench.run label (default: its name). */
+  readonly runId?: string;
   readonly logFile: string;
   /** Host folder mounted as the container's Hugging Face cache, if any. */
   readonly hfCache: string | null;
@@ -71,13 +77,28 @@ async function pull(image: string, attempts: number, backoffMs: number): Promise
   }
 }
 
+/** Removes the containers of servebench processes that are gone (they hold GPUs and ports nobody will free). */
+async function removeLeftovers(): Promise<void> {
+  const listed = await docker(LEFTOVER_PS_ARGS).catch(() => '');
+  for (const name of leftoverContainers(listed)) {
+    await docker(['rm', '--force', name]).catch(() => '');
+    process.stderr.write(`servebench: removed container ${name}, left by a servebench process that is gone\n`);
+  }
+}
+
 export function dockerRunArgs(launch: DockerLaunch): string[] {
   const [entrypoint, ...args] = launch.argv;
   return [
     'run',
     '--detach',
+    // Removed by the daemon once it stops, however it stops: a stopped container of a crashed run is not left to accumulate.
+    '--rm',
     '--name',
     launch.name,
+    '--label',
+    `${RUN_LABEL}=${launch.runId ?? launch.name}`,
+    '--label',
+    `${OWNER_LABEL}=${ownerLabel()}`,
     ...gpuArgs(launch),
     '--publish',
     `127.0.0.1:${launch.port}:${launch.port}`,
@@ -100,6 +121,7 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
   } catch (error) {
     throw new LaunchError(`docker is not usable here (${(error as Error).message.split('\n')[0]}); use --launcher process or external`);
   }
+  await removeLeftovers();
   await pull(launch.image, launch.pullAttempts ?? 3, launch.backoffMs ?? 2000);
   const digest = await docker(['image', 'inspect', '--format', '{{index .RepoDigests 0}}', launch.image]).catch(() => '');
   try {
@@ -109,17 +131,21 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     // execa's message repeats the whole command line, and it reaches the terminal and the result's failure.
     throw new LaunchError(redactText(`docker run failed: ${(error as Error).message.split('\n')[0]}`));
   }
+  // Until stop() has removed it: servebench killed with SIGKILL, which no exit hook survives.
+  const watchdog = startWatchdog({ container: launch.name });
   mkdirSync(dirname(launch.logFile), { recursive: true });
   const log = createWriteStream(launch.logFile, { flags: 'a' });
-  // `docker logs --follow` ends when the container stops: that is how an exit is noticed.
   const follower: ResultPromise = execa('docker', ['logs', '--follow', launch.name], { reject: false, buffer: false, all: true });
   follower.all?.pipe(log);
+  // `docker wait` prints the exit code when the container stops. Started while it runs: with --rm
+  // it is gone soon after, and `docker inspect` would then find nothing.
+  const waiter = execa('docker', ['wait', launch.name], { reject: false });
   let status: { code: number | null; signal: string | null } | null = null;
   let stopped = false;
-  void follower.then(async () => {
+  void waiter.then((ended) => {
     if (stopped) return;
-    const code = await docker(['inspect', '--format', '{{.State.ExitCode}}', launch.name]).catch(() => '');
-    status = { code: code === '' ? null : Number(code), signal: null };
+    const code = String(ended.stdout ?? '').trim();
+    status = { code: /^\d+$/.test(code) ? Number(code) : null, signal: null };
   });
   let stopping: Promise<void> | null = null;
   return {
@@ -135,9 +161,11 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     stop() {
       stopping ??= (async () => {
         stopped = true;
-        await docker(['rm', '--force', launch.name]).catch(() => '');
+        // Not removed (the daemon failed us): the watchdog stays armed and tries again when servebench exits.
+        if (await docker(['rm', '--force', launch.name]).then(() => true, () => false)) watchdog.disarm();
         follower.kill();
-        await follower.catch(() => undefined);
+        waiter.kill();
+        await Promise.all([follower.catch(() => undefined), waiter.catch(() => undefined)]);
         log.end();
       })();
       return stopping;

@@ -110,7 +110,7 @@ function launch(plan: RunPlan, runId: string, logFile: string, configPath: strin
   }
   if (plan.launcher === 'docker') {
     const docker = plan.docker!;
-    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, gpuVendor: docker.gpuVendor, name: `servebench-${runId}`, logFile, hfCache: docker.hfCache, hostPaths: [...localModelPaths(plan.params), ...(configPath ? [configPath] : [])] });
+    return launchDocker({ image: docker.image, argv: command, port: docker.port, gpus: docker.gpus, gpuVendor: docker.gpuVendor, name: `servebench-${runId}`, runId, logFile, hfCache: docker.hfCache, hostPaths: [...localModelPaths(plan.params), ...(configPath ? [configPath] : [])] });
   }
   return Promise.resolve(externalServer(plan.endpoint));
 }
