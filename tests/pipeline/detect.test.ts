@@ -617,7 +617,10 @@ describe('detectCommand (the CLI entry)', () => {
     ]);
     expect(report.awaiting_images.map((v) => `${v.engine} ${v.version}`).sort()).toEqual(['sglang 0.5.3', 'vllm 0.11.0']);
     expect(stderr).toContain('detect: 7 engines polled, skipped (no repository): sim; 6 new, 1 pending, 0 errors, 2 awaiting images');
-    expect(stderr).toContain(`state not written (--dry-run); fleet images from ${join(process.cwd(), 'fleet', 'fleet.yaml')}`);
+    expect(stderr).toContain('state not written (--dry-run); ');
+    // What the poll reported is not appended to the release list either (releases.json beside the state).
+    expect(stderr).toMatch(/; (no new known release|\d+ known releases? not appended \(--dry-run\) \([^)]*\)); fleet images from /);
+    expect(stderr).toContain(`fleet images from ${join(process.cwd(), 'fleet', 'fleet.yaml')}`);
   });
 
   it('bad usage is exit status 2 with the fix; --help lists every flag', async () => {

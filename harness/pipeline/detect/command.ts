@@ -4,7 +4,7 @@
  * reported so the next poll reports only what came after.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
 import { ENGINES_DIR, listEngineFiles, loadEngine } from '../../measure/engines/spec-file.ts';
 import { EXIT } from '../../lib/errors.ts';
@@ -17,6 +17,8 @@ import { defaultPolicy, type HttpPolicy } from '../http/http-conditional.ts';
 import { parseRegistryOverrides, registryClient, REGISTRY_OVERRIDE_ENV } from '../http/registry-tags.ts';
 import { DEFAULT_NPM_REGISTRY, npmClient, NPM_REGISTRY_ENV } from '../http/npm-registry.ts';
 import type { BundleLookup } from './detect-npm.ts';
+import { appendReleases, readReleasesFile, serializeReleases } from '../../contract/releases.ts';
+import { releasesOfReport } from './releases.ts';
 
 /** Read when it exists (detect runs from the checkout), so a plain `servebench detect` checks the fleet's images too. */
 const DEFAULT_FLEET_FILE = 'fleet/fleet.yaml';
@@ -24,13 +26,14 @@ const DEFAULT_FLEET_FILE = 'fleet/fleet.yaml';
 const spec: CommandSpec = {
   name: 'detect',
   summary: "poll each engine's releases (GitHub, or npm for llama.cpp) and official image tags once; print the new (engine, version, image) as JSON",
-  usage: 'servebench detect [--engine NAME]... [--engines-dir DIR] [--fleet FILE] [--state FILE] [--dry-run] [--include-prereleases] [--out FILE] [--max-wait S] [--github-api URL] [--registry-url HOST=URL]...',
+  usage: 'servebench detect [--engine NAME]... [--engines-dir DIR] [--fleet FILE] [--state FILE] [--releases FILE] [--dry-run] [--include-prereleases] [--out FILE] [--max-wait S] [--github-api URL] [--registry-url HOST=URL]...',
   options: [
     { name: 'engine', value: 'NAME', multiple: true, help: 'Poll only this engine (repeatable; default: every engine in engines/ that has a source.repository or source.npm).' },
     { name: 'engines-dir', value: 'DIR', help: "Folder of engine specs (default: the repository's engines/)." },
     { name: 'fleet', value: 'FILE', help: `The fleet file, whose engines.<name>.images (e.g. ROCm builds) are checked too (default: ${DEFAULT_FLEET_FILE} when it exists; without one, only the official images).` },
     { name: 'state', value: 'FILE', help: 'Versions already reported, versions waiting for their image, and ETags; rewritten atomically after the poll.', default: DEFAULT_STATE_FILE },
-    { name: 'dry-run', help: 'Poll and report, but leave the state file as it is.' },
+    { name: 'releases', value: 'FILE', help: 'The known-release list validate and compile read (a version not in it is "unverified", never ranked): every release reported new is appended, rewritten atomically (default: releases.json beside --state, i.e. fleet/releases.json).' },
+    { name: 'dry-run', help: 'Poll and report, but leave the state file and the release list as they are.' },
     { name: 'include-prereleases', help: 'Count GitHub prereleases (and, for repositories that only tag, tags like 1.0.0rc1) as versions.' },
     { name: 'out', value: 'FILE', help: 'Also write the JSON report to FILE (atomically).' },
     { name: 'max-wait', value: 'S', help: 'Longest rate-limit wait to sit out; a longer one fails, naming the reset time.', default: '60' },
@@ -88,9 +91,16 @@ export async function runDetect(argv: readonly string[], deps: DetectDeps = {}):
   const json = `${JSON.stringify(outcome.report, null, 2)}\n`;
   const outFile = stringOption(spec, raw, 'out');
   if (outFile !== undefined) writeFileAtomic(resolve(outFile), json);
-  if (!dryRun) saveDetectState(stateFile, outcome.state);
+  // The state and the list of known releases are committed together by the nightly, so they live side by side.
+  const releasesFile = resolve(stringOption(spec, raw, 'releases') ?? join(dirname(stateFile), 'releases.json'));
+  const releases = appendReleases(readReleasesFile(releasesFile, { flag: '--releases', missingIsEmpty: true }), releasesOfReport(outcome.report), (engine) => `servebench detect: the releases it reported for ${engine}`);
+  if (!dryRun) {
+    saveDetectState(stateFile, outcome.state);
+    if (releases.added.length > 0) writeFileAtomic(releasesFile, serializeReleases(releases.file));
+  }
   stdout(json);
-  const lastLine = `${dryRun ? 'state not written (--dry-run)' : `state written to ${stateFile}`}; ${fleetFile === null ? `no fleet file (${DEFAULT_FLEET_FILE}): official images only` : `fleet images from ${fleetFile}`}`;
+  const appended = releases.added.length === 0 ? 'no new known release' : `${releases.added.length} known release${releases.added.length === 1 ? '' : 's'} ${dryRun ? 'not appended (--dry-run)' : `appended to ${releasesFile}`} (${releases.added.map((r) => `${r.engine} ${r.release.version}`).join(', ')})`;
+  const lastLine = `${dryRun ? 'state not written (--dry-run)' : `state written to ${stateFile}`}; ${appended}; ${fleetFile === null ? `no fleet file (${DEFAULT_FLEET_FILE}): official images only` : `fleet images from ${fleetFile}`}`;
   stderr(summary(outcome.report, engines.length - outcome.skipped.length, outcome.skipped, lastLine));
   // 1, as for a broken threshold: the poll finished and what it found is reported, but it is incomplete.
   return outcome.report.errors.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
