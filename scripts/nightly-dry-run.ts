@@ -2,7 +2,7 @@
 /**
  * An end-to-end DRY RUN of the nightly pipeline on this machine, with the embedded CPU engine
  * standing in for the GPU fleet: detect (against a fake GitHub and Docker Hub) → plan → every
- * planned job → collect → summarize → commit → compile → site build → regress → alert (to a fake
+ * planned job → collect → verify → summarize → commit → compile → site build → regress → alert (to a fake
  * GitHub and a fake Slack webhook), each step the real CLI as a child process, as
  * .github/workflows/nightly.yml runs it on a scheduled night in direct-commit mode
  * (SERVEBENCH_COMMIT_DIRECT=true).
@@ -588,6 +588,13 @@ async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
   out.collect_code = collect.code;
   out.added = git(ctx.dir, ['ls-files', '--others', '--exclude-standard', '--', 'results']).split('\n').filter((f) => f.endsWith('.json')).length;
   collect.record.counts = { collected: out.collect!.collected.length, present: out.collect!.already_present.length, invalid: out.collect!.invalid.length, conflicts: out.collect!.conflicts.length, missing: out.collect!.missing.length, put_back: out.collect!.detect_state?.put_back.length ?? 0, ignored: out.collect!.ignored };
+
+  // "Sign the new results" is the collect step the dry run leaves out: Fulcio and Rekor cannot be
+  // reached from here, so its nights go out as that step's warning path sends a night whose
+  // signing failed: official, unsigned. "Verify the new results" then runs as the workflow runs it
+  // then (no --require-signature), on the night's new files.
+  const newFiles = git(ctx.dir, ['ls-files', '--others', '--exclude-standard', '--', 'results']).split('\n').filter((f) => f !== '');
+  if (newFiles.length > 0) await step(ctx, night, 'verify', workflowCli(ctx, 'verify', ['--results', 'results', ...newFiles]));
 
   // "Describe the new results": exit 1 (problems) is written into the summary, not fatal; none is expected here.
   const summarize = await step(ctx, night, 'summarize', workflowCli(ctx, 'summarize', ['--base', 'HEAD', '--results', 'results', '--expect-source', 'official', '--markdown', 'summary.md']));

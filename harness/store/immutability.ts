@@ -7,10 +7,13 @@ import { relative, resolve, sep } from 'node:path';
 import { usageError } from '../lib/errors.ts';
 import type { ResultProblem } from './check-result.ts';
 import { NON_RESULT_FILES } from './result-files.ts';
+import { isSignatureFile } from './signature-sidecar.ts';
 
 export interface BaseDiff {
   /** Added result files, as paths relative to the results folder. */
   readonly added: string[];
+  /** Added signature sidecars (<result>.json.sigstore.json): checked with their results, never taken for results. */
+  readonly addedSignatures: string[];
   readonly problems: ResultProblem[];
 }
 
@@ -47,5 +50,5 @@ export function diffAgainstBase(resultsDir: string, base: string): BaseDiff {
   for (const file of added) {
     if (!file.endsWith('.json') && !NON_RESULT_FILES.has(file.split('/').pop()!)) problems.push({ file, path: '', message: 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes; put anything else elsewhere' });
   }
-  return { added: added.filter((f) => f.endsWith('.json')).sort(), problems };
+  return { added: added.filter((f) => f.endsWith('.json') && !isSignatureFile(f)).sort(), addedSignatures: added.filter(isSignatureFile).sort(), problems };
 }

@@ -54,7 +54,7 @@ export const signCommand: Command = {
     let targets: BatchFile[];
     if (base !== undefined) {
       const diff = diffAgainstBase(resultsDir, base);
-      const added = resultsOfAdded(resultsDir, diff.added);
+      const added = resultsOfAdded(resultsDir, [...diff.added, ...diff.addedSignatures]);
       problems.push(...diff.problems, ...added.problems);
       targets = added.files.map((file) => ({ relativePath: file, absolutePath: resolve(resultsDir, file) }));
     } else {

@@ -52,7 +52,7 @@ export const validateCommand: Command = {
       problems.push(...diff.problems);
       if (positionals.length === 0) {
         // An added signature is checked with its result (which may be older than the base).
-        const added = resultsOfAdded(resultsDir, diff.added);
+        const added = resultsOfAdded(resultsDir, [...diff.added, ...diff.addedSignatures]);
         problems.push(...added.problems);
         targets = added.files.map((file) => ({ relativePath: file, absolutePath: resolve(resultsDir, file) }));
       }

@@ -63,6 +63,9 @@ const SCHEDULED_NIGHT: Readonly<Record<string, boolean>> = {
   '[ -n "$ENGINES" ]': false,
   // The lane's build step: empty on the nightly set (the installed node-llama-cpp's llama.cpp).
   '[ -n "$NODE_LLAMA_CPP" ]': false,
+  // The verify step after signing: the dry run cannot reach Fulcio and Rekor, so its nights take the
+  // sign step's warning path (official, unsigned) and verify requires no signature.
+  '[ "$SIGNED" = true ]': false,
 };
 
 /** Shell words, double quotes removed (the workflow's lines quote whole words only). */
@@ -117,7 +120,7 @@ describe('the nightly dry run', () => {
     expect(report.error).toBeNull();
     for (const s of report.steps) expect({ step: `${s.night} ${s.step}`, code: s.code }).toEqual({ step: `${s.night} ${s.step}`, code: s.expected[0] });
     const order = (n: number) => report.steps.filter((s) => s.night === n).map((s) => s.step.replace(/^job .*/, 'job').replace(/^sim .* run \d$/, 'sim run'));
-    const tail = ['collect', 'summarize', 'commit', 'compile', 'site build', 'regress', 'alert'];
+    const tail = ['collect', 'verify', 'summarize', 'commit', 'compile', 'site build', 'regress', 'alert'];
     const pipeline = ['detect', 'plan', 'job', 'job', ...Array<string>(SIM_REPEATS).fill('sim run'), ...tail];
     expect(order(1)).toEqual(pipeline);
     expect(order(2)).toEqual([...pipeline, 'alert again']);
@@ -133,10 +136,12 @@ describe('the nightly dry run', () => {
 
   it("calls every servebench command of nightly.yml, each with exactly the workflow's flags, in the checkout", () => {
     const workflow = workflowCommands();
-    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'summarize']);
-    // The lane job's build (`llamacpp build`) is the one command the dry run does not call: the
-    // lane's build and runs take hours; the lane's plan and commands are checked instead (above).
+    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'verify']);
+    // The lane job's build (`llamacpp build`) and `sign` are the commands the dry run does not call:
+    // the lane's build and runs take hours (the lane's plan and commands are checked instead,
+    // above); signing needs Fulcio and Rekor (tests/store/verify.test.ts signs against stand-ins).
     workflow.delete('llamacpp');
+    workflow.delete('sign');
     const called = report.steps.filter((s) => s.command[0] === 'servebench');
     // Every servebench step is a workflow command, but the simulated releases' runs (outside the plan; see the script's header).
     expect(new Set(called.map((s) => s.command[1]))).toEqual(new Set([...workflow.keys(), 'run']));
@@ -147,8 +152,12 @@ describe('the nightly dry run', () => {
       }
       // The workflow's variables, as the dry run stands in for them (the step summary: any file).
       const standIns: Record<string, string | undefined> = { $BASE: report.nights[String(s.night)]?.base, $BRANCH: BRANCH, $REPO: GITHUB_REPO, $GITHUB_STEP_SUMMARY: undefined };
-      const wanted = workflow.get(s.command[1]!)!;
-      const argv = s.command.slice(2);
+      const listed = workflow.get(s.command[1]!)!;
+      // "${files[@]}" (verify's last word): the night's new files, one or more, each under results/.
+      const variadic = listed.at(-1) === '${files[@]}';
+      const wanted = variadic ? listed.slice(0, -1) : listed;
+      const argv = variadic ? s.command.slice(2, 2 + wanted.length) : s.command.slice(2);
+      if (variadic) expect({ step: `${s.night} ${s.step}`, files: s.command.slice(2 + wanted.length).every((f) => f.startsWith('results/')) && s.command.length > 2 + wanted.length }).toEqual({ step: `${s.night} ${s.step}`, files: true });
       expect({ step: `${s.night} ${s.step}`, argv: argv.length }).toEqual({ step: `${s.night} ${s.step}`, argv: wanted.length });
       wanted.forEach((word, i) => {
         if (!word.includes('$')) expect({ step: `${s.night} ${s.step}`, word: argv[i] }).toEqual({ step: `${s.night} ${s.step}`, word });

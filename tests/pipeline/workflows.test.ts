@@ -199,6 +199,8 @@ function writesNeeded(wf: WorkflowFile, job: Job): string[] {
     if (action === 'docker/build-push-action' && s.with?.['push'] === true) needed.add('packages');
     if (s.run && /\bgit\b[^\n]*\bpush\b/.test(s.run)) needed.add('contents');
     if (s.run && /servebench -- alert\b/.test(s.run)) needed.add('issues');
+    // Sigstore keyless signing asks for the job's OIDC token.
+    if (s.run && /servebench -- sign\b/.test(s.run)) needed.add('id-token');
     // The comment workflow comments on and labels a pull request.
     if (action === 'actions/github-script' && 'workflow_run' in wf.doc.on) (needed.add('issues'), needed.add('pull-requests'));
   }
@@ -358,7 +360,7 @@ describe('workflow files', () => {
     // The map of every write in the repository's automation, in one place.
     expect(requiredWrites).toEqual({
       'image.yml/push': ['packages'],
-      'nightly.yml/collect': ['contents', 'pull-requests'],
+      'nightly.yml/collect': ['contents', 'id-token', 'pull-requests'],
       'nightly.yml/deploy': ['id-token', 'pages'],
       'nightly.yml/alert': ['issues'],
       'submission-comment.yml/comment': ['issues', 'pull-requests'],
@@ -459,7 +461,7 @@ describe('workflow files', () => {
       const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
       for (const m of s.run.matchAll(/npm run (?:-s )?([\w:-]+)/g)) expect(Object.keys(scripts), `${wf.file}/${jobId}`).toContain(m[1]);
     }
-    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'summarize', 'validate']);
+    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'validate', 'verify']);
   });
 
   it('the bench matrix reads only fields servebench plan emits; each job uploads its result and log under its id', () => {
@@ -767,6 +769,8 @@ describe('step scripts, run under bash with a stand-in npm', () => {
       mkdirSync(join(repo, 'results', '2026-02-01'), { recursive: true });
       writeFileSync(join(repo, 'results', '2026-02-01', 'a.json'), '{}');
       writeFileSync(join(repo, 'results', '2026-02-01', 'b.json'), '{}');
+      // A signature the sign step made: not a result of its own.
+      writeFileSync(join(repo, 'results', '2026-02-01', 'a.json.sigstore.json'), '{}');
       return repo;
     };
     const script = step('nightly.yml', 'collect', 'collect').run!;
@@ -796,7 +800,29 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect(stage.code).toBe(0);
     const staged = join(stage.runnerTemp, 'collected');
     expect(readdirSync(staged).sort()).toEqual(['collect.json', 'results', 'summary.md']);
-    expect(readdirSync(join(staged, 'results', '2026-02-01')).sort()).toEqual(['a.json', 'b.json']);
+    expect(readdirSync(join(staged, 'results', '2026-02-01')).sort()).toEqual(['a.json', 'a.json.sigstore.json', 'b.json']);
+  });
+
+  it('sign: the new results signed on main outside a dry run (--base HEAD); a failure is a warning, never the night\'s loss; verify then requires the signatures', () => {
+    const sign = step('nightly.yml', 'collect', 'sign');
+    expect(sign.if).toBe("env.DRY_RUN != 'true' && github.ref == 'refs/heads/main'");
+    const repo = gitRepo({ 'results/.gitkeep': '' });
+    mkdirSync(join(repo, 'results', '2026-02-01'), { recursive: true });
+    writeFileSync(join(repo, 'results', '2026-02-01', 'a.json'), '{}');
+    const signed = runScript(sign.run!, repo, { FAKE_CODE: '0' });
+    expect([signed.code, signed.outputs, signed.calls]).toEqual([0, { signed: 'true' }, [['sign', '--results', 'results', '--base', 'HEAD']]]);
+    const unreachable = runScript(sign.run!, repo, { FAKE_CODE: '2' });
+    expect([unreachable.code, unreachable.outputs]).toEqual([0, {}]);
+    expect(unreachable.stdout).toContain('::warning title=sign::');
+
+    const verify = step('nightly.yml', 'collect', 'Verify the new results').run!;
+    writeFileSync(join(repo, 'results', '2026-02-01', 'a.json.sigstore.json'), '{}');
+    const strict = runScript(verify, repo, { SIGNED: 'true' });
+    expect([strict.code, strict.calls]).toEqual([0, [['verify', '--results', 'results', '--require-signature', 'results/2026-02-01/a.json', 'results/2026-02-01/a.json.sigstore.json']]]);
+    expect(runScript(verify, repo, { SIGNED: 'false' }).calls).toEqual([['verify', '--results', 'results', 'results/2026-02-01/a.json', 'results/2026-02-01/a.json.sigstore.json']]);
+    const failed = runScript(verify, repo, { SIGNED: 'true', FAKE_CODE: '3' });
+    expect([failed.code, failed.stdout]).toEqual([0, expect.stringContaining('::error title=verify::servebench verify exited 3')]);
+    expect(runScript(verify, gitRepo({ 'results/.gitkeep': '' }), { SIGNED: 'true' }).calls).toEqual([]);
   });
 
   it('commit: commits the results and the state, rebases onto a branch that moved, pushes; an identity-less runner is fine', () => {
@@ -907,6 +933,16 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     const validate = runScript(step('submission.yml', 'check', 'validate').run!, repo, { BASE_REF: 'main', FAKE_CODE: '1' });
     expect([validate.code, validate.outputs, validate.calls]).toEqual([0, { code: '1' }, [['validate', '--base', 'origin/main']]]);
 
+    // verify on the added files only; the nightly's pull requests must carry its signatures.
+    const verify = step('submission.yml', 'check', 'verify').run!;
+    const community = runScript(verify, repo, { BASE_REF: 'main', EXPECT_SOURCE: 'community', FAKE_CODE: '1' });
+    expect([community.code, community.outputs, community.calls]).toEqual([0, { code: '1' }, [['verify', '--results', 'results', 'results/r2.json']]]);
+    expect(runScript(verify, repo, { BASE_REF: 'main', EXPECT_SOURCE: 'official', FAKE_CODE: '3' }).calls).toEqual([['verify', '--results', 'results', '--require-signature', 'results/r2.json']]);
+    const nothingAdded = gitRepo({ 'results/r1.json': '{}' });
+    git(nothingAdded, 'update-ref', 'refs/remotes/origin/main', 'main');
+    expect(runScript(verify, nothingAdded, { BASE_REF: 'main', EXPECT_SOURCE: 'community' })).toMatchObject({ code: 0, outputs: { code: '0' }, calls: [] });
+    expect(workflow('submission.yml').doc.jobs.check!.steps.map((s) => s.id ?? s.name)).toContain('verify');
+
     const summarize = step('submission.yml', 'check', 'summarize').run!;
     const env = { BASE_REF: 'main', PR_NUMBER: '42', EXPECT_SOURCE: 'community' };
     const summarized = runScript(summarize, repo, { ...env, FAKE_CODE: '1', FAKE_STDOUT: '{"problems": [1]}', FAKE_FILE: '### summary\n' });
@@ -918,11 +954,12 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect(runScript(summarize, repo, { ...env, FAKE_CODE: '2' }).code).toBe(2);
 
     const verdict = step('submission.yml', 'check', 'Verdict').run!;
-    const judge = (LINKS: string, VALIDATE: string, SUMMARIZE: string) => runScript(verdict, repo, { LINKS, VALIDATE, SUMMARIZE }).code;
+    const judge = (LINKS: string, VALIDATE: string, SUMMARIZE: string, VERIFY = '0') => runScript(verdict, repo, { LINKS, VALIDATE, SUMMARIZE, VERIFY }).code;
     expect(judge('false', '0', '0')).toBe(0);
     expect(judge('false', '1', '0')).toBe(1);
     expect(judge('false', '0', '1')).toBe(1);
     expect(judge('true', '', '0')).toBe(1);
+    for (const code of ['1', '2', '3']) expect(judge('false', '0', '0', code)).toBe(1);
   });
 });
 

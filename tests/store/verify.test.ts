@@ -6,6 +6,7 @@
  * SYNTHETIC (harness/testbed/synthetic-results.ts); the signatures are real ECDSA P-256 signatures
  * under a certificate chain and log made here. Not exercised: the public Fulcio, Rekor and TUF.
  */
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -87,6 +88,34 @@ describe('servebench sign', () => {
     expect(readFileSync(join(results, `${official[0]}.sigstore.json`), 'utf8')).toBe(before);
   }, 60_000);
 
+  it('--base: signs the results added since a commit (as the nightly does after collect), and validate --base checks an added signature with its result', async () => {
+    const checkout = join(root, 'checkout');
+    const dir = join(checkout, 'results');
+    mkdirSync(dirname(join(dir, official[1]!)), { recursive: true });
+    copyFileSync(join(results, official[1]!), join(dir, official[1]!));
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: checkout, stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'an earlier night');
+    // Tonight's collected result, not committed yet.
+    mkdirSync(dirname(join(dir, official[0]!)), { recursive: true });
+    copyFileSync(join(results, official[0]!), join(dir, official[0]!));
+    const outcome = await runCli(['sign', '--results', dir, '--base', 'HEAD', '--fulcio-url', sigstore.fulcioUrl, '--rekor-url', sigstore.rekorUrl], 60_000, sigstore.actionsEnv(NIGHTLY));
+    expect([outcome.code, outcome.stdout.trim()]).toEqual([0, `signed ${official[0]}`]);
+    git('add', '.');
+    git('commit', '-qm', 'tonight');
+    // A signature added later for a committed result: validate --base checks it with that result.
+    const sidecar = join(dir, `${official[1]}.sigstore.json`);
+    copyFileSync(join(dir, `${official[0]}.sigstore.json`), sidecar);
+    const wrong = await runCli(['validate', '--results', dir, '--base', 'HEAD']);
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining(`${official[1]}.sigstore.json: the signature is over other bytes`)]);
+    rmSync(sidecar);
+    const orphan = join(dir, 'gone.json.sigstore.json');
+    copyFileSync(join(dir, `${official[0]}.sigstore.json`), orphan);
+    const lone = await runCli(['validate', '--results', dir, '--base', 'HEAD']);
+    expect([lone.code, lone.stderr]).toEqual([1, expect.stringContaining('gone.json.sigstore.json: a signature without its result')]);
+  }, 120_000);
+
   it('without an identity token signs nothing and says why (exit 2)', async () => {
     const dir = copyOfResults('no-token');
     const outcome = await runCli(['sign', '--results', dir, '--fulcio-url', sigstore.fulcioUrl, '--rekor-url', sigstore.rekorUrl, join(dir, official[1]!)], 60_000, { ACTIONS_ID_TOKEN_REQUEST_URL: '', ACTIONS_ID_TOKEN_REQUEST_TOKEN: '', SIGSTORE_ID_TOKEN: '' });
@@ -144,6 +173,17 @@ describe('servebench verify', () => {
     rmSync(`${name}.sigstore.json`);
     const unsigned = await verify([name], [], dir);
     expect([unsigned.code, unsigned.reports[0]!.problems.map((p) => p.message)]).toEqual([1, [expect.stringMatching(/^the name does not carry the content's hash/)]]);
+  }, 60_000);
+
+  it("a workload spec that no longer hashes to its spec_sha256 (an easier workload under the scenario's hash): 1, naming the spec hash", async () => {
+    const dir = copyOfResults('spec');
+    const result = JSON.parse(readFileSync(join(dir, official[1]!), 'utf8'));
+    result.workload.spec.output.tokens = 1;
+    rmSync(join(dir, official[1]!));
+    const moved = writeResult(dir, result);
+    const { code, reports } = await verify([join(dir, moved)], [], dir);
+    expect([code, reports[0]!.status]).toEqual([1, 'invalid']);
+    expect(reports[0]!.problems.map((p) => p.path)).toContain('workload.spec_sha256');
   }, 60_000);
 
   it('a signature whose bytes do not verify (the digest matches, the signature was altered): 1', async () => {
@@ -227,7 +267,27 @@ describe('servebench verify', () => {
   }, 60_000);
 });
 
-describe('validate and compile with signatures', () => {
+describe('validate, collect and compile with signatures', () => {
+  it('collect takes a signature along with its result (placed next to it), and reports an orphan one as stray', async () => {
+    const from = join(root, 'artifacts');
+    const into = join(root, 'collected', 'results');
+    mkdirSync(into, { recursive: true });
+    for (const file of [official[0]!, `${official[0]}.sigstore.json`, official[1]!]) {
+      mkdirSync(dirname(join(from, 'job-1', file)), { recursive: true });
+      copyFileSync(join(results, file), join(from, 'job-1', file));
+    }
+    copyFileSync(join(results, `${official[0]}.sigstore.json`), join(from, 'job-1', 'lost.json.sigstore.json'));
+    const outcome = await runCli(['collect', '--from', from, '--results', into, '--json']);
+    expect(outcome.code).toBe(0);
+    const report = JSON.parse(outcome.stdout);
+    expect(report.collected.map((c: { path: string }) => c.path).sort()).toEqual([official[0], official[1]].sort());
+    expect(report.stray.map((p: { file: string; message: string }) => [p.file, p.message])).toEqual([['job-1/lost.json.sigstore.json', expect.stringContaining('a signature without its result')]]);
+    expect(readFileSync(join(into, `${official[0]}.sigstore.json`), 'utf8')).toBe(readFileSync(join(results, `${official[0]}.sigstore.json`), 'utf8'));
+    const { code, reports } = await verify([into], [], into);
+    expect([code, reports.map((r) => r.provenance).sort()]).toEqual([0, ['official, signed', 'official, unsigned']]);
+  }, 60_000);
+
+
   it('validate accepts a signed folder; compile carries attestation: signed, unsigned, null for community', async () => {
     expect((await runCli(['validate', '--results', results])).code).toBe(0);
     const out = join(root, 'compiled');

@@ -9,7 +9,8 @@
  * results), a Kubernetes results claim copied out of a helper pod (`kubectl cp`: the claim holds
  * results/<date>/… as the runs wrote them, perhaps a lost+found), or a SLURM job's shared folder
  * (the fleet's results_dir, and the job logs of log_dir next to it). Every *.json is taken for a
- * result; logs are counted and left; anything else is reported as stray (file, problem, fix),
+ * result (but a signature sidecar, <result>.json.sigstore.json, which is checked with its result and
+ * written next to it); logs are counted and left; anything else is reported as stray (file, problem, fix),
  * which does not fail the collect: an unfinished write's temp file, an NFS placeholder, an
  * archive, a link (never followed).
  *
@@ -33,6 +34,7 @@ import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
 import { resultRelativePath } from '../../contract/result-path.ts';
 import { checkResultText, type ResultProblem } from '../../store/check-result.ts';
 import { listResultFiles, MAX_RESULT_BYTES, readResultText, readRunId } from '../../store/result-files.ts';
+import { checkSignatureSidecar, isSignatureFile, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from '../../store/signature-sidecar.ts';
 import type { RunResult } from '../../contract/result.ts';
 import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from '../detect/state.ts';
 import { missingJobs } from '../plan/missing-jobs.ts';
@@ -191,6 +193,8 @@ interface Candidate {
   readonly result: RunResult;
   readonly sha256: string;
   readonly path: string;
+  /** Its signature sidecar's text (checked: a bundle over these bytes), written next to it in results/. */
+  readonly signature: string | null;
 }
 
 /** Files that belong next to results and are left alone quietly: logs (server, job, SLURM's %x-%j.out), engine settings, job scripts, notes. */
@@ -266,7 +270,14 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
   };
   walk(from, '');
   entries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const signatures = new Set<string>();
   for (const { entry, file } of entries) {
+    // A signature travels with its result; it is checked with it below.
+    if (isSignatureFile(entry.name)) {
+      if (entry.isFile()) signatures.add(file);
+      else stray.push(strayProblem(file, entry)!);
+      continue;
+    }
     if (!entry.name.endsWith('.json')) {
       const problem = strayProblem(file, entry);
       if (problem === null) ignored += 1;
@@ -306,8 +317,16 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
       invalid.push(...checked.problems);
       continue;
     }
-    candidates.push({ file, text, result: checked.result, sha256: checked.sha256, path: posix(resultRelativePath(checked.result, text, checked.sha256)) });
+    const signature = checkSignatureSidecar(file, absolute, checked.sha256);
+    if (signature.problems.length > 0) {
+      invalid.push(...signature.problems);
+      continue;
+    }
+    const signatureText = signature.present ? readFileSync(signaturePathOf(absolute), 'utf8') : null;
+    candidates.push({ file, text, result: checked.result, sha256: checked.sha256, path: posix(resultRelativePath(checked.result, text, checked.sha256)), signature: signatureText });
   }
+  const jsonFiles = new Set(entries.map((e) => e.file));
+  for (const file of signatures) if (!jsonFiles.has(resultPathOfSignature(file))) stray.push(orphanSignatureProblem(file));
   return { candidates, invalid, stray, found, ignored };
 }
 
@@ -335,6 +354,18 @@ function runIdIndex(resultsDir: string): Map<string, string> {
     if (runId !== null && !index.has(runId)) index.set(runId, file.relativePath);
   }
   return index;
+}
+
+/** Puts a candidate's signature next to its result in results/ (never over another); a conflict, or null. */
+async function placeSignature(candidate: Candidate, target: string): Promise<ResultProblem | null> {
+  if (candidate.signature === null) return null;
+  const path = signaturePathOf(target);
+  if (existsSync(path)) {
+    if (readFileSync(path, 'utf8') === candidate.signature) return null;
+    return { file: signaturePathOf(candidate.file), path: '', message: `results/${signaturePathOf(candidate.path)} already exists with different contents`, fix: 'a result has one signature; signatures are never overwritten (remove the one in results/ if it is not the nightly\'s, then collect again)' };
+  }
+  await writeNewFileAtomic(path, candidate.signature);
+  return null;
 }
 
 function collectedFile(candidate: Candidate): CollectedFile {
@@ -430,6 +461,8 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
       if (readFileSync(target, 'utf8') === text) {
         alreadyPresent.push(collectedFile(candidate));
         inResults.push(candidate.result);
+        const conflict = await placeSignature(candidate, target);
+        if (conflict !== null) conflicts.push(conflict);
       } else {
         conflicts.push({ file, path: '', message: `results/${path} already exists with different contents`, fix: 'results are never overwritten: remove the stray file from results/ if it is not a measurement, then collect again' });
       }
@@ -452,6 +485,8 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
       throw error;
     }
     existing.set(runId, path);
+    const conflict = await placeSignature(candidate, target);
+    if (conflict !== null) conflicts.push(conflict);
     collected.push(collectedFile(candidate));
     inResults.push(candidate.result);
   }

@@ -23,7 +23,7 @@ const spec: CommandSpec = {
     {
       name: 'from',
       value: 'DIR',
-      help: "The folder the results are in, nested however: the jobs' artifacts downloaded into it, a Kubernetes results claim copied out (kubectl cp), a SLURM job's shared results folder. Every *.json below it is taken for a result; logs (.log, .out, .err, .txt, .yaml) are left alone; other files are reported as stray.",
+      help: "The folder the results are in, nested however: the jobs' artifacts downloaded into it, a Kubernetes results claim copied out (kubectl cp), a SLURM job's shared results folder. Every *.json below it is taken for a result (a <result>.json.sigstore.json signature goes with its result); logs (.log, .out, .err, .txt, .yaml) are left alone; other files are reported as stray.",
     },
     { name: 'plan', value: 'FILE', help: 'The plan.json of `servebench plan --out DIR`: its jobs without a result are listed (without it, nothing is compared).' },
     {
