@@ -23,6 +23,7 @@ import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { syntheticResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
+import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';
 import { fakeGithub, type FakeGithub } from '../../harness/testbed/fakes/fake-github-releases.ts';
 import { fakeDockerHub, type FakeDockerHub } from '../../harness/testbed/fakes/fake-registries.ts';
 import { startFakeServer, type FakeServer } from '../../harness/testbed/fakes/fake-server.ts';
@@ -65,6 +66,9 @@ function synthetic(edit: Partial<SyntheticRun> = {}): RunResult {
 function resultForJob(job: PlannedJob, seed: number, edit: Partial<SyntheticRun> = {}): RunResult {
   const load = job.load as { concurrency?: number[] };
   const result = synthetic({
+    // Speeds the job's real model allows on its real GPUs (validate's roofline bounds): a 70B model decodes slower than the fixture's 8B.
+    tpotMs: 40,
+    ttftMs: 400,
     ...edit,
     engine: job.engine,
     // A "latest" image reports whatever release it is.
@@ -81,6 +85,8 @@ function resultForJob(job: PlannedJob, seed: number, edit: Partial<SyntheticRun>
   result.run!.parameters = params;
   result.run!.model.dtype = job.model.dtype;
   result.workload.spec = { ...result.workload.spec, load: job.load };
+  // As the runner records it: the hash of the spec it ran (validate recomputes it).
+  result.workload.spec_sha256 = workloadSpecSha256(result.workload.spec);
   result.harness.command = ['servebench', 'run', ...job.argv.slice(1), '--gpu', '0'];
   return result;
 }
