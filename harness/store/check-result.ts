@@ -14,7 +14,7 @@ import { checkPlausibility } from './plausibility.ts';
 import { checkEngineName } from './engine-names.ts';
 import { checkRoofline } from './roofline.ts';
 import { checkWorkloadClaims } from './workload-claims.ts';
-import { MAX_RESULT_BYTES } from './result-files.ts';
+import { fileSizeProblem, limitRule, LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES, tooDeepAt } from './store-limits.ts';
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
 import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 
@@ -33,7 +33,6 @@ export interface CheckedResult {
   readonly problems: ResultProblem[];
 }
 
-const MAX_DEPTH = 32;
 /**
  * Names the leaderboard shows and groups by: ASCII letters, digits and a few separators. ASCII
  * because two names that look alike must be alike ("vllм" with a Cyrillic м would be a second
@@ -52,18 +51,6 @@ const SAFE_PATH = /^[a-z0-9][a-z0-9./-]*\.json$/;
 
 function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}${text ? '.' : ''}${String(key)}`), '');
-}
-
-/** Depth of nesting without recursion, so a million nested arrays cannot overflow the stack. */
-function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 /** What a leaderboard row needs to be trusted and reproduced. */
@@ -100,10 +87,12 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
     ...(run.hardware?.gpus ?? []).map((gpu, i) => [`run.hardware.gpus[${i}].name`, gpu.name] as [string, string]),
   ];
   for (const [path, value] of names) {
-    if (value && (!SAFE_NAME.test(value) || value.length > 200)) {
+    if (value && value.length > MAX_NAME_CHARS) {
+      add(path, limitRule(LIMIT_RULES.nameLength, `is ${value.length} characters, over the ${MAX_NAME_CHARS} a name may have`), `shorten it to at most ${MAX_NAME_CHARS} characters: names are shown in table cells and repeated in every compiled row`);
+    } else if (value && !SAFE_NAME.test(value)) {
       const odd = [...value].find((c) => !SAFE_NAME.test(c));
       const named = odd === undefined ? '' : ` (${odd.codePointAt(0)! > 0x7e || odd.codePointAt(0)! < 0x20 ? `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `"${odd}"`})`;
-      add(path, `"${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has a character a name may not have${named}`, 'names use ASCII letters, digits, spaces and . _ : / @ + ( ) - , only (at most 200): a look-alike letter from another script would make a second name that reads as the first');
+      add(path, `"${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has a character a name may not have${named}`, `names use ASCII letters, digits, spaces and . _ : / @ + ( ) - , only (at most ${MAX_NAME_CHARS}): a look-alike letter from another script would make a second name that reads as the first`);
     }
   }
   if (!ENGINE_NAME.test(run.engine.name)) add('run.engine.name', `engine name "${run.engine.name.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" is not an engine file name`, 'engines are named as in engines/*.yaml: lower-case letters, digits, . _ - (at most 64)');
@@ -130,7 +119,7 @@ export function checkResultText(file: string, text: string, relativePath: string
   const sha256 = bytes > MAX_RESULT_BYTES ? '' : createHash('sha256').update(text).digest('hex');
   const rejected = (): CheckedResult => ({ result: null, sha256, problems });
   if (bytes > MAX_RESULT_BYTES) {
-    add('', `the file is ${Buffer.byteLength(text)} bytes, over the ${MAX_RESULT_BYTES} limit`, 'drop per-request records (--save-requests) or split the sweep into several runs');
+    problems.push(fileSizeProblem(file, bytes));
     return rejected();
   }
   if (relativePath !== null && !SAFE_PATH.test(relativePath)) {
@@ -153,9 +142,10 @@ export function checkResultText(file: string, text: string, relativePath: string
     add('schema_version', `schema_version ${String(JSON.stringify(version) ?? 'missing').slice(0, 40)} is not one this validator knows (${SCHEMA_VERSION})`, 'write it with this harness version, or update servebench');
     return rejected();
   }
-  // The schema bounds the depth everywhere except the free-form extra_body, which later readers may walk.
-  if (depthExceeds((data as { workload?: { extra_body?: unknown } }).workload?.extra_body, MAX_DEPTH)) {
-    add('', `nested deeper than ${MAX_DEPTH} levels`, 'a result file is the JSON `servebench run` wrote, unedited');
+  // Before anything that walks the document by recursion: free-form objects (workload.extra_body, run.engine.config) may nest without end.
+  const tooDeep = tooDeepAt(data, MAX_NESTING_DEPTH);
+  if (tooDeep !== null) {
+    add(tooDeep.length > 80 ? `${tooDeep.slice(0, 80)}…` : tooDeep, limitRule(LIMIT_RULES.nestingDepth, `nested deeper than ${MAX_NESTING_DEPTH} levels`), `a result nests at most ${MAX_NESTING_DEPTH} levels, its free-form objects (--extra-body, engine settings) included: flatten them`);
     return rejected();
   }
   const parsed = RunResultSchema.safeParse(data);

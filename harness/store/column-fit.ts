@@ -5,8 +5,7 @@
  */
 import type { AddProblem } from './plausibility.ts';
 import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type SqlType, type Value } from './columns.ts';
-
-const INTEGER_MAX = 2 ** 31 - 1;
+import { INTEGER_MAX, limitRule, LIMIT_RULES } from './store-limits.ts';
 
 function fits(type: SqlType, value: Value): string | null {
   if (value === null) return null;
@@ -30,7 +29,7 @@ function fits(type: SqlType, value: Value): string | null {
 function checkColumns<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C, at: string, add: AddProblem): void {
   for (const column of columns) {
     const problem = fits(column.type, column.get(context));
-    if (problem !== null) add(at, `the compiled column ${column.name} (${column.type}) ${problem}`, 'a count this large is not a measurement; keep the numbers the harness wrote');
+    if (problem !== null) add(at, limitRule(LIMIT_RULES.columnFit, `the compiled column ${column.name} (${column.type}) ${problem}`), 'a count this large is not a measurement; keep the numbers the harness wrote');
   }
 }
 

@@ -6,7 +6,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { checkResultText, type ResultProblem } from './check-result.ts';
-import { MAX_RESULT_BYTES, readResultText } from './result-files.ts';
+import { readResultText } from './result-files.ts';
+import { fileSizeProblem, stagedLineBytes } from './store-limits.ts';
 import { checkSignatureSidecar } from './signature-sidecar.ts';
 import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type Value } from './columns.ts';
 
@@ -16,12 +17,21 @@ export interface BatchFile {
   readonly absolutePath: string;
   /** false: the file is not in a results folder, so its path is not checked against its content. */
   readonly placed?: boolean;
+  /** Bytes, where the caller listed them (parseFiles stats the file otherwise). */
+  readonly size?: number;
 }
 
 export interface FileVerdict {
   readonly relativePath: string;
   readonly runId: string | null;
   readonly problems: ResultProblem[];
+}
+
+/** A batch's verdicts, and the longest line it staged in each file (the CSV reader is sized to it). */
+export interface BatchOutcome {
+  readonly verdicts: FileVerdict[];
+  readonly longestRunLine: number;
+  readonly longestPointLine: number;
 }
 
 export interface BatchJob {
@@ -36,20 +46,33 @@ export const CSV_NULL = 'null';
 
 function csvValue(value: Value): string {
   if (value === null) return CSV_NULL;
+  if (typeof value !== 'string') return String(value);
+  // split/join, not a global replace: on a valid 8 MiB file whose command line is 4 million
+  // quotes, the regex built 134 MB of parts (a parser worker's whole heap) where this takes 42.
+  let text = value.includes('"') ? value.split('"').join('""') : value;
   // DuckDB's CSV reader ends a field at NUL: a NUL (from a server's error text) is kept as U+FFFD.
-  if (typeof value === 'string') return `"${value.replace(/"/g, '""').replace(/\u0000/g, '\ufffd')}"`;
-  return String(value);
+  if (text.includes('\u0000')) text = text.split('\u0000').join('\ufffd');
+  return `"${text}"`;
 }
+
+/** Values this long skip the JSON fast path below (ordinary rows' values are under 1,000 characters). */
+const LONG_VALUE_CHARS = 64 * 1024;
 
 /** The columns' values as CSV fields, comma-separated (no line end). */
 function csvFields<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C): string {
   const values: Value[] = new Array(columns.length);
-  for (let i = 0; i < columns.length; i++) values[i] = columns[i]!.get(context);
+  let longest = 0;
+  for (let i = 0; i < columns.length; i++) {
+    const value = (values[i] = columns[i]!.get(context));
+    if (typeof value === 'string' && value.length > longest) longest = value.length;
+  }
   // JSON.stringify (native) writes an array of numbers, booleans, nulls and plain strings exactly
   // as this CSV dialect wants them; a backslash means JSON escaped something, and CSV quoting
-  // must do it instead.
-  const json = JSON.stringify(values);
-  if (!json.includes('\\')) return json.slice(1, -1);
+  // must do it instead. A long value goes straight to CSV quoting: escaping it twice is what costs.
+  if (longest <= LONG_VALUE_CHARS) {
+    const json = JSON.stringify(values);
+    if (!json.includes('\\')) return json.slice(1, -1);
+  }
   let line = csvValue(values[0]!);
   for (let i = 1; i < values.length; i++) line += `,${csvValue(values[i]!)}`;
   return line;
@@ -58,8 +81,10 @@ function csvFields<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C): stri
 /** Rows are flushed in chunks of this many characters: bounded memory on any batch size. */
 const FLUSH_CHARS = 4 * 1024 * 1024;
 
-export function parseBatch(job: BatchJob): FileVerdict[] {
+export function parseBatch(job: BatchJob): BatchOutcome {
   const verdicts: FileVerdict[] = [];
+  let longestRunLine = 0;
+  let longestPointLine = 0;
   const runsFd = job.runsPath === null ? null : openSync(job.runsPath, 'a');
   const pointsFd = job.pointsPath === null ? null : openSync(job.pointsPath, 'a');
   let runs = '';
@@ -75,7 +100,7 @@ export function parseBatch(job: BatchJob): FileVerdict[] {
       try {
         const read = readResultText(file.absolutePath);
         if ('tooLarge' in read) {
-          verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `the file is ${read.tooLarge} bytes, over the ${MAX_RESULT_BYTES} limit`, fix: 'drop per-request records (--save-requests) or split the sweep into several runs' }] });
+          verdicts.push({ relativePath: file.relativePath, runId: null, problems: [fileSizeProblem(file.relativePath, read.tooLarge)] });
           continue;
         }
         text = read.text;
@@ -97,11 +122,15 @@ export function parseBatch(job: BatchJob): FileVerdict[] {
         // Columns in table order: config, then the run's own (runs) or the point's own + file (points).
         const context: RunContext = { result: checked.result, run: checked.result.run!, relativePath: file.relativePath, sha256: checked.sha256, signed: signature.present };
         const config = csvFields(CONFIG_COLUMNS, context);
-        runs += `${config},${csvFields(RUN_ONLY_COLUMNS, context)}\n`;
+        const run = `${config},${csvFields(RUN_ONLY_COLUMNS, context)}`;
+        longestRunLine = Math.max(longestRunLine, stagedLineBytes(run));
+        runs += `${run}\n`;
         const fileField = csvValue(file.relativePath);
         checked.result.points.forEach((point, index) => {
           const pointContext: PointContext = { ...context, point, index };
-          points += `${config},${csvFields(POINT_ONLY_COLUMNS, pointContext)},${fileField}\n`;
+          const line = `${config},${csvFields(POINT_ONLY_COLUMNS, pointContext)},${fileField}`;
+          longestPointLine = Math.max(longestPointLine, stagedLineBytes(line));
+          points += `${line}\n`;
         });
       }
       verdicts.push({ relativePath: file.relativePath, runId: checked.result.run_id, problems: [] });
@@ -112,7 +141,7 @@ export function parseBatch(job: BatchJob): FileVerdict[] {
     if (runsFd !== null) closeSync(runsFd);
     if (pointsFd !== null) closeSync(pointsFd);
   }
-  return verdicts;
+  return { verdicts, longestRunLine, longestPointLine };
 }
 
 if (!isMainThread && (workerData as { parseBatch?: BatchJob } | null)?.parseBatch) {

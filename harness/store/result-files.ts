@@ -5,6 +5,7 @@
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { ResultProblem } from './check-result.ts';
+import { MAX_RESULT_BYTES } from './store-limits.ts';
 import { isSignatureFile, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from './signature-sidecar.ts';
 
 export interface ResultFile {
@@ -17,8 +18,8 @@ export interface ResultFile {
   readonly signature?: { readonly size: number; readonly mtimeMs: number };
 }
 
-/** A run with --save-requests over thousands of requests stays well under this. */
-export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
+/** Defined with the store's other limits (store-limits.ts); exported here too, where files are read. */
+export { MAX_RESULT_BYTES };
 
 /** Files the root of a results folder may hold besides results (a README deeper down is not one of them). */
 export const NON_RESULT_FILES: ReadonlySet<string> = new Set(['.gitkeep', 'README.md']);

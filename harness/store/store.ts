@@ -4,7 +4,7 @@
  * re-read only files that are new or whose size or mtime changed, and drop rows of files gone.
  * A cache written by another compiler version is rebuilt from scratch.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -13,13 +13,19 @@ import { SCHEMA_VERSION } from '../contract/result.ts';
 import type { ResultProblem } from './check-result.ts';
 import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
 import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';
-import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type FileVerdict } from './parse-batch.ts';
+import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type BatchOutcome, type FileVerdict } from './parse-batch.ts';
 import { listResultFiles, type ResultFile } from './result-files.ts';
+import { csvLineSizeOptions } from './store-limits.ts';
 
 /** Bump when the tables' shape, the flattening or what validate accepts changes: old caches (and their cached verdicts) are rebuilt. */
-const CACHE_VERSION = `9.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
+const CACHE_VERSION = `10.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
 /** Below this many files, parsing in-thread beats starting workers. */
 const WORKER_THRESHOLD = 200;
+/**
+ * Larger files are checked on this thread, whose heap is not capped: checking a valid 8 MiB file
+ * that holds a million-entry --extra-body map peaks above a worker's 192 MB, and the worker died.
+ */
+const WORKER_MAX_FILE_BYTES = 1024 * 1024;
 
 export interface IngestReport {
   readonly files: number;
@@ -38,10 +44,11 @@ function tableSql(name: string, columns: readonly Column[]): string {
   return `CREATE TABLE IF NOT EXISTS ${name} (${columns.map((c) => `${columnOf(c.name)} ${c.type}`).join(', ')})`;
 }
 
-function readCsvSql(paths: readonly string[], columns: readonly Column[]): string {
+/** `longestLine`: bytes of the longest line in the files (parseBatch measures it as it stages). */
+function readCsvSql(paths: readonly string[], columns: readonly Column[], longestLine: number): string {
   const list = paths.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ');
   const types = columns.map((c) => `${columnOf(c.name).replace(/'/g, "''")}: '${c.type}'`).join(', ');
-  return `SELECT * FROM read_csv([${list}], columns = {${types}}, header = false, delim = ',', quote = '"', escape = '"', nullstr = '${CSV_NULL}', allow_quoted_nulls = false, auto_detect = false, strict_mode = true, new_line = '\\n')`;
+  return `SELECT * FROM read_csv([${list}], columns = {${types}}, header = false, delim = ',', quote = '"', escape = '"', nullstr = '${CSV_NULL}', allow_quoted_nulls = false, auto_detect = false, strict_mode = true, new_line = '\\n'${csvLineSizeOptions(longestLine)})`;
 }
 
 export async function openStore(path: string, memoryLimit = '1GB'): Promise<Store> {
@@ -78,27 +85,43 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
   };
 }
 
-function runWorker(job: BatchJob): Promise<FileVerdict[]> {
+function runWorker(job: BatchJob): Promise<BatchOutcome> {
   return new Promise((resolve, reject) => {
     // A bounded heap makes the worker collect garbage early instead of growing toward the
     // default limit: the compile's peak memory is the workers plus DuckDB.
     const worker = new Worker(new URL('./parse-batch.ts', import.meta.url), { workerData: { parseBatch: job }, resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 } });
-    worker.once('message', (verdicts: FileVerdict[]) => resolve(verdicts));
+    worker.once('message', (outcome: BatchOutcome) => resolve(outcome));
     worker.once('error', reject);
     worker.once('exit', (code) => (code !== 0 ? reject(new Error(`result parser worker exited with ${code}`)) : undefined));
   });
 }
 
 /** Check (and with a staging `dir`, flatten) files on every core; rows go to CSV files in `dir`. */
-export async function parseFiles(files: readonly BatchFile[], dir: string | null): Promise<{ verdicts: FileVerdict[]; runs: string[]; points: string[] }> {
-  const workers = files.length < WORKER_THRESHOLD ? 1 : Math.min(availableParallelism(), Math.ceil(files.length / WORKER_THRESHOLD));
-  const jobs: BatchJob[] = Array.from({ length: workers }, (_, i) => ({
-    files: files.filter((_, k) => k % workers === i),
-    runsPath: dir === null ? null : join(dir, `runs-${i}.csv`),
-    pointsPath: dir === null ? null : join(dir, `points-${i}.csv`),
-  }));
-  const results = workers === 1 ? [parseBatch(jobs[0]!)] : await Promise.all(jobs.map(runWorker));
-  return { verdicts: results.flat(), runs: jobs.map((j) => j.runsPath!), points: jobs.map((j) => j.pointsPath!) };
+export async function parseFiles(files: readonly BatchFile[], dir: string | null): Promise<{ verdicts: FileVerdict[]; runs: string[]; points: string[]; longestRunLine: number; longestPointLine: number }> {
+  const sizeOf = (file: BatchFile) => file.size ?? lstatSync(file.absolutePath, { throwIfNoEntry: false })?.size ?? 0;
+  const inWorkers = files.length < WORKER_THRESHOLD ? [] : files.filter((file) => sizeOf(file) <= WORKER_MAX_FILE_BYTES);
+  const workerSet = new Set(inWorkers);
+  const workers = Math.min(availableParallelism(), Math.ceil(inWorkers.length / WORKER_THRESHOLD));
+  const job = (list: readonly BatchFile[], name: string): BatchJob => ({ files: list, runsPath: dir === null ? null : join(dir, `runs-${name}.csv`), pointsPath: dir === null ? null : join(dir, `points-${name}.csv`) });
+  const here = job(files.filter((file) => !workerSet.has(file)), 'main');
+  const jobs = [here, ...Array.from({ length: workers }, (_, i) => job(inWorkers.filter((_, k) => k % workers === i), String(i)))];
+  // The workers start first and run while this thread checks its own files.
+  const elsewhere = Promise.all(jobs.slice(1).map(runWorker));
+  let own: BatchOutcome;
+  try {
+    own = parseBatch(here);
+  } catch (error) {
+    await elsewhere.catch(() => undefined);
+    throw error;
+  }
+  const results = [own, ...(await elsewhere)];
+  return {
+    verdicts: results.flatMap((r) => r.verdicts),
+    runs: jobs.map((j) => j.runsPath!),
+    points: jobs.map((j) => j.pointsPath!),
+    longestRunLine: Math.max(...results.map((r) => r.longestRunLine)),
+    longestPointLine: Math.max(...results.map((r) => r.longestPointLine)),
+  };
 }
 
 /** What a file is recognised by between compiles (results are immutable; an edit changes these). */
@@ -151,10 +174,10 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
   if (fresh.length > 0) {
     const staging = mkdtempSync(join(tmpdir(), 'servebench-compile-'));
     try {
-      const { verdicts, runs, points } = await parseFiles(fresh, staging);
-      await connection.run(`INSERT INTO runs ${readCsvSql(runs, RUN_COLUMNS)}`);
+      const { verdicts, runs, points, longestRunLine, longestPointLine } = await parseFiles(fresh, staging);
+      await connection.run(`INSERT INTO runs ${readCsvSql(runs, RUN_COLUMNS, longestRunLine)}`);
       // The ids are computed here, once per point, so no later query recomputes them per row.
-      await connection.run(`INSERT INTO points SELECT *, ${idSql(SCENARIO_KEY)}, ${idSql(CONFIG_KEY)} FROM (${readCsvSql(points, POINTS_TABLE)})`);
+      await connection.run(`INSERT INTO points SELECT *, ${idSql(SCENARIO_KEY)}, ${idSql(CONFIG_KEY)} FROM (${readCsvSql(points, POINTS_TABLE, longestPointLine)})`);
       await insertVerdicts(connection, byPath, verdicts);
       await connection.run('CREATE OR REPLACE TEMP TABLE fresh (relative_path VARCHAR)');
       const appender = await connection.createAppender('fresh');
