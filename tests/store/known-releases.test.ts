@@ -14,6 +14,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { engineNames } from '../../harness/store/engine-names.ts';
 import { engineVersionKnown } from '../../harness/store/known-releases.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
+import { referenceDigest } from '../../harness/store/reference-digest.ts';
 import { writeResult } from '../../harness/testbed/synthetic-results.ts';
 import { query } from './duckdb-query.ts';
 import { committedResults, ofShipped, problemsOf, synthetic } from './claim-fixtures.ts';
@@ -88,5 +89,14 @@ describe('the list file', () => {
     expect(file.engines.vllm!.releases.map((r) => r.version)).toEqual(['1.0.0', '1.1.0']);
     expect(file.engines.sglang).toEqual({ sources: ['detect: sglang'], releases: [release('2.0.0')] });
     expect(start.engines.vllm.releases).toHaveLength(1);
+  });
+});
+
+describe('the reference digest (for the compile cache and snapshot names)', () => {
+  it('changes with the known-release lists, so a release appended by detect re-reads the results', () => {
+    const committedOnly = referenceDigest({});
+    expect(committedOnly).toMatch(/^[0-9a-f]{12}$/);
+    expect(referenceDigest({})).toBe(committedOnly);
+    expect(referenceDigest({ SERVEBENCH_EXTRA_RELEASES: releasesFilePaths()[1]! })).not.toBe(committedOnly);
   });
 });
