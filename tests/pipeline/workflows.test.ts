@@ -22,6 +22,7 @@ import { expandPlan } from '../../harness/pipeline/plan/plan.ts';
 import { loadFleet, loadNewReleases } from '../../harness/pipeline/plan/inputs.ts';
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { renderLanes } from '../../harness/pipeline/plan/lanes.ts';
+import { SIGNING_REF, SIGNING_WORKFLOW } from '../../harness/store/verify-signature.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const DIR = join(REPO, '.github', 'workflows');
@@ -806,6 +807,10 @@ describe('step scripts, run under bash with a stand-in npm', () => {
   it('sign: the new results signed on main outside a dry run (--base HEAD); a failure is a warning, never the night\'s loss; verify then requires the signatures', () => {
     const sign = step('nightly.yml', 'collect', 'sign');
     expect(sign.if).toBe("env.DRY_RUN != 'true' && github.ref == 'refs/heads/main'");
+    // The one workflow that signs is the one whose identity `servebench verify` accepts, on the ref it runs the step on.
+    const signing = allSteps().filter(({ step: s }) => s.run !== undefined && /servebench -- sign\b/.test(s.run));
+    expect(signing.map(({ wf, jobId }) => `.github/workflows/${wf.file}/${jobId}`)).toEqual([`${SIGNING_WORKFLOW}/collect`]);
+    expect(sign.if).toContain(`github.ref == '${SIGNING_REF}'`);
     const repo = gitRepo({ 'results/.gitkeep': '' });
     mkdirSync(join(repo, 'results', '2026-02-01'), { recursive: true });
     writeFileSync(join(repo, 'results', '2026-02-01', 'a.json'), '{}');
