@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, spawnSim } from '../../harness/testbed/spawn-cli.ts';
 import { exitCodeFor, STOP_SIGNALS } from '../../harness/lib/process/stop-signals.ts';
@@ -22,6 +23,7 @@ import { RunResultSchema, type RunResult } from '../../harness/contract/result.t
 import { resultFilesIn } from '../cli/run-cli.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A process as /proc/<pid>/stat describes it (Linux). */
 interface Proc {
@@ -125,7 +127,10 @@ interface Exit {
 }
 
 interface StartedRun {
+  /** The process started: servebench itself, or npm / npx running it. */
   readonly child: ChildProcess;
+  /** servebench's own process (the child, or npm's descendant that launched the engine). */
+  readonly servebench: number;
   readonly port: number;
   readonly results: string;
   readonly exited: Promise<Exit>;
@@ -143,13 +148,48 @@ async function allRequests(port: number): Promise<number> {
   }
 }
 
+/**
+ * How servebench is started: by node as tests and scripts do, `npx servebench` (package.json's bin,
+ * bin/servebench.mjs, under npm exec's shell) or `npm run servebench --` (package.json's script).
+ * npm runs offline: the package is this checkout, and nothing leaves the machine.
+ */
+type Entry = 'node' | 'npx' | 'npm run';
+
+function entryCommand(entry: Entry, args: readonly string[]): [string, string[]] {
+  if (entry === 'npx') return ['npx', ['--yes', 'servebench', ...args]];
+  if (entry === 'npm run') return ['npm', ['run', '--silent', 'servebench', '--', ...args]];
+  return [process.execPath, ['--import', 'tsx', CLI_PATH, ...args]];
+}
+
+/** Every process below `pid` (children, their children, …). */
+function descendantsOf(pid: number): Proc[] {
+  const all = processes();
+  const found: Proc[] = [];
+  let frontier = [pid];
+  while (frontier.length > 0) {
+    const next = all.filter((p) => frontier.includes(p.ppid));
+    found.push(...next);
+    frontier = next.map((p) => p.pid);
+  }
+  return found;
+}
+
+/** The process that launched the engine: the one below `root` with a child leading a group of its own (not its watchdog). */
+function servebenchBelow(root: number): number | null {
+  const below = [{ pid: root } as Proc, ...descendantsOf(root)];
+  const launcher = below.find((p) => processes().some((c) => c.ppid === p.pid && c.pgrp === c.pid && c.pid !== root && !cmdline(c.pid).includes(WATCHDOG_NAME)));
+  return launcher?.pid ?? null;
+}
+
 /** `servebench run --launcher process` on the sim (or `engine`), returned once it measures (or probes). */
-async function startRun(engine = 'sim', phase: 'measure' | 'probe' = 'measure'): Promise<StartedRun> {
+async function startRun(engine = 'sim', phase: 'measure' | 'probe' = 'measure', entry: Entry = 'node'): Promise<StartedRun> {
   const port = await freePort();
   const results = mkdtempSync(join(tmpdir(), 'sb-signals-'));
   // 2000 requests take a minute on the sim: every signal lands mid-measurement.
   const args = ['run', '--engine', engine, '--launcher', 'process', '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '2', '--num-prompts', '2000', '--tokenizer', 'none', '--port', String(port), '--results-dir', results, '--no-progress'];
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const [command, argv] = entryCommand(entry, args);
+  // A group of its own, as a terminal's foreground job: a Ctrl-C reaches every process in it.
+  const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], cwd: REPO, env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' }, detached: entry !== 'node' });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
@@ -158,9 +198,11 @@ async function startRun(engine = 'sim', phase: 'measure' | 'probe' = 'measure'):
   const there = await eventually(async () => gone || (phase === 'measure' ? (await measuredRequests(port, 0)) >= 4 : (await allRequests(port)) > 0), 40_000);
   expect(there && !gone, `the run should be in its ${phase} phase: ${stderr}`).toBe(true);
   if (phase === 'probe') expect(await measuredRequests(port, 0)).toBe(0);
-  const group = engineGroupOf(child.pid!);
+  const servebench = entry === 'node' ? child.pid! : servebenchBelow(child.pid!);
+  expect(servebench, `servebench below ${entry}`).not.toBeNull();
+  const group = engineGroupOf(servebench!);
   leftovers.push(group);
-  return { child, port, results, exited, engine: group, stderr: () => stderr };
+  return { child, servebench: servebench!, port, results, exited, engine: group, stderr: () => stderr };
 }
 
 /** What must hold after every stop: the engine's whole group is gone, its port closed. */
@@ -411,6 +453,38 @@ describe.skipIf(process.platform !== 'linux')('servebench run stopped by a signa
       script.kill('SIGKILL');
       script.stdin!.destroy();
     }
+  });
+});
+
+// npm forwards SIGTERM to the shell it ran the command in, and that shell (dash) dies of it
+// without passing it on. Before: npm and npx exited at once while servebench and its engine ran
+// on, detached, and no result was written.
+describe.skipIf(process.platform !== 'linux')('SIGTERM to npx servebench / npm run servebench: servebench stops as if signalled itself', () => {
+  for (const entry of ['npx', 'npm run'] as const) {
+    it(`${entry}: an interrupted result, and nothing below it left (servebench, its engine's group, the watchdog)`, { timeout: 90_000 }, async () => {
+      const run = await startRun('sim', 'measure', entry);
+      const below = descendantsOf(run.child.pid!).map((p) => p.pid);
+      expect(below).toContain(run.servebench);
+      run.child.kill('SIGTERM');
+      await run.exited;
+      expect(await eventually(() => !running(run.servebench), 20_000), `servebench (pid ${run.servebench}) should stop by itself: ${run.stderr()}`).toBe(true);
+      const result = onlyResult(run.results);
+      expect(result.status).toBe('interrupted');
+      expect(result.outcome.interrupted).toBe(true);
+      await expectEngineGone(run);
+      expect(await eventually(() => below.every((pid) => !running(pid)), 5000), `left: ${below.filter(running).join(', ')}`).toBe(true);
+    });
+  }
+
+  it("npx and Ctrl-C (SIGINT to the terminal's whole job): servebench takes it once; the shell's death sends no second signal", { timeout: 90_000 }, async () => {
+    const run = await startRun('sim', 'measure', 'npx');
+    process.kill(-run.child.pid!, 'SIGINT');
+    expect(await eventually(() => !running(run.servebench), 20_000), run.stderr()).toBe(true);
+    expect(onlyResult(run.results).status).toBe('interrupted');
+    expect(run.stderr()).toContain('servebench: SIGINT; stopping the run and the server');
+    // A second signal would have cut the engine's grace short.
+    expect(run.stderr()).not.toMatch(/servebench: SIG[A-Z]+ again/);
+    await expectEngineGone(run);
   });
 });
 

@@ -27,6 +27,13 @@ export function exitCodeFor(signal: StopSignal): number {
 }
 
 let outputGuarded = false;
+/** The first stop signal any handler of this process took, or null while none has arrived. */
+let firstReceived: StopSignal | null = null;
+
+/** The first stop signal this process's handlers took (null: none yet, or no command handles them). */
+export function stopSignalReceived(): StopSignal | null {
+  return firstReceived;
+}
 
 /**
  * After a hang-up every write to the terminal fails with EIO, and a closed pipe fails with EPIPE;
@@ -51,6 +58,7 @@ export function onStopSignal(handler: (signal: StopSignal, count: number) => voi
   guardOutput();
   let count = 0;
   const listener = (signal: NodeJS.Signals): void => {
+    firstReceived ??= signal as StopSignal;
     count += 1;
     handler(signal as StopSignal, count);
   };
