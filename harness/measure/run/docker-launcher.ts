@@ -161,8 +161,10 @@ export async function launchDocker(launch: DockerLaunch): Promise<LaunchedServer
     stop() {
       stopping ??= (async () => {
         stopped = true;
-        // Not removed (the daemon failed us): the watchdog stays armed and tries again when servebench exits.
-        if (await docker(['rm', '--force', launch.name]).then(() => true, () => false)) watchdog.disarm();
+        // Gone already (it exited and --rm removed it), or removed now: else (the daemon failed us) the
+        // watchdog stays armed and tries again when servebench exits.
+        const removed = await docker(['rm', '--force', launch.name]).then(() => true, (error: Error) => /No such container/i.test(error.message));
+        if (removed) watchdog.disarm();
         follower.kill();
         waiter.kill();
         await Promise.all([follower.catch(() => undefined), waiter.catch(() => undefined)]);
