@@ -79,7 +79,7 @@ export function isSecretName(raw: string, context: NameContext = 'flag'): boolea
  * (X-RapidAPI-Key, Azure Functions' x-functions-key, X-Key, X-<vendor>-Auth: Basic …), so no
  * list of secret names is complete; a list of harmless ones is.
  */
-export const HARMLESS_HEADERS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'user-agent', 'x-request-id']);
+const HARMLESS_HEADERS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'user-agent', 'x-request-id']);
 
 /** Well-known token shapes, wherever they appear (a flag of any name, a log line, a path). */
 const TOKEN_SHAPES: ReadonlyArray<readonly [RegExp, string]> = [
