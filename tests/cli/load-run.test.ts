@@ -60,6 +60,7 @@ describe('servebench load against the sim', () => {
     const outcome = await runCli(['load', '--endpoint', faulty.url, ...common, '--num-prompts', '40', '--out', out]);
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toMatch(/% of requests failed, above --max-failure-rate 5.0%/);
+    expect(outcome.stdout).toMatch(/: \d+ × http_error: HTTP 500: Simulated internal server error \(--faults http500\)\.\n/);
     const result = RunResultSchema.parse(JSON.parse(readFileSync(out, 'utf8')));
     expect(result.outcome.exceeded_max_failure_rate).toBe(true);
     expect(result.points[0]!.failures.http_error).toBeGreaterThan(5);

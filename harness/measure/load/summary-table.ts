@@ -2,6 +2,9 @@
 import type { DistributionJson, Point } from '../../contract/result.ts';
 import { describeLoad } from './describe-load.ts';
 
+/** Failure messages shown per point (the result keeps up to 20). */
+const MESSAGES_SHOWN = 3;
+
 function fixed(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
 }
@@ -43,5 +46,9 @@ export function formatSummaryTable(points: readonly Point[]): string {
       .map(([cls, n]) => `${describeLoad(point.load)}: ${n} ${cls}`),
   );
   if (failures.length > 0) notes.push(`Failures: ${failures.join('; ')}`);
+  // What the failures said, the few most frequent of each point: a count alone does not say why.
+  for (const point of points) {
+    for (const { class: cls, message, count } of (point.failure_messages ?? []).slice(0, MESSAGES_SHOWN)) notes.push(`  ${describeLoad(point.load)}: ${count} × ${cls}: ${message}`);
+  }
   return [line(header), line(widths.map((w) => '─'.repeat(w))), ...rows.map(line), '', ...notes, ''].join('\n');
 }
