@@ -44,6 +44,8 @@ function statusText(outcome: Outcome): string {
 export default function CompareApp({ options: every, releasesUrl }: Props) {
   const official = every.filter((o) => !o.community);
   const [community, setCommunity] = useState(false);
+  // The switch needs this script: it appears once the island runs (never in the prerendered HTML).
+  const [interactive, setInteractive] = useState(false);
   const options = community ? every : official;
   const [a, setA] = useState(official[0]?.value ?? '');
   const [b, setB] = useState(official[1]?.value ?? official[0]?.value ?? '');
@@ -67,6 +69,7 @@ export default function CompareApp({ options: every, releasesUrl }: Props) {
   // A permalink runs its comparison at once; values the page does not offer are ignored.
   useEffect(() => {
     const shown = parseCommunity(window.location.search);
+    setInteractive(true);
     setCommunity(shown);
     const allowed = new Set((shown ? every : official).map((o) => o.value));
     const params = new URLSearchParams(window.location.search);
@@ -107,7 +110,7 @@ export default function CompareApp({ options: every, releasesUrl }: Props) {
           </select>
         </label>
         <button type="submit">Compare</button>
-        {every.length > official.length && (
+        {interactive && every.length > official.length && (
           <label className="community-toggle">
             <input type="checkbox" data-community-toggle checked={community} onChange={(event) => toggleCommunity(event.target.checked)} /> Show community and unverified releases <span className="muted">(never ranked)</span>
           </label>

@@ -23,6 +23,8 @@ const root = mkdtempSync(join(tmpdir(), 'servebench-site-'));
 let results: RunResult[] = [];
 let extra: RunResult[] = [];
 let failed: RunResult;
+/** SYNTHETIC community runs on the chat configuration: three half-speed repeats of vllm 1.1.0 and an lmdeploy run 100× faster than the fleet. */
+let community: RunResult[] = [];
 let site: Awaited<ReturnType<typeof serveStatic>>;
 let browser: Browser;
 const foreignRequests: string[] = [];
@@ -42,8 +44,8 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const resultsDir = join(root, 'results');
   results = writeFixture(resultsDir).map((p) => JSON.parse(readFileSync(join(resultsDir, p), 'utf8')) as RunResult);
-  // A second configuration (workload summarize) for the home page's filter, and a failed run: SYNTHETIC.
-  const summarize: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = { model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'summarize', concurrencies: [2, 4], tpotMs: 12, ttftMs: 300, noise: 0.02 };
+  // A second configuration (workload summarize) for the home page's filter, and a failed run: SYNTHETIC, official as the fleet's.
+  const summarize: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = { model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'summarize', concurrencies: [2, 4], tpotMs: 12, ttftMs: 300, noise: 0.02, source: 'official' };
   extra = [
     { ...summarize, engine: 'vllm', version: '1.1.0', date: new Date(Date.UTC(2026, 1, 12, 3)), seed: 400 },
     { ...summarize, engine: 'sglang', version: '2.1.0', tpotMs: 10, date: new Date(Date.UTC(2026, 1, 13, 3)), seed: 401 },
@@ -51,6 +53,12 @@ beforeAll(async () => {
   const broken = syntheticResult({ ...summarize, engine: 'vllm', version: '1.1.0', date: new Date(Date.UTC(2026, 1, 14, 3)), seed: 402 });
   failed = { ...broken, status: 'failed', points: [], run: { ...broken.run!, failure: { phase: 'launch', message: 'CUDA out of memory while loading the weights', log_tail: [] } } };
   writeResult(resultsDir, failed);
+  const vllm = results.find((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0')!;
+  const chat: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = { model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', concurrencies: [1, 8], tpotMs: 20, ttftMs: 120, noise: 0.02, source: 'community' };
+  community = [
+    ...[0, 1, 2].map((i) => ({ ...chat, engine: 'vllm', version: vllm.run!.engine.version!, date: new Date(Date.UTC(2026, 1, 20, 3, i)), seed: 500 + i })),
+    { ...chat, engine: 'lmdeploy', version: '1.0.0', tpotMs: 0.1, ttftMs: 0.6, date: new Date(Date.UTC(2026, 1, 21, 3)), seed: 510 },
+  ].map((run) => JSON.parse(readFileSync(join(resultsDir, writeResult(resultsDir, syntheticResult(run))), 'utf8')) as RunResult);
   // The Reproduce block's repository is the build's configuration (compile writes the block), as the site's links are.
   process.env['SERVEBENCH_REPO_URL'] = 'https://github.com/servebench/servebench';
   await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
@@ -380,6 +388,57 @@ describe('the site in Chromium', () => {
     await submit.close();
   });
 
+  it('community results: off by default (the pages are the official ones), shown apart with badges by ?community=1 or the switch, never ranked', async () => {
+    const page = await open('/', 'home-community-off');
+    const shown = page.locator('section[data-config]:visible');
+    const ranked = async () => (await shown.locator('[data-config-load="c=8"] table[data-ranking] tbody tr td:nth-child(2)').allInnerTexts()).map((t) => t.split(/\s+/)[0]);
+    expect(await ranked()).toEqual(expectedOrderAtC8());
+    await expect(page.locator('table[data-community-table]:visible').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => document.body.innerText.includes('lmdeploy'))).resolves.toBe(false);
+    // The switch shows them under the ranking, with their badges, and says so in the URL; the ranking does not move.
+    await page.getByLabel('Show community and unverified results').check();
+    expect(new URL(page.url()).searchParams.get('community')).toBe('1');
+    const table = shown.locator('[data-config-load="c=8"] table[data-community-table]');
+    await expect(table.isVisible()).resolves.toBe(true);
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-engine'), tr.getAttribute('data-version'), [...tr.querySelectorAll('[data-badge]')].map((b) => b.textContent), tr.querySelectorAll('td')[1]!.textContent]));
+    expect(rows.sort()).toEqual([['lmdeploy', '1.0.0', ['community'], '1'], ['vllm', '1.1.0', ['community'], '3']]);
+    expect(await ranked()).toEqual(expectedOrderAtC8());
+    await page.screenshot({ path: join(ARTIFACTS, 'home-community.png'), fullPage: true });
+    // Other parameters survive the switch, and a link with ?community=1 opens with it on.
+    await page.locator('select[data-field="load"]').selectOption('c=1');
+    await page.getByLabel('Show community and unverified results').uncheck();
+    expect(new URL(page.url()).searchParams.get('community')).toBeNull();
+    expect(new URL(page.url()).searchParams.get('load')).toBe('c=1');
+    await page.close();
+
+    const overview = await open('/?community=1', 'home-community-on');
+    await expect(overview.getByLabel('Show community and unverified results').isChecked()).resolves.toBe(true);
+    const href = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const scenario = await open(`${href}?community=1`, 'scenario-community');
+    await expect(scenario.locator('section#community').isVisible()).resolves.toBe(true);
+    const communityRows = await scenario.locator('section#community tbody tr').evaluateAll((trs) => trs.map((tr) => `${tr.getAttribute('data-engine')} ${tr.querySelectorAll('td')[1]!.textContent}`));
+    expect(communityRows.sort()).toEqual(['lmdeploy c=1', 'lmdeploy c=8', 'vllm c=1', 'vllm c=8']);
+    expect((await engineColumn(scenario, 'c=8')).map((cell) => cell.split(/\s+/)[0])).toEqual(expectedOrderAtC8());
+    // The history table and charts stay official: four releases, one dot each at c=8.
+    await expect(scenario.locator('table[data-history-table] tbody tr', { hasText: 'lmdeploy' }).count()).resolves.toBe(0);
+    await expect(scenario.locator('figure[data-chart="history"]:visible svg circle').count()).resolves.toBe(4);
+    await scenario.close();
+
+    // Compare offers them only with the filter on, named by their badges; the run page wears the badge.
+    const compare = await open('/compare/?a=vllm%401.1.0&b=community%3Avllm%401.1.0&community=1', 'compare-community');
+    await compare.locator('table[data-compare-table]').waitFor({ state: 'visible', timeout: 60_000 });
+    const first = await compare.locator('table[data-compare-table] tbody tr').first().evaluate((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!));
+    expect(Number(first[2]!.replace(/,/g, '')) / Number(first[1]!.replace(/,/g, ''))).toBeLessThan(0.7);
+    await compare.close();
+    const plain = await open('/compare/', 'compare-official');
+    await expect(plain.locator('select[name="a"] option[value^="community:"]').count()).resolves.toBe(0);
+    await plain.close();
+    const run = await open(`/run/${community[3]!.run_id}/`, 'run-community');
+    await expect(run.locator('h1 [data-badge]').allInnerTexts()).resolves.toEqual(['community']);
+    await run.close();
+  }, 120_000);
+
   it('compare: two versions side by side on every shared configuration, from a permalink', async () => {
     const page = await open('/compare/?a=vllm%401.0.0&b=vllm%401.1.0', 'compare');
     await page.locator('table[data-compare-table]').waitFor({ state: 'visible', timeout: 60_000 });
@@ -519,7 +578,7 @@ describe('the site in Chromium', () => {
     const overview = await open('/', 'axe-overview');
     const scenario = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
     await overview.close();
-    const pages = { home: '/', scenario, run: `/run/${run.run_id}/`, 'run-failed': `/run/${failed.run_id}/`, regressions: '/regressions/', compare: '/compare/?a=vllm%401.0.0&b=vllm%401.1.0', downloads: '/downloads/', methodology: '/methodology/', submit: '/submit/' };
+    const pages = { home: '/', 'home-community': '/?community=1', scenario, 'scenario-community': `${scenario}?community=1`, run: `/run/${run.run_id}/`, 'run-community': `/run/${community[3]!.run_id}/`, 'run-failed': `/run/${failed.run_id}/`, regressions: '/regressions/', compare: '/compare/?a=vllm%401.0.0&b=vllm%401.1.0', downloads: '/downloads/', methodology: '/methodology/', submit: '/submit/' };
     const axe = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
     const violations: string[] = [];
     for (const [width, height, label] of [[1280, 900, 'desktop'], [375, 812, 'phone']] as const) {
