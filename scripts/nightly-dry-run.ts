@@ -65,11 +65,12 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readd
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { spawnSim } from '../harness/testbed/spawn-cli.ts';
+import { emptyReleases } from '../harness/contract/releases.ts';
 import { checkResultText } from '../harness/store/check-result.ts';
 import { listResultFiles } from '../harness/store/result-files.ts';
 import { fakeGithub } from '../harness/testbed/fakes/fake-github-releases.ts';
@@ -606,10 +607,10 @@ async function runNight(ctx: Context, night: number): Promise<NightOutputs> {
   // temp repository has no remote. RUN_ID stands in for ${{ github.run_id }}.
   const commit = await step(ctx, night, 'commit', {
     program: 'bash',
-    args: ['-c', 'git add -- results fleet/detect-state.json\nif git diff --cached --quiet; then echo "committed=false"; exit 0; fi\ngit commit -q -m "results: nightly run $RUN_ID"\necho "committed=true"'],
+    args: ['-c', 'git add -- results fleet/detect-state.json fleet/releases.json\nif git diff --cached --quiet; then echo "committed=false"; exit 0; fi\ngit commit -q -m "results: nightly run $RUN_ID"\necho "committed=true"'],
     env: { ...gitEnv(), RUN_ID: `dry-run-${night}` },
     cwd: ctx.dir,
-    display: ['git', 'add', '--', 'results', 'fleet/detect-state.json', '&&', 'git', 'commit', '-q', '-m', `results: nightly run dry-run-${night}`],
+    display: ['git', 'add', '--', 'results', 'fleet/detect-state.json', 'fleet/releases.json', '&&', 'git', 'commit', '-q', '-m', `results: nightly run dry-run-${night}`],
   });
   out.committed = commit.stdout.includes('committed=true');
   out.commit = git(ctx.dir, ['rev-parse', 'HEAD']);
@@ -774,7 +775,9 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
     stateFile: join(dir, 'fleet', 'detect-state.json'),
     fleetFile: join(dir, 'fleet', 'fleet.yaml'),
     fakeUrl: '',
-    env: stepEnv(),
+    // The checkout's known-release list is the repository's (validate reads the harness's own
+    // fleet/releases.json): the one detect appends to inside the temp checkout is read beside it.
+    env: { ...stepEnv(), SERVEBENCH_EXTRA_RELEASES: [process.env['SERVEBENCH_EXTRA_RELEASES'], join(dir, 'fleet', 'releases.json')].filter(Boolean).join(delimiter) },
     workflowEnv: {},
     issueKey: () => null,
     steps: [],
@@ -790,6 +793,8 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
   // The state a repository starts with (nothing reported yet), and the price table compile, summarize and regress read by default.
   writeFileSync(ctx.stateFile, `${JSON.stringify({ schema_version: 1, engines: {} }, null, 2)}\n`);
   copyFileSync(join(REPO, 'fleet', 'prices.yaml'), join(dir, 'fleet', 'prices.yaml'));
+  // A repository's known-release list before its first night: empty (detect appends what it reports).
+  writeFileSync(join(dir, 'fleet', 'releases.json'), `${JSON.stringify(emptyReleases(), null, 2)}\n`);
   // The dry run's own folders stay out of git status, as build/ does in the repository.
   writeFileSync(join(dir, '.gitignore'), ['build/', 'logs/', 'runner/', 'night-*/', ...NIGHT_FILES.map((f) => `/${f}`), ''].join('\n'));
   git(dir, ['init', '-q', '-b', BRANCH]);

@@ -21,6 +21,7 @@ import type { ResultProblem } from './check-result.ts';
 import { computeDeltas, deriveTables } from './derive.ts';
 import { writeDictionary } from './dictionary.ts';
 import { prepareOutFolder } from './out-folder.ts';
+import { referenceDigest } from './reference-digest.ts';
 import { writeSiteData, type PreviousSnapshot } from './publish-site.ts';
 import { linkOrCopy, manifestOf, stageDeltas, weekDigests, writeSnapshot, type SnapshotManifest, type Week } from './snapshots.ts';
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
@@ -57,9 +58,9 @@ function readJsonIfExists<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
 }
 
-/** What every digest of compiled output also depends on: the schema, this compiler, the prices. */
+/** What every digest of compiled output also depends on: the schema, this compiler, the reference data validate reads, the prices. */
 function compileContext(prices: PriceTable): string {
-  return `${SCHEMA_VERSION}|${COMPILER_VERSION}|${JSON.stringify(prices)}`;
+  return `${SCHEMA_VERSION}|${COMPILER_VERSION}|${referenceDigest()}|${JSON.stringify(prices)}`;
 }
 
 /** Rows per table, summed over its weekly files. */

@@ -15,10 +15,18 @@ import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
 import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';
 import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type BatchOutcome, type FileVerdict } from './parse-batch.ts';
 import { listResultFiles, type ResultFile } from './result-files.ts';
+import { referenceDigest } from './reference-digest.ts';
 import { csvLineSizeOptions } from './store-limits.ts';
 
-/** Bump when the tables' shape, the flattening or what validate accepts changes: old caches (and their cached verdicts) are rebuilt. */
-const CACHE_VERSION = `10.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}`;
+/**
+ * Bump the number when the tables' shape, the flattening or what validate accepts changes: old
+ * caches (and their cached verdicts) are rebuilt. The reference data a verdict reads (known
+ * releases, hardware, shipped scenarios) is part of it: a release appended by detect re-reads
+ * the results, so engine_version_known is never stale.
+ */
+function cacheVersion(): string {
+  return `10.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}.r${referenceDigest()}`;
+}
 /** Below this many files, parsing in-thread beats starting workers. */
 const WORKER_THRESHOLD = 200;
 /**
@@ -60,7 +68,8 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
   let connection = await instance.connect();
   await connection.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
   const version = (await connection.runAndReadAll(`SELECT value FROM meta WHERE key = 'cache_version'`)).getRowsJS()[0]?.[0];
-  if (version !== undefined && version !== CACHE_VERSION) {
+  const expected = cacheVersion();
+  if (version !== undefined && version !== expected) {
     connection.closeSync();
     instance.closeSync();
     rmSync(path, { force: true });
@@ -69,7 +78,7 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
     connection = await instance.connect();
     await connection.run('CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)');
   }
-  await connection.run(`INSERT OR REPLACE INTO meta VALUES ('cache_version', '${CACHE_VERSION}')`);
+  await connection.run(`INSERT OR REPLACE INTO meta VALUES ('cache_version', '${expected}')`);
   await connection.run(tableSql('runs', RUN_COLUMNS));
   await connection.run(tableSql('points', [...POINTS_TABLE, ...ID_COLUMNS]));
   await connection.run('CREATE TABLE IF NOT EXISTS files (relative_path VARCHAR PRIMARY KEY, stat_key VARCHAR, run_id VARCHAR, problems VARCHAR)');
