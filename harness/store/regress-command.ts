@@ -11,6 +11,7 @@ import { EXIT, usageError } from '../lib/errors.ts';
 import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';
 import { loadPrices } from './prices.ts';
+import { OFFICIAL_RUN_SQL } from './official.ts';
 import { findRegressions, regressionsMarkdown } from './regress.ts';
 import { prepareOutFolder } from './out-folder.ts';
 import { openStore } from './store.ts';
@@ -52,7 +53,8 @@ export const regressCommand: Command = {
       let scoped = deltas;
       if (base !== undefined) {
         const added = new Set(diffAgainstBase(resultsDir, base).added);
-        const rows = (await store.connection.runAndReadAll('SELECT DISTINCT p.config_id, p.engine, p.engine_version, r.file FROM priced_points p JOIN valid_runs r USING (run_id)')).getRowsJS() as Array<[string, string, string, string]>;
+        // Only official runs bring a comparison into scope: a community file never puts an official release in a report.
+        const rows = (await store.connection.runAndReadAll(`SELECT DISTINCT p.config_id, p.engine, p.engine_version, r.file FROM (SELECT * FROM priced_points WHERE ${OFFICIAL_RUN_SQL}) p JOIN valid_runs r USING (run_id)`)).getRowsJS() as Array<[string, string, string, string]>;
         const touched = new Set(rows.filter(([, , , file]) => added.has(file)).map(([config, engine, version]) => `${config}|${engine}|${version}`));
         scoped = deltas.filter((d) => touched.has(`${d.config_id}|${d.engine}|${d.version}`));
       }

@@ -4,6 +4,7 @@
  * tests/store/fixture-results.ts (official runs); the community files next to it are SYNTHETIC
  * too (harness/testbed/synthetic-results.ts). Real DuckDB, the real compile and the real CLI.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,8 +59,8 @@ function fleetFolder(name: string, planted?: number, extra: readonly SyntheticRu
   return dir;
 }
 
-async function regress(dir: string): Promise<{ code: number; stdout: string }> {
-  const out = await runCli(['regress', '--results', dir, '--out', join(dir, '..', 'out'), '--prices', pricesFile, '--json'], 120_000);
+async function regress(dir: string, extra: readonly string[] = []): Promise<{ code: number; stdout: string }> {
+  const out = await runCli(['regress', '--results', dir, '--out', join(dir, '..', 'out'), '--prices', pricesFile, '--json', ...extra], 120_000);
   expect(out.stderr).toBe('');
   return out;
 }
@@ -83,6 +84,20 @@ describe('community results and official statistics', () => {
     expect(drops).toHaveLength(2);
     for (const drop of drops) expect(Math.abs(drop - (0.5 ** 0.75 - 1) * 100)).toBeLessThan(2);
     expect(planAlerts(real, [], { reopen: false, displayName: (engine) => engine }).map((a) => a.kind)).toEqual(['create']);
+  }, 240_000);
+
+  it('regress --base: a community file added since the base brings no official comparison into the report', async () => {
+    // The fleet with its planted vllm 1.1.0 regression, committed; then a community repeat of vllm 1.1.0 arrives.
+    const dir = fleetFolder('base', undefined);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: join(dir, '..'), env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    git('init', '-q', '-b', 'main');
+    git('add', 'results');
+    git('commit', '-q', '-m', 'the fleet');
+    writeResult(dir, syntheticResult({ ...officialVllm(), source: 'community', seed: 990, date: new Date(Date.UTC(2026, 1, 28, 3)) }));
+    const scoped = await regress(dir, ['--base', 'main']);
+    expect([scoped.code, JSON.parse(scoped.stdout).compared]).toEqual([0, 0]);
+    // The official regression is still there for --latest.
+    expect((await regress(dir)).code).toBe(1);
   }, 240_000);
 
   it('official outputs are byte-identical with and without community files; the community rows stand apart', async () => {
