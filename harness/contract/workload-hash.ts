@@ -1,8 +1,7 @@
 /**
  * workload.spec_sha256: the sha256 of the effective scenario as the result records it (JSON as
  * JSON.stringify writes it, after the redaction every result goes through), so anyone can
- * recompute it from the file alone. `servebench run` and `load` write it (run-load.ts computes the
- * same expression); validate recomputes it (harness/store/workload-claims.ts); a shipped scenario's
+ * recompute it from the file alone. `servebench run` and `load` write it (run-load.ts); validate recomputes it (harness/store/workload-claims.ts); a shipped scenario's
  * hash is this of its workloads/*.yaml as the schema reads it.
  */
 import { createHash } from 'node:crypto';

@@ -1,9 +1,9 @@
 /** Engine specs in engines/: the shared YAML spec reader with the engine schema. */
-import { fileURLToPath } from 'node:url';
 import { EngineSchema, type Engine } from '../../contract/engine.ts';
+import { ENGINES_DIR } from '../../lib/specs/spec-folders.ts';
 import { checkYamlSpec, listSpecFiles, loadYamlSpec, type SpecProblem } from '../../lib/specs/yaml-spec.ts';
 
-export const ENGINES_DIR = fileURLToPath(new URL('../../../engines', import.meta.url));
+export { ENGINES_DIR };
 
 export function checkEngineFile(file: string): { engine: Engine | null; problems: SpecProblem[] } {
   const { spec, problems } = checkYamlSpec(file, EngineSchema);

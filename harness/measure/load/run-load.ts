@@ -3,10 +3,11 @@
  * its requests before its clock starts), and the self-describing result object.
  */
 import { cpus } from 'node:os';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../metrics/request-record.ts';
 import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../../contract/result.ts';
 import { redactArgv, redactValue } from '../../contract/credentials.ts';
+import { workloadSpecSha256 } from '../../contract/workload-hash.ts';
 import { SERVEBENCH_VERSION } from '../../lib/version.ts';
 import { getHeaders, preflight } from './endpoint.ts';
 import type { LoadConfig } from './load-options.ts';
@@ -230,7 +231,7 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
       name: config.workloadName,
       spec: workload,
       // Of the spec as recorded (redacted), so the hash always matches the file's own spec.
-      spec_sha256: createHash('sha256').update(JSON.stringify(redactValue(workload))).digest('hex'),
+      spec_sha256: workloadSpecSha256(workload),
       lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256, ...(parts.tokenizerSource ? { source: parts.tokenizerSource } : {}) },
       length_check: {

@@ -1,11 +1,9 @@
 /** Workload specs in workloads/: the shared YAML spec reader with the workload schema. */
-import { fileURLToPath } from 'node:url';
 import { WorkloadSchema, type Workload } from '../../contract/workload.ts';
+import { WORKLOADS_DIR } from '../../lib/specs/spec-folders.ts';
 import { checkYamlSpec, formatProblems, listSpecFiles, loadYamlSpec, type SpecProblem } from '../../lib/specs/yaml-spec.ts';
 
-export { formatProblems, type SpecProblem };
-
-export const WORKLOADS_DIR = fileURLToPath(new URL('../../../workloads', import.meta.url));
+export { formatProblems, WORKLOADS_DIR, type SpecProblem };
 
 export function checkSpecFile(file: string): { workload: Workload | null; problems: SpecProblem[] } {
   const { spec, problems } = checkYamlSpec(file, WorkloadSchema);
