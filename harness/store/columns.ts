@@ -62,7 +62,7 @@ const gpusOf = (c: RunContext) => c.run.hardware?.gpus ?? [];
  */
 export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('run_id', 'VARCHAR', null, 'The run: <UTC start yyyymmddThhmmssZ>-<8 hex>', (c) => c.result.run_id),
-  from('source', 'VARCHAR', null, 'official (the servebench fleet) or community (a pull request)', (c) => c.result.source ?? 'community'),
+  from('source', 'VARCHAR', null, 'official (made by the servebench pipeline: the nightly, or its lane commands run by the maintainers) or community (a pull request from anyone else; a file without source is community). Only official runs of a version that is not unverified make the ranked, compared and alerted statistics', (c) => c.result.source ?? 'community'),
   from('status', 'VARCHAR', null, 'completed, failed or interrupted', (c) => c.result.status),
   from('created_at', 'TIMESTAMP', 'UTC', 'When the run started', (c) => c.result.created_at),
   from('run_date', 'DATE', 'UTC', 'The day the run started', (c) => c.result.created_at.slice(0, 10)),
