@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { ReleasesFile } from '../contract/releases.ts';
 import { resultRelativePath } from '../contract/result-path.ts';
 import type { DistributionJson, Point, RunResult } from '../contract/result.ts';
 import type { Workload } from '../contract/workload.ts';
@@ -230,4 +231,18 @@ export function* fleetHistory(count: number, seed = 1): Generator<SyntheticRun> 
       source: 'official',
     };
   }
+}
+
+/**
+ * The known-release list of a synthetic history (its made-up versions, for SERVEBENCH_EXTRA_RELEASES):
+ * without it every synthetic version is "unverified" and no official statistic is derived, so a
+ * benchmark of compile would measure less work than a real fleet's.
+ */
+export function syntheticReleases(runs: Iterable<SyntheticRun>): ReleasesFile {
+  const engines: ReleasesFile['engines'] = {};
+  for (const run of runs) {
+    const list = (engines[run.engine] ??= { sources: ['SYNTHETIC: harness/testbed/synthetic-results.ts; no engine released these versions'], releases: [] });
+    if (!list.releases.some((r) => r.version === run.version)) list.releases.push({ version: run.version, tag: null, published_at: null, release_url: null, source: 'SYNTHETIC' });
+  }
+  return { schema_version: 1, description: 'SYNTHETIC release list of a synthetic fleet history (benchmarks only).', engines };
 }
