@@ -202,7 +202,10 @@ export const SiteMetaSchema = z
     generated_at: text,
     schema_version: z.number().int(),
     snapshot: text,
+    /** Every valid run (the runs table's rows), community and unverified ones included. */
     runs: count,
+    /** The runs the official statistics are made of (what the leaderboard counts). */
+    official_runs: count,
     points: count,
     invalid_files: count,
     price_tier: text,

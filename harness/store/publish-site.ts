@@ -269,7 +269,8 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
       });
       for (const [id, bytes] of splitByScenario(points, [])) writeFileSync(join(next, SITE_FILES.pointsArrow(id)), bytes);
     }
-    json(SITE_FILES.meta, SiteMetaSchema, meta);
+    const officialRuns = Number((await connection.runAndReadAll(`SELECT count(*) FROM valid_runs WHERE ${OFFICIAL_RUN_SQL}`)).getRowsJS()[0]![0]);
+    json(SITE_FILES.meta, SiteMetaSchema, { ...meta, official_runs: officialRuns });
   } catch (error) {
     files.restore(siteDir);
     throw error;

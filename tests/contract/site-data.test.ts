@@ -47,7 +47,8 @@ beforeAll(async () => {
 
 describe('the compiled site data parses with its contract', () => {
   it('every top-level file', () => {
-    expect(SiteMetaSchema.parse(read(SITE_FILES.meta)).runs).toBe(9);
+    // Every valid run; the home page counts the official ones (the community repeat is not).
+    expect(SiteMetaSchema.parse(read(SITE_FILES.meta))).toMatchObject({ runs: 9, official_runs: 8 });
     expect(z.array(ScenarioSchema).parse(read(SITE_FILES.scenarios))).toHaveLength(1);
     const leaderboard = z.array(LeaderboardRowSchema).parse(read(SITE_FILES.leaderboard));
     expect(leaderboard.length).toBeGreaterThan(0);

@@ -115,6 +115,8 @@ describe('community results and official statistics', () => {
     for (const file of ['leaderboard.json', 'deltas.json', 'regressions.json', 'capacity.json', 'noise.json', 'versions.json', 'changes.json']) {
       expect(text(crowded, file), file).toBe(text(alone, file));
     }
+    const meta = (out: string) => JSON.parse(text(out, 'meta.json')) as { runs: number; official_runs: number };
+    expect([meta(crowded).official_runs, meta(crowded).runs]).toEqual([meta(alone).official_runs, meta(alone).runs + attacks().length + 1]);
     // The planted official regression is still found, by the official runs alone.
     expect(JSON.parse(text(crowded, 'regressions.json')).regressions.length).toBeGreaterThan(0);
     // Scenario rows: the official ones unchanged but for their count of community rows; the community-only scenario is marked.
