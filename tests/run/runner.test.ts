@@ -132,8 +132,14 @@ describe('servebench run (process launcher, simulated engine)', () => {
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, 'run', '--engine', 'sim', '--model', 'sim-model', '--workload', 'smoke', '--num-prompts', '2000', '--results-dir', results], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    // The signal once the run is measuring (the lengths warning comes after the probe), not after a
+    // fixed delay: on a loaded machine a fixed delay can land before the handlers are installed.
+    const measuring = new Promise<void>((resolve) => child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/prompt lengths/.test(stderr)) resolve();
+    }));
+    await measuring;
+    await new Promise((resolve) => setTimeout(resolve, 500));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     expect(code).toBe(130);

@@ -211,7 +211,9 @@ export async function executeRun(
       if (fatal) fail(`the server log shows a fatal error: ${fatal.slice(0, 300)}`);
     }
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    // Stopped by a signal while the server was starting: the user ended the run, the engine did
+    // not fail, so the result says interrupted (as when stopped while probing or measuring).
+    if (!(signal.aborted && (phase === 'launch' || phase === 'health'))) fail(error instanceof Error ? error.message : String(error));
   } finally {
     gpu?.stop();
     proc?.stop();
