@@ -364,7 +364,8 @@ describe('the site in Chromium', () => {
     const runId = page.url().match(/run\/([^/]+)\//)![1]!;
     const result = results.find((r) => r.run_id === runId)!;
     expect(result.run!.engine.version).toBe('1.1.0');
-    await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${runId}`);
+    // An official run made outside the nightly workflow wears its attestation; a community badge it has not.
+    await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${runId} official, unsigned`);
     await expect(page.locator('pre code#reproduce').innerText()).resolves.toContain(`\nnpx ${result.harness.command.join(' ')}`);
     await expect(page.getByRole('link', { name: /^results\/2026-02-1\d\/vllm\/.*\.json$/ }).getAttribute('href')).resolves.toMatch(/^https:\/\/github\.com\/servebench\/servebench\/blob\/main\/results\/2026-02-1\d\/vllm\//);
     await expect(page.locator('tbody tr').first().innerText()).resolves.toMatch(/^c=1\t64\t64\t0\t512\t128\t/);
@@ -519,7 +520,7 @@ describe('the site in Chromium', () => {
     await expect(failure.innerText()).resolves.toMatch(/^vllm 1\.1\.0 · failed in launch: CUDA out of memory while loading the weights/);
     await failure.locator('a').click();
     await page.waitForURL(new RegExp(`/run/${failed.run_id}/$`));
-    await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${failed.run_id}`);
+    await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${failed.run_id} official, unsigned`);
     await page.close();
   });
 
