@@ -80,6 +80,8 @@ describe('docker launcher (fake docker CLI)', () => {
     // Removed by the daemon however it stops, and labelled with its run and its servebench.
     const id = run[run.indexOf('--name') + 1]!.replace(/^servebench-/, '');
     expect(run.slice(0, 9)).toEqual(['run', '--detach', '--rm', '--name', `servebench-${id}`, '--label', `servebench.run=${id}`, '--label', expect.stringMatching(/^servebench\.owner=\d+:\d+:[0-9a-f]{12}:\d+$/)]);
+    // The container is named by the result's own run id: a leftover can be traced to its result.
+    expect(id).toBe(result.run_id);
     // Leftovers of gone servebench processes are looked for before anything starts.
     expect(calls[1]).toEqual(['ps', '--all', '--filter', 'label=servebench.owner', '--format', '{{.Names}}\t{{.Label "servebench.owner"}}']);
     expect(calls.some((c) => c[0] === 'wait')).toBe(true);

@@ -66,6 +66,11 @@ export interface RunLoadEffects {
   readonly now?: () => Date;
   /** Where a warning for the person at the terminal goes (default: stderr). */
   readonly notice?: (line: string) => void;
+  /**
+   * The run this load belongs to (servebench run): its id and start, so the result's run_id is the
+   * one its engine's container, log files and labels were named with. Default: a new run now.
+   */
+  readonly run?: { readonly id: string; readonly createdAt: Date };
 }
 
 export interface LoadRun {
@@ -93,8 +98,8 @@ export function bodyOptionsOf(config: LoadConfig): BodyOptions {
 
 export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Promise<LoadRun> {
   const now = effects.now ?? (() => new Date());
-  const createdAt = now();
-  const runId = newRunId(createdAt);
+  const createdAt = effects.run?.createdAt ?? now();
+  const runId = effects.run?.id ?? newRunId(createdAt);
   const { workload } = config;
   const connectHeaders = getHeaders(config.headers);
   // The server first: an unreachable one is a usage error before anything else is asked of it.

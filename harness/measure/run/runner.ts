@@ -193,6 +193,7 @@ export async function executeRun(
       phase = 'measure';
       loadRun = await runLoad(plan.load, {
         signal,
+        run: { id: runId, createdAt },
         argv: plan.argv,
         ...(onProgress ? { onProgress } : {}),
         onPointStart: async () => {
