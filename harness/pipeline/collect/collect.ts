@@ -33,7 +33,8 @@ import { usageError } from '../../lib/errors.ts';
 import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
 import { resultRelativePath } from '../../contract/result-path.ts';
 import { checkResultText, type ResultProblem } from '../../store/check-result.ts';
-import { listResultFiles, MAX_RESULT_BYTES, readResultText, readRunId } from '../../store/result-files.ts';
+import { listResultFiles, readResultText, readRunId } from '../../store/result-files.ts';
+import { fileSizeProblem } from '../../store/store-limits.ts';
 import { checkSignatureSidecar, isSignatureFile, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from '../../store/signature-sidecar.ts';
 import type { RunResult } from '../../contract/result.ts';
 import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from '../detect/state.ts';
@@ -296,7 +297,7 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
       // Sized before it is read: an artifact may be huge.
       const read = readResultText(absolute);
       if ('tooLarge' in read) {
-        invalid.push({ file, path: '', message: `the file is ${read.tooLarge} bytes, over the ${MAX_RESULT_BYTES} limit of a result`, fix: 'upload the result files `servebench run` wrote (drop --save-requests or split the sweep)' });
+        invalid.push(fileSizeProblem(file, read.tooLarge));
         continue;
       }
       text = read.text;
