@@ -16,6 +16,7 @@ import { checkRoofline } from './roofline.ts';
 import { checkWorkloadClaims } from './workload-claims.ts';
 import { fileSizeProblem, limitRule, LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES, tooDeepAt } from './store-limits.ts';
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
+import { checkCommandAgreement } from './command-agreement.ts';
 import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 
 export interface ResultProblem {
@@ -106,6 +107,7 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
   // The Reproduce block is made of this command: only a command line servebench itself takes.
   const recorded = readRecordedArgv(result.harness.command, 'run', RESULT_COMMAND_OPTIONS.run);
   if (!recorded.ok) add(`harness.command[${recorded.problem.index}]`, `${recorded.problem.message} [recorded-command]`, recorded.problem.fix);
+  else checkCommandAgreement(result, recorded.parsed, RESULT_COMMAND_OPTIONS.run, add);
 }
 
 /**

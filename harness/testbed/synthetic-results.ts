@@ -159,7 +159,7 @@ export function syntheticResult(run: SyntheticRun): RunResult {
     status: 'completed',
     created_at: created.toISOString(),
     finished_at: new Date(clock).toISOString(),
-    harness: { name: 'servebench', version: '0.1.0', node: 'v24.0.0', platform: 'linux', arch: 'x64', cpus: 2, command: ['servebench', 'run', '--engine', run.engine, '--launcher', 'docker', '--model', run.model, '--workload', run.workload, '--concurrency', run.concurrencies.join(','), '--results-dir', `synthetic-results/seed-${run.seed}`], git_commit: '0'.repeat(40), git_dirty: false },
+    harness: { name: 'servebench', version: '0.1.0', node: 'v24.0.0', platform: 'linux', arch: 'x64', cpus: 2, command: ['servebench', 'run', '--engine', run.engine, '--launcher', 'docker', '--model', run.model, '--workload', run.workload, '--concurrency', run.concurrencies.join(','), '--source', run.source ?? 'community', '--results-dir', `synthetic-results/seed-${run.seed}`], git_commit: '0'.repeat(40), git_dirty: false },
     target: { endpoint: 'http://127.0.0.1:8000', api: 'completions', model: run.model, server_version: run.version },
     workload: {
       name: run.workload,

@@ -252,7 +252,7 @@ describe('review findings', () => {
 
   it('a command with a pretty-printed --extra-body (tabs, line feeds) is honest and accepted', () => {
     const r = synthetic();
-    r.harness.command = ['servebench', 'run', '--engine', 'vllm', '--extra-body', '{\n\t"top_k": 1\n}'];
+    r.harness.command = ['servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--source', r.source ?? 'community', '--extra-body', '{\n\t"top_k": 1\n}'];
     expect(problemsOf(r)).toEqual([]);
   });
 });

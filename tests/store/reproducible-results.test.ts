@@ -59,8 +59,8 @@ describe('the recorded command', () => {
 
   it('keeps the hidden-character check (bidi in a value of a known flag)', () => {
     const r = synthetic();
-    r.harness.command = ['servebench', 'run', '--model', 'a\u202Egpj.exe'];
-    expect(problemsOf(r)).toEqual(['harness.command[3]: holds the invisible character U+202E: the command would display differently from what is copied']);
+    r.harness.command = ['servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--source', r.source ?? 'community', '--model', 'a\u202Egpj.exe'];
+    expect(problemsOf(r)).toEqual(['harness.command[9]: holds the invisible character U+202E: the command would display differently from what is copied']);
   });
 
   it('every committed real result reads back (their argv has --results-dir and --no-progress)', () => {
@@ -126,7 +126,7 @@ describe('through compile to the run page', () => {
     const root = mkdtempSync(join(tmpdir(), 'servebench-reproducible-'));
     const resultsDir = join(root, 'results');
     const good = synthetic(11);
-    good.harness.command = ['servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--model', 'synthetic/llama-8b', '--workload', 'chat', '--extra-body', `{"note": "it's $(not run)"}`, '--results-dir', '/home/ci/results', '--no-progress'];
+    good.harness.command = ['servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--source', good.source ?? 'community', '--model', 'synthetic/llama-8b', '--workload', 'chat', '--extra-body', `{"note": "it's $(not run)"}`, '--results-dir', '/home/ci/results', '--no-progress'];
     writeResult(resultsDir, good);
     const failed = synthetic(12);
     Object.assign(failed, { status: 'failed', points: [], run: { ...failed.run!, failure: { phase: 'launch', message: 'CUDA out of memory', log_tail: [] } } });
