@@ -14,6 +14,7 @@ import { loadPrices } from './prices.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
 import { findRegressions, regressionsMarkdown } from './regress.ts';
 import { prepareOutFolder } from './out-folder.ts';
+import { lockOutFolder } from './out-lock.ts';
 import { openStore } from './store.ts';
 import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from './store-options.ts';
 
@@ -46,7 +47,12 @@ export const regressCommand: Command = {
     const resultsDir = resolve(stringOption(spec, raw, 'results')!);
     const outDir = resolve(stringOption(spec, raw, 'out')!);
     prepareOutFolder(outDir);
-    const store = await openStore(storePath(outDir));
+    // The same store compile writes: one command at a time per --out (exit 75 "busy" otherwise).
+    const lock = lockOutFolder(outDir, 'servebench regress');
+    const store = await openStore(storePath(outDir)).catch((error: unknown) => {
+      lock.release();
+      throw error;
+    });
     try {
       const { deltas } = await analyze(store, resultsDir, loadPrices(resolve(stringOption(spec, raw, 'prices')!)));
       const files = new Map(((await store.connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>).map(([id, file]) => [id, file]));
@@ -79,6 +85,7 @@ export const regressCommand: Command = {
       return regressions.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
     } finally {
       store.close();
+      lock.release();
     }
   },
 };

@@ -87,4 +87,18 @@ describe('compile: one at a time per output folder', () => {
     expect(outcome.stderr).toContain(`another servebench compile (pid ${process.pid}, started 2026-01-01T00:00:00.000Z)`);
     expect(existsSync(join(out, LOCK_FILE))).toBe(true);
   });
+
+  it('regress and summarize read and write the same store: they take the same lock', { timeout: 120_000 }, async () => {
+    const { results, out, prices } = fixture();
+    expect((await runCli(['compile', '--results', results, '--out', out, '--prices', prices], 120_000)).code).toBe(0);
+    const ticks = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+    const start = ticks.slice(ticks.lastIndexOf(')') + 2).split(' ')[19]!;
+    writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: process.pid, start_ticks: start, host: hostname(), started_at: '2026-01-01T00:00:00.000Z', command: 'servebench compile' }));
+    for (const args of [['regress', '--results', results, '--out', out, '--prices', prices], ['summarize', '--base', 'HEAD', '--results', results, '--out', out, '--prices', prices]]) {
+      const outcome = await runCli(args, 120_000);
+      expect(outcome.code, `${args[0]}: ${outcome.stderr}`).toBe(EXIT.busy);
+      expect(outcome.stderr).toContain(`is busy: another servebench compile (pid ${process.pid}`);
+    }
+    expect(existsSync(join(out, LOCK_FILE))).toBe(true);
+  });
 });

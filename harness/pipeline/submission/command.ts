@@ -10,6 +10,7 @@ import { EXIT, usageError } from '../../lib/errors.ts';
 import { storePath } from '../../store/compile.ts';
 import { prepareOutFolder } from '../../store/out-folder.ts';
 import { loadPrices } from '../../store/prices.ts';
+import { lockOutFolder } from '../../store/out-lock.ts';
 import { openStore } from '../../store/store.ts';
 import { OUT_OPTION, PRICES_OPTION, RESULTS_OPTION } from '../../store/store-options.ts';
 import { SOURCES, summarizeSubmission, type Source } from './pr-summary.ts';
@@ -46,7 +47,12 @@ export async function runSummarize(argv: readonly string[], io: SummarizeIo): Pr
   const prices = loadPrices(resolve(stringOption(spec, raw, 'prices')!));
   const outDir = resolve(stringOption(spec, raw, 'out')!);
   prepareOutFolder(outDir);
-  const store = await openStore(storePath(outDir));
+  // The same store compile writes: one command at a time per --out (exit 75 "busy" otherwise).
+  const lock = lockOutFolder(outDir, 'servebench summarize');
+  const store = await openStore(storePath(outDir)).catch((error: unknown) => {
+    lock.release();
+    throw error;
+  });
   try {
     const summary = await summarizeSubmission({
       store,
@@ -64,6 +70,7 @@ export async function runSummarize(argv: readonly string[], io: SummarizeIo): Pr
     return summary.problems.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
   } finally {
     store.close();
+    lock.release();
   }
 }
 
