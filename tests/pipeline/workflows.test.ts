@@ -627,8 +627,8 @@ describe('nightly: what reaches the default branch, the token, the detect state'
     const collect = step('nightly.yml', 'collect', 'collect').run!;
     expect(collect).toContain('--detect-state fleet/detect-state.json');
     expect(collect).not.toMatch(/git checkout -- fleet\/detect-state\.json/);
-    // The results pull request carries results only.
-    expect(String(step('nightly.yml', 'collect', 'pr').with!['add-paths']).trim()).toBe('results/**');
+    // The results pull request carries the results and the known-release list detect appended to (validate ranks only what it lists).
+    expect(String(step('nightly.yml', 'collect', 'pr').with!['add-paths']).trim().split('\n')).toEqual(['results/**', 'fleet/releases.json']);
   });
 
   it('the state round trip: saved as a one-file, one-commit branch (overwritten each night), read back before detect; main\'s copy until the branch exists', () => {
@@ -833,7 +833,7 @@ describe('step scripts, run under bash with a stand-in npm', () => {
   it('commit: commits the results and the state, rebases onto a branch that moved, pushes; an identity-less runner is fine', () => {
     const remote = tempDir('sb-remote-');
     git(remote, 'init', '-q', '--bare', '-b', 'main');
-    const seed = gitRepo({ 'fleet/detect-state.json': '{}\n', 'results/.gitkeep': '' });
+    const seed = gitRepo({ 'fleet/detect-state.json': '{}\n', 'fleet/releases.json': '{}\n', 'results/.gitkeep': '' });
     git(seed, 'remote', 'add', 'origin', remote);
     git(seed, 'push', '-q', 'origin', 'main');
     const work = tempDir('sb-clone-');
@@ -847,6 +847,7 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     mkdirSync(join(work, 'results', '2026-02-01'), { recursive: true });
     writeFileSync(join(work, 'results', '2026-02-01', 'a.json'), '{}');
     writeFileSync(join(work, 'fleet', 'detect-state.json'), '{"seen": 1}\n');
+    writeFileSync(join(work, 'fleet', 'releases.json'), '{"appended": 1}\n');
     writeFileSync(join(work, 'collect.json'), '{}');
     const script = step('nightly.yml', 'collect', 'commit').run!;
     // The step's own identity (a hosted runner has none), its expressions filled in.
@@ -858,7 +859,7 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect([pushed.code, pushed.outputs.committed]).toEqual([0, 'true']);
     const log = git(remote, 'log', '--format=%s', 'main');
     expect(log.split('\n').slice(0, 3)).toEqual(['results: nightly run 77', 'meanwhile', 'base']);
-    expect(git(remote, 'show', '--name-only', '--format=', 'main').trim().split('\n').sort()).toEqual(['fleet/detect-state.json', 'results/2026-02-01/a.json']);
+    expect(git(remote, 'show', '--name-only', '--format=', 'main').trim().split('\n').sort()).toEqual(['fleet/detect-state.json', 'fleet/releases.json', 'results/2026-02-01/a.json']);
     // Nothing new: no commit.
     const again = runScript(script, work, env);
     expect([again.code, again.outputs.committed]).toEqual([0, 'false']);

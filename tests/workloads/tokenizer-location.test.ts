@@ -37,9 +37,9 @@ describe('download from the Hub (local fake)', () => {
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');
     if (req.url === '/acme/tiny/resolve/main/tokenizer.json') {
-      res.writeHead(302, { location: '/cdn/abc123/tokenizer.json' }).end();
-    } else if (req.url === '/cdn/abc123/tokenizer.json') {
-      res.writeHead(200, { 'content-type': 'application/json', 'x-repo-commit': 'abc123' }).end(readFileSync(join(FIXTURE, 'tokenizer.json')));
+      res.writeHead(302, { location: '/cdn/0123456789abcdef0123456789abcdef01234567/tokenizer.json' }).end();
+    } else if (req.url === '/cdn/0123456789abcdef0123456789abcdef01234567/tokenizer.json') {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-repo-commit': '0123456789abcdef0123456789abcdef01234567' }).end(readFileSync(join(FIXTURE, 'tokenizer.json')));
     } else if (req.url?.startsWith('/acme/gated/')) {
       res.writeHead(401).end('{"error":"Access to model acme/gated is restricted."}');
     } else {
@@ -59,8 +59,8 @@ describe('download from the Hub (local fake)', () => {
     const env = { HF_ENDPOINT: endpoint, HF_HUB_CACHE: cache };
     const tokenizer = await obtainModelTokenizer('acme/tiny', '--tokenizer', env);
     expect(tokenizer.countPrompt('hello there')).toBeGreaterThan(2);
-    expect(existsSync(join(cache, 'models--acme--tiny', 'snapshots', 'abc123', 'tokenizer.json'))).toBe(true);
-    expect(readFileSync(join(cache, 'models--acme--tiny', 'refs', 'main'), 'utf8')).toBe('abc123');
+    expect(existsSync(join(cache, 'models--acme--tiny', 'snapshots', '0123456789abcdef0123456789abcdef01234567', 'tokenizer.json'))).toBe(true);
+    expect(readFileSync(join(cache, 'models--acme--tiny', 'refs', 'main'), 'utf8')).toBe('0123456789abcdef0123456789abcdef01234567');
     const seen = requests.length;
     await obtainModelTokenizer('acme/tiny', '--tokenizer', env);
     expect(requests.length).toBe(seen);
