@@ -58,13 +58,13 @@ function jsonPath(path: ReadonlyArray<PropertyKey>): string {
 function checkProvenance(result: RunResult, add: (path: string, message: string, fix: string) => void): void {
   const run = result.run;
   if (result.kind !== 'run' || !run) {
-    add('kind', 'results/ takes runs with provenance (kind "run"); this is a bare load result', 'produce it with `servebench run` (use --launcher external for a server you started yourself)');
+    add('kind', '[run-kind] results/ takes runs with provenance (kind "run"); this is a bare load result', 'produce it with `servebench run` (use --launcher external for a server you started yourself)');
     return;
   }
   if (result.status === 'completed') {
-    if (!run.engine.version) add('run.engine.version', 'the engine version is missing', 'a completed run names the engine version it measured (the runner reads it from the server or --engine-version)');
-    if (!result.harness.git_commit) add('harness.git_commit', 'the harness commit is missing', 'run servebench from a git checkout so the result records which harness measured it');
-    if (result.points.length === 0) add('points', 'a completed run has no points', 'completed runs measured at least one load point');
+    if (!run.engine.version) add('run.engine.version', '[provenance] the engine version is missing', 'a completed run names the engine version it measured (the runner reads it from the server or --engine-version)');
+    if (!result.harness.git_commit) add('harness.git_commit', '[provenance] the harness commit is missing', 'run servebench from a git checkout so the result records which harness measured it');
+    if (result.points.length === 0) add('points', '[provenance] a completed run has no points', 'completed runs measured at least one load point');
   }
   // Every identifier that reaches a page (docs/validation.md lists them, and the free text the site escapes visibly instead).
   const names: Array<[string, string | null | undefined]> = [
@@ -93,20 +93,20 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
     } else if (value && !SAFE_NAME.test(value)) {
       const odd = [...value].find((c) => !SAFE_NAME.test(c));
       const named = odd === undefined ? '' : ` (${odd.codePointAt(0)! > 0x7e || odd.codePointAt(0)! < 0x20 ? `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `"${odd}"`})`;
-      add(path, `"${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has a character a name may not have${named}`, `names use ASCII letters, digits, spaces and . _ : / @ + ( ) - , only (at most ${MAX_NAME_CHARS}): a look-alike letter from another script would make a second name that reads as the first`);
+      add(path, `[name-characters] "${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has a character a name may not have${named}`, `names use ASCII letters, digits, spaces and . _ : / @ + ( ) - , only (at most ${MAX_NAME_CHARS}): a look-alike letter from another script would make a second name that reads as the first`);
     }
   }
-  if (!ENGINE_NAME.test(run.engine.name)) add('run.engine.name', `engine name "${run.engine.name.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" is not an engine file name`, 'engines are named as in engines/*.yaml: lower-case letters, digits, . _ - (at most 64)');
+  if (!ENGINE_NAME.test(run.engine.name)) add('run.engine.name', `[engine-name] engine name "${run.engine.name.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" is not an engine file name`, 'engines are named as in engines/*.yaml: lower-case letters, digits, . _ - (at most 64)');
   const commands: Array<[string, readonly string[]]> = [['harness.command', result.harness.command], ['run.engine.command', run.engine.command]];
   for (const [path, argv] of commands) {
     argv.forEach((arg, i) => {
       const hidden = arg.match(HIDDEN_CHARACTER)?.[0];
-      if (hidden !== undefined) add(`${path}[${i}]`, `holds the invisible character U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}: the command would display differently from what is copied`, 'record the command as typed; control and bidi characters do not belong in a command line');
+      if (hidden !== undefined) add(`${path}[${i}]`, `[hidden-character] holds the invisible character U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}: the command would display differently from what is copied`, 'record the command as typed; control and bidi characters do not belong in a command line');
     });
   }
   // The Reproduce block is made of this command: only a command line servebench itself takes.
   const recorded = readRecordedArgv(result.harness.command, 'run', RESULT_COMMAND_OPTIONS.run);
-  if (!recorded.ok) add(`harness.command[${recorded.problem.index}]`, `${recorded.problem.message} [recorded-command]`, recorded.problem.fix);
+  if (!recorded.ok) add(`harness.command[${recorded.problem.index}]`, `[recorded-command] ${recorded.problem.message}`, recorded.problem.fix);
   else checkCommandAgreement(result, recorded.parsed, RESULT_COMMAND_OPTIONS.run, add);
 }
 
@@ -125,23 +125,23 @@ export function checkResultText(file: string, text: string, relativePath: string
     return rejected();
   }
   if (relativePath !== null && !SAFE_PATH.test(relativePath)) {
-    add('', `the path "${relativePath.slice(0, 120)}" is not a result path`, 'result paths are lower-case letters, digits, dots, dashes and slashes, ending in .json, as `servebench run` writes them');
+    add('', `[result-path] the path "${relativePath.slice(0, 120)}" is not a result path`, 'result paths are lower-case letters, digits, dots, dashes and slashes, ending in .json, as `servebench run` writes them');
     return rejected();
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    add('', `not JSON: ${(error as Error).message.slice(0, 200)}`, 'a result file is the JSON `servebench run` wrote, unedited');
+    add('', `[json] not JSON: ${(error as Error).message.slice(0, 200)}`, 'a result file is the JSON `servebench run` wrote, unedited');
     return rejected();
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    add('', 'not a JSON object', 'a result file is the JSON object `servebench run` wrote, unedited');
+    add('', '[json] not a JSON object', 'a result file is the JSON object `servebench run` wrote, unedited');
     return rejected();
   }
   const version = (data as { schema_version?: unknown }).schema_version;
   if (version !== SCHEMA_VERSION) {
-    add('schema_version', `schema_version ${String(JSON.stringify(version) ?? 'missing').slice(0, 40)} is not one this validator knows (${SCHEMA_VERSION})`, 'write it with this harness version, or update servebench');
+    add('schema_version', `[schema-version] schema_version ${String(JSON.stringify(version) ?? 'missing').slice(0, 40)} is not one this validator knows (${SCHEMA_VERSION})`, 'write it with this harness version, or update servebench');
     return rejected();
   }
   // Before anything that walks the document by recursion: free-form objects (workload.extra_body, run.engine.config) may nest without end.
@@ -152,13 +152,13 @@ export function checkResultText(file: string, text: string, relativePath: string
   }
   const parsed = RunResultSchema.safeParse(data);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues.slice(0, 50)) add(jsonPath(issue.path), issue.message, 'match docs/result.schema.json');
+    for (const issue of parsed.error.issues.slice(0, 50)) add(jsonPath(issue.path), `[schema] ${issue.message}`, 'match docs/result.schema.json');
     return rejected();
   }
   const result = parsed.data;
   // Results are public: the harness redacts when it records, so a credential here was put in by hand or by an older harness.
   for (const finding of findCredentials(data)) {
-    add(finding.path, `holds a credential (${finding.what}); results are public`, 'remove it or replace it with <redacted> (servebench redacts these when it records a run)');
+    add(finding.path, `[credential] holds a credential (${finding.what}); results are public`, 'remove it or replace it with <redacted> (servebench redacts these when it records a run)');
   }
   checkPlausibility(result, add);
   checkProvenance(result, add);
@@ -169,7 +169,7 @@ export function checkResultText(file: string, text: string, relativePath: string
   if (result.run) checkColumnFit({ result, run: result.run, relativePath: relativePath ?? file, sha256 }, add);
   if (relativePath !== null && result.run) {
     const expected = resultRelativePath(result, text, sha256);
-    if (expected !== relativePath) add('', `the path does not match the content: expected ${expected}`, `move the file to results/${expected} (the name carries the content's sha256; edited files no longer match)`);
+    if (expected !== relativePath) add('', `[path-matches-content] the path does not match the content: expected ${expected}`, `move the file to results/${expected} (the name carries the content's sha256; edited files no longer match)`);
   }
   return { result: problems.length === 0 ? result : null, sha256, problems };
 }

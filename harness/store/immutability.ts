@@ -41,14 +41,14 @@ export function diffAgainstBase(resultsDir: string, base: string): BaseDiff {
     const status = fields[i]!;
     const file = inResults(fields[i + 1]!);
     if (status === 'A') added.push(file);
-    else if (status === 'D') problems.push({ file, path: '', message: `deleted; it exists at ${base}`, fix: 'results are immutable: restore the file (git checkout BASE -- FILE)' });
-    else problems.push({ file, path: '', message: `${status === 'M' ? 'modified' : `changed (${status})`}; the file at ${base} differs`, fix: 'results are immutable: restore it and add a new run as a new file' });
+    else if (status === 'D') problems.push({ file, path: '', message: `[immutable] deleted; it exists at ${base}`, fix: 'results are immutable: restore the file (git checkout BASE -- FILE)' });
+    else problems.push({ file, path: '', message: `[immutable] ${status === 'M' ? 'modified' : `changed (${status})`}; the file at ${base} differs`, fix: 'results are immutable: restore it and add a new run as a new file' });
   }
   // Untracked new files are additions too (a contributor validating before committing).
   for (const path of git(top, ['ls-files', '--others', '--exclude-standard', '-z', '--', scope]).split('\0').filter((p) => p !== '')) added.push(inResults(path));
   // Only result files may be added; anything else in results/ is reported, not ignored.
   for (const file of added) {
-    if (!file.endsWith('.json') && !NON_RESULT_FILES.has(file.split('/').pop()!)) problems.push({ file, path: '', message: 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes; put anything else elsewhere' });
+    if (!file.endsWith('.json') && !NON_RESULT_FILES.has(file.split('/').pop()!)) problems.push({ file, path: '', message: '[not-a-result] not a result file', fix: 'results/ holds only the .json files `servebench run` writes; put anything else elsewhere' });
   }
   return { added: added.filter((f) => f.endsWith('.json') && !isSignatureFile(f)).sort(), addedSignatures: added.filter(isSignatureFile).sort(), problems };
 }

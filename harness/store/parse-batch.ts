@@ -105,7 +105,7 @@ export function parseBatch(job: BatchJob): BatchOutcome {
         }
         text = read.text;
       } catch (error) {
-        verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `cannot read: ${(error as Error).message}`, fix: 'check the file permissions' }] });
+        verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `[unreadable] cannot read: ${(error as Error).message}`, fix: 'check the file permissions' }] });
         continue;
       }
       const checked = checkResultText(file.relativePath, text, file.placed === false ? null : file.relativePath);

@@ -168,7 +168,7 @@ function checkTimes(result: RunResult, add: AddProblem, now: number): void {
   }
   if (finished - created > MAX_RUN_DAYS * 86_400_000) add('finished_at', rule('plausible-date', `the run lasted more than ${MAX_RUN_DAYS} days`), 'keep the timestamps the harness wrote');
   const stamp = result.created_at.replace(/[-:]/g, '').slice(0, 15);
-  if (!result.run_id.startsWith(stamp)) add('run_id', `run_id ${result.run_id} does not start with created_at's timestamp ${stamp}Z`, 'keep the run_id the harness generated');
+  if (!result.run_id.startsWith(stamp)) add('run_id', `[run-id] run_id ${result.run_id} does not start with created_at's timestamp ${stamp}Z`, 'keep the run_id the harness generated');
 }
 
 /** The outcome block restates the points and the status: it must agree with both. */

@@ -46,7 +46,7 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
         continue;
       }
       if (!entry.isFile() || !entry.name.endsWith('.json')) {
-        problems.push({ file: relativePath, path: '', message: entry.isSymbolicLink() ? 'a symbolic link' : 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
+        problems.push({ file: relativePath, path: '', message: entry.isSymbolicLink() ? '[not-a-result] a symbolic link' : '[not-a-result] not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
         continue;
       }
       const stat = lstatSync(absolutePath);

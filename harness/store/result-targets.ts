@@ -48,7 +48,7 @@ export function expandPositionals(command: string, resultsDir: string, positiona
       for (const problem of listing.problems) problems.push({ ...problem, file: named(problem.file) });
       // A README or .gitkeep is allowed at the results folder's root only, as when listing --results.
       if (resolve(given) !== resultsDir) {
-        for (const name of NON_RESULT_FILES) if (lstatSync(join(given, name), { throwIfNoEntry: false }) !== undefined) problems.push({ file: named(name), path: '', message: 'not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
+        for (const name of NON_RESULT_FILES) if (lstatSync(join(given, name), { throwIfNoEntry: false }) !== undefined) problems.push({ file: named(name), path: '', message: '[not-a-result] not a result file', fix: 'results/ holds only the .json files `servebench run` writes' });
       }
       for (const file of listing.files) targets.set(file.absolutePath, toBatchFile(resultsDir, file.absolutePath));
     } else if (stat?.isFile() || (stat?.isSymbolicLink() && existsSync(given) && statSync(given).isFile())) {

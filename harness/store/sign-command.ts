@@ -77,7 +77,7 @@ export const signCommand: Command = {
       const bytes = readFileSync(target.absolutePath);
       const source = (JSON.parse(bytes.toString('utf8')) as { source?: string }).source ?? 'community';
       if (source !== 'official') {
-        problems.push({ file, path: 'source', message: `a ${source} result: the nightly workflow signs the results it made (source: official) only`, fix: 'leave it unsigned; community results are checked by their content' });
+        problems.push({ file, path: 'source', message: `[sign-official-only] a ${source} result: the nightly workflow signs the results it made (source: official) only`, fix: 'leave it unsigned; community results are checked by their content' });
         continue;
       }
       // validate refused a sidecar that is malformed or over other bytes: one still there signs this file.

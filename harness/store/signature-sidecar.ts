@@ -35,7 +35,7 @@ export function resultPathOfSignature(signaturePath: string): string {
 
 /** A sidecar whose result is not there (`file` names the sidecar). */
 export function orphanSignatureProblem(file: string): ResultProblem {
-  return { file, path: '', message: 'a signature without its result (no file at its path without .sigstore.json)', fix: 'a signature sidecar sits next to the result it signs, named <result>.json.sigstore.json; add the result or remove the signature' };
+  return { file, path: '', message: '[signature] a signature without its result (no file at its path without .sigstore.json)', fix: 'a signature sidecar sits next to the result it signs, named <result>.json.sigstore.json; add the result or remove the signature' };
 }
 
 export type SidecarCheck =
@@ -86,7 +86,7 @@ export function checkSignatureSidecar(file: string, resultAbsolutePath: string, 
   const path = signaturePathOf(resultAbsolutePath);
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (stat === undefined) return { present: false, problems: [] };
-  const problem = (message: string, fix = FIX_FORM): SidecarCheck => ({ present: true, bundle: null, problems: [{ file: signaturePathOf(file), path: '', message, fix }] });
+  const problem = (message: string, fix = FIX_FORM): SidecarCheck => ({ present: true, bundle: null, problems: [{ file: signaturePathOf(file), path: '', message: `[signature] ${message}`, fix }] });
   if (!stat.isFile()) return problem(stat.isSymbolicLink() ? 'a symbolic link' : 'not a regular file', 'results/ holds only the files `servebench run` and `servebench sign` write, as regular files');
   let text: string;
   try {

@@ -204,7 +204,7 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
   const duplicates = (await connection.runAndReadAll('SELECT run_id, list(file ORDER BY file) FROM runs GROUP BY run_id HAVING count(*) > 1 ORDER BY run_id')).getRowsJS();
   for (const [runId, paths] of duplicates) {
     for (const path of (paths as string[]).slice(1)) {
-      problems.push({ file: path, path: 'run_id', message: `run_id ${String(runId)} is also in ${(paths as string[])[0]}`, fix: 'a run is submitted once; remove the copy' });
+      problems.push({ file: path, path: 'run_id', message: `[duplicate-run] run_id ${String(runId)} is also in ${(paths as string[])[0]}`, fix: 'a run is submitted once; remove the copy' });
     }
   }
   // The first file of a run_id (in path order) stands; later copies are reported above. Without

@@ -60,7 +60,7 @@ export const validateCommand: Command = {
     // A link is never followed: it could point anywhere on the machine, and the problems are
     // printed in public logs. (Files listed from the folder are lstat-ed by listResultFiles.)
     const links = targets.filter((t) => lstatSync(t.absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true);
-    for (const link of links) problems.push({ file: link.relativePath, path: '', message: 'a symbolic link', fix: 'results/ holds only the .json files `servebench run` writes, as regular files' });
+    for (const link of links) problems.push({ file: link.relativePath, path: '', message: '[not-a-result] a symbolic link', fix: 'results/ holds only the .json files `servebench run` writes, as regular files' });
     targets = targets.filter((t) => !links.includes(t));
     const { verdicts } = await parseFiles(targets, null);
     for (const verdict of verdicts) problems.push(...verdict.problems);
@@ -70,7 +70,7 @@ export const validateCommand: Command = {
     for (const verdict of verdicts) {
       if (verdict.runId === null) continue;
       const other = owners.get(verdict.runId);
-      if (other !== undefined) problems.push({ file: verdict.relativePath, path: 'run_id', message: `run_id ${verdict.runId} is also in ${other}`, fix: 'a run is submitted once; remove the copy' });
+      if (other !== undefined) problems.push({ file: verdict.relativePath, path: 'run_id', message: `[duplicate-run] run_id ${verdict.runId} is also in ${other}`, fix: 'a run is submitted once; remove the copy' });
       else owners.set(verdict.runId, verdict.relativePath);
     }
     if (positionals.length > 0 || base !== undefined) {
@@ -78,7 +78,7 @@ export const validateCommand: Command = {
         if (checked.has(file.absolutePath)) continue;
         const runId = readRunId(file.absolutePath);
         const owner = runId === null ? undefined : owners.get(runId);
-        if (owner !== undefined) problems.push({ file: owner, path: 'run_id', message: `run_id ${runId} is already in ${file.relativePath}`, fix: 'a run is submitted once; remove the copy' });
+        if (owner !== undefined) problems.push({ file: owner, path: 'run_id', message: `[duplicate-run] run_id ${runId} is already in ${file.relativePath}`, fix: 'a run is submitted once; remove the copy' });
       }
     }
     if (booleanOption(options, 'json')) {

@@ -50,7 +50,7 @@ export function verifyExitCode(reports: readonly FileReport[]): number {
 
 /** A file read and recognised as a result (a JSON object with a schema_version), or why not. */
 function readCandidate(target: BatchFile): { bytes: Buffer; source: unknown } | { problem: ResultProblem; status: VerifyStatus } {
-  const problem = (message: string, fix: string): ResultProblem => ({ file: target.relativePath, path: '', message, fix });
+  const problem = (message: string, fix: string): ResultProblem => ({ file: target.relativePath, path: '', message: `[bad-input] ${message}`, fix });
   let text: string;
   try {
     const read = readResultText(target.absolutePath);
@@ -90,14 +90,14 @@ export async function verifyFiles(targets: readonly BatchFile[], options: Verify
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     // In results/ the validator compares the whole path with the content; elsewhere the name still carries the hash.
     if (target.placed === false && problems.length === 0 && !basename(target.absolutePath).endsWith(`-${sha256.slice(0, 12)}.json`)) {
-      problems.push({ file, path: '', message: `the name does not carry the content's hash: it ends in -${sha256.slice(0, 12)}.json when unedited`, fix: 'a result is named by the sha256 of its bytes; an edited file no longer matches (get the file as published)' });
+      problems.push({ file, path: '', message: `[content-hash] the name does not carry the content's hash: it ends in -${sha256.slice(0, 12)}.json when unedited`, fix: 'a result is named by the sha256 of its bytes; an edited file no longer matches (get the file as published)' });
     }
     if (problems.length > 0) {
       reports.set(file, { file, status: 'invalid', provenance: official ? 'official, unsigned' : 'community', problems });
       continue;
     }
     const sidecar = checkSignatureSidecar(file, target.absolutePath, sha256);
-    const add = (message: string, fix: string) => problems.push({ file, path: '', message, fix });
+    const add = (message: string, fix: string) => problems.push({ file, path: '', message: `[signature] ${message}`, fix });
     if (!sidecar.present || sidecar.bundle === null) {
       if (official && options.requireSignature) add('an official result without a signature (--require-signature)', 'official results made by the nightly workflow carry its signature (<file>.sigstore.json); results made outside it are "official, unsigned"');
       reports.set(file, { file, status: problems.length > 0 ? 'policy' : 'valid', provenance: official ? 'official, unsigned' : 'community', problems });

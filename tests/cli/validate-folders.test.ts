@@ -79,9 +79,9 @@ describe('servebench validate FOLDER', () => {
     writeFileSync(join(dir, 'README.md'), 'the results folder may have one at its root');
     const odd = await runCli(['validate', '--results', dir, join(dir, day)]);
     expect(odd.code).toBe(1);
-    expect(odd.stderr).toContain(`${day}/notes.txt: not a result file`);
-    expect(odd.stderr).toContain(`${day}/README.md: not a result file`);
-    expect((await runCli(['validate', '--results', dir])).stderr).toContain(`${day}/README.md: not a result file`);
+    expect(odd.stderr).toContain(`${day}/notes.txt: [not-a-result] not a result file`);
+    expect(odd.stderr).toContain(`${day}/README.md: [not-a-result] not a result file`);
+    expect((await runCli(['validate', '--results', dir])).stderr).toContain(`${day}/README.md: [not-a-result] not a result file`);
     expect((await runCli(['validate', '--results', dir, dir])).stderr).not.toMatch(/^README\.md/m);
 
     const empty = join(root, 'empty');

@@ -203,6 +203,6 @@ describe('failure messages in the result', () => {
     expect(rules(inflated)).toEqual(['[messages≤failures] messages of http_error count 3 requests, 2 failed as http_error']);
     const hidden = structuredClone(run.result);
     hidden.points[0]!.failure_messages![0]!.message = 'HTTP 500: \u202eevil';
-    expect(rules(hidden)).toEqual(['a failure message holds no control or invisible format characters']);
+    expect(rules(hidden)).toEqual(['[schema] a failure message holds no control or invisible format characters']);
   });
 });

@@ -47,7 +47,7 @@ describe('servebench run keeps what it measured', () => {
     expect(files).toHaveLength(1);
     const relativePath = relative(results, files[0]!);
     // The rule, as validate words it, on a line that names the file and the field.
-    expect(outcome.stderr).toContain(`servebench: ${relativePath}: run.engine.version: the engine version is missing (fix: `);
+    expect(outcome.stderr).toContain(`servebench: ${relativePath}: run.engine.version: [provenance] the engine version is missing (fix: `);
     expect(outcome.stderr).toMatch(/`servebench validate` refuses this result \(\d+ problems?, above\): it is kept in .*, but results\/ does not take it as it stands/);
     // What the run said is what validate says of the file.
     const text = readFileSync(files[0]!, 'utf8');

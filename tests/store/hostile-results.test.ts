@@ -187,7 +187,7 @@ describe('the small ones', () => {
     writeFileSync(join(dir, dirname(path), 'README.md'), 'not a result');
     const checked = await runCli(['validate', '--results', dir]);
     expect(checked.code).toBe(1);
-    expect(checked.stderr).toMatch(new RegExp(`${dirname(path)}/README.md: not a result file`));
+    expect(checked.stderr).toMatch(new RegExp(`${dirname(path)}/README.md: \\[not-a-result\\] not a result file`));
     expect(checked.stderr).not.toMatch(/^README.md/m);
   }, 30_000);
 
@@ -222,9 +222,9 @@ describe('credentials', () => {
     r.harness.command = ['load', '--endpoint', 'http://bob:hunter2@127.0.0.1:8000', '--header', 'Authorization: Bearer abc.def'];
     r.target.endpoint = 'http://127.0.0.1:8000/?api_key=s3cret';
     const problems = problemsOf(r).join('\n');
-    expect(problems).toMatch(/harness\.command\[2\]: holds a credential/);
-    expect(problems).toMatch(/harness\.command\[4\]: holds a credential/);
-    expect(problems).toMatch(/target\.endpoint: holds a credential/);
+    expect(problems).toMatch(/harness\.command\[2\]: \[credential\] holds a credential/);
+    expect(problems).toMatch(/harness\.command\[4\]: \[credential\] holds a credential/);
+    expect(problems).toMatch(/target\.endpoint: \[credential\] holds a credential/);
     expect(problems).not.toMatch(/hunter2|s3cret|abc\.def/);
   });
 });

@@ -63,7 +63,7 @@ beforeAll(() => {
     { what: 'run.engine.config nested 100,000 levels', text: prettyJson(limitBase(17)).replace('"engine": {', `"engine": {"config": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)},`), rule: /run\.engine\.config(\.a)+: \[nesting-depth\] nested deeper than 32 levels/ },
     { what: `a ${MAX_NAME_CHARS + 1}-character CPU model`, text: edited(18, (r) => void (r.run!.host.cpu_model = `Synthetic ${'C'.repeat(MAX_NAME_CHARS - 9)}`)), rule: /run\.host\.cpu_model: \[name-length\] is 201 characters, over the 200/ },
     { what: 'host.cpus one past the INTEGER maximum', text: edited(19, (r) => void (r.run!.host.cpus = INTEGER_MAX + 1)), rule: /\[column-fit\] the compiled column host_cpus \(INTEGER\) is 2147483648/ },
-    { what: 'host.memory_bytes at 2^53', text: edited(20, (r) => void (r.run!.host.memory_bytes = 2 ** 53)), rule: /run\.host\.memory_bytes: Too big: expected int to be <=9007199254740991/ },
+    { what: 'host.memory_bytes at 2^53', text: edited(20, (r) => void (r.run!.host.memory_bytes = 2 ** 53)), rule: /run\.host\.memory_bytes: \[schema\] Too big: expected int to be <=9007199254740991/ },
   );
 }, 120_000);
 
