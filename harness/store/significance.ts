@@ -23,6 +23,8 @@ export interface Comparison {
   readonly pValue: number | null;
   /** 95% confidence interval of the ratio; null when the noise is unknown. */
   readonly ci: readonly [number, number] | null;
+  /** Degrees of freedom of the t-test (Welch–Satterthwaite, or the pooled noise's); null when the noise is unknown. */
+  readonly df: number | null;
   readonly method: 'welch' | 'noise-band' | 'unknown-noise';
   readonly significant: boolean;
 }
@@ -119,18 +121,22 @@ export function compareReleases(previous: SampleSummary, next: SampleSummary, no
   if (previous.varLog !== null && next.varLog !== null) {
     const a = previous.varLog / previous.n;
     const b = next.varLog / next.n;
-    const se = Math.sqrt(a + b);
-    if (se === 0) return { ratio, pValue: diff === 0 ? 1 : 0, ci: [ratio, ratio], method: 'welch', significant: diff !== 0 };
+    // Welch–Satterthwaite: each side keeps its own variance and degrees of freedom.
     const df = (a + b) ** 2 / (a ** 2 / (previous.n - 1) + b ** 2 / (next.n - 1));
-    const pValue = studentTwoSidedP(diff / se, df);
-    const q = studentQuantileTwoSided(level, df);
-    return { ratio, pValue, ci: [Math.exp(diff - q * se), Math.exp(diff + q * se)], method: 'welch', significant: pValue < level };
+    return tTest(diff, Math.sqrt(a + b), df, 'welch', level);
   }
-  if (noise === null) return { ratio, pValue: null, ci: null, method: 'unknown-noise', significant: false };
-  const se = Math.sqrt(noise.variance * (1 / previous.n + 1 / next.n));
-  const pValue = se === 0 ? (diff === 0 ? 1 : 0) : studentTwoSidedP(diff / se, noise.df);
-  const q = studentQuantileTwoSided(level, noise.df);
-  return { ratio, pValue, ci: [Math.exp(diff - q * se), Math.exp(diff + q * se)], method: 'noise-band', significant: pValue < level };
+  if (noise === null) return { ratio, pValue: null, ci: null, df: null, method: 'unknown-noise', significant: false };
+  return tTest(diff, Math.sqrt(noise.variance * (1 / previous.n + 1 / next.n)), noise.df, 'noise-band', level);
+}
+
+/** The t-test of a log difference with standard error `se`: its ratio, p-value and interval. */
+function tTest(diff: number, se: number, df: number, method: 'welch' | 'noise-band', level: number): Comparison {
+  const ratio = Math.exp(diff);
+  // No spread at all (identical repeats): any difference is certain, and none is none.
+  if (se === 0) return { ratio, pValue: diff === 0 ? 1 : 0, ci: [ratio, ratio], df: Number.isFinite(df) ? df : null, method, significant: diff !== 0 };
+  const pValue = studentTwoSidedP(diff / se, df);
+  const q = studentQuantileTwoSided(level, df);
+  return { ratio, pValue, ci: [Math.exp(diff - q * se), Math.exp(diff + q * se)], df, method, significant: pValue < level };
 }
 
 /**
