@@ -1,20 +1,36 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { skipGate } from './tests/setup/skip-gate.ts';
+
+const releasesFixture = fileURLToPath(new URL('./tests/fixtures/synthetic-releases.json', import.meta.url));
+// Every Node process a unit test starts loads the loopback guard too (tests/setup/loopback-only.mjs).
+const loopbackOnly = `--import=${new URL('./tests/setup/loopback-only.mjs', import.meta.url).href}`;
 
 // Tests whose assertions are about time (fidelity to the sim's ground truth, schedule lateness)
 // run after the others and one file at a time: on a 2-core machine, parallel test files would
 // measure each other's CPU contention instead of the load generator.
 export default defineConfig({
+  // Under CI=true a skipped test fails the run unless tests/skips.ts gives its reason.
+  plugins: [skipGate()],
   test: {
     // The synthetic results' made-up versions (1.1.0, 1.0.0+dryrun) count as known releases in the
     // tests, so the statistics tests rank them (harness/contract/releases.ts); CLI children inherit it.
-    env: { SERVEBENCH_EXTRA_RELEASES: fileURLToPath(new URL('./tests/fixtures/synthetic-releases.json', import.meta.url)) },
+    env: { SERVEBENCH_EXTRA_RELEASES: releasesFixture },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: ['tests/**/*.timing.test.ts', 'tests/**/*.pipeline.test.ts', 'tests/**/*.browser.test.ts'], sequence: { groupOrder: 0 } },
+        // No request leaves the machine: connections to any host but loopback are refused, in the
+        // test workers and in every Node process they start.
+        test: {
+          name: 'unit',
+          include: ['tests/**/*.test.ts'],
+          exclude: ['tests/**/*.timing.test.ts', 'tests/**/*.pipeline.test.ts', 'tests/**/*.browser.test.ts'],
+          sequence: { groupOrder: 0 },
+          setupFiles: ['tests/setup/loopback-only.setup.ts'],
+          env: { SERVEBENCH_EXTRA_RELEASES: releasesFixture, NODE_OPTIONS: [process.env['NODE_OPTIONS'], loopbackOnly].filter(Boolean).join(' ') },
+        },
       },
       {
         extends: true,
