@@ -106,6 +106,9 @@ describe('upstream llama.cpp', () => {
     // `npm test` builds the installed node-llama-cpp's llama.cpp first (pretest): it must be here.
     const installed = await installedSource();
     expect(builds.map((b) => b.commit), 'run `servebench llamacpp build` (npm test does it in pretest)').toContain(installed.commit);
+    // On CI the older release must be there too (.ci/run builds it): without it the suite would
+    // pass on one llama.cpp version and say nothing.
+    if (process.env['CI'] === 'true') expect(new Set(builds.map((b) => b.tag)).size, 'CI=true: two llama.cpp builds (.ci/run: servebench llamacpp build --node-llama-cpp 3.6.0)').toBeGreaterThanOrEqual(2);
   });
 
   for (const build of builds) {

@@ -107,6 +107,8 @@ describe.each(ARCHITECTURES.map((arch) => [arch.shape, arch] as const))('%s: the
 
   it('finds the llama.cpp builds to test (npm test builds the installed release; CI also an older one)', () => {
     expect(builds.length).toBeGreaterThan(0);
+    // Under CI the older release is required, not optional: .ci/run builds it.
+    if (process.env['CI'] === 'true') expect(new Set(builds.map((b) => b.tag)).size, 'CI=true: two llama.cpp builds (.ci/run: servebench llamacpp build --node-llama-cpp 3.6.0)').toBeGreaterThanOrEqual(2);
   });
 
   it.each(builds.map((b) => [b.tag, b] as const))('llama.cpp %s gives the Hugging Face ids on every text, and the same chat prompt counts', async (_tag, build) => {

@@ -268,6 +268,8 @@ describe('stop signals', () => {
   });
 });
 
+// Process groups and /proc are Linux's. Off Linux these blocks are skipped, and under CI=true
+// (Linux) a skip would fail the run, so none is listed in tests/skips.ts.
 describe.skipIf(process.platform !== 'linux')('the process launcher stops the whole group, in bounded time', () => {
   const stubbornGroup = (): Promise<LaunchedServer> =>
     launchProcess({ argv: ['bash', '-c', "trap '' TERM; sleep 60 & while :; do sleep 0.1; done"], endpoint: 'http://127.0.0.1:1', logFile: join(mkdtempSync(join(tmpdir(), 'sb-launch-')), 'log'), graceMs: 500 });
@@ -432,6 +434,8 @@ describe.skipIf(process.platform !== 'linux')('servebench run stopped by a signa
     await expectEngineGone(run);
   });
 
+  // script(1) gives the run a real pty to lose. Without it the test is skipped where it runs by
+  // hand; under CI=true that skip fails the run (tests/setup/skip-gate.ts): .ci/run installs bsdutils.
   it.skipIf(!existsSync('/usr/bin/script'))('a real hang-up (the pty closes under it, progress bar drawn on it): the run still stops the engine and writes its result', { timeout: 60_000 }, async () => {
     const port = await freePort();
     const results = mkdtempSync(join(tmpdir(), 'sb-signals-'));
