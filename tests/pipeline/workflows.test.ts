@@ -215,6 +215,7 @@ const FAKE_NPM = `#!/usr/bin/env bash
 set -u
 record() { local first=1; for a in "$@"; do if [ $first = 1 ]; then printf '%s' "$a"; first=0; else printf '\\037%s' "$a"; fi; done >> "$FAKE_CALLS"; printf '\\n' >> "$FAKE_CALLS"; }
 if [ "\${1:-} \${2:-}" = "run site:build" ]; then shift 2; [ "\${1:-}" = "--" ] && shift; record site:build "$@"; exit 0; fi
+if [ "\${1:-} \${2:-}" = "run test:mutation" ]; then shift 2; record test:mutation "$@"; exit "\${FAKE_CODE:-0}"; fi
 if [ "\${1:-} \${2:-} \${3:-} \${4:-}" != "run -s servebench --" ]; then echo "fake npm: unexpected call: npm $*" >&2; exit 99; fi
 shift 4
 record "$@"
@@ -309,8 +310,8 @@ function gitRepo(files: Record<string, string>): string {
 // ---------------------------------------------------------------------------------------------
 
 describe('workflow files', () => {
-  it('are the pipeline\'s five, and each passes actionlint (also with its pins as release tags, so action inputs are checked)', async () => {
-    expect(WORKFLOWS.map((w) => w.file)).toEqual(['ci.yml', 'image.yml', 'nightly.yml', 'submission-comment.yml', 'submission.yml']);
+  it('are the pipeline\'s five and the weekly mutation run, and each passes actionlint (also with its pins as release tags, so action inputs are checked)', async () => {
+    expect(WORKFLOWS.map((w) => w.file)).toEqual(['ci.yml', 'image.yml', 'mutation.yml', 'nightly.yml', 'submission-comment.yml', 'submission.yml']);
     for (const wf of WORKFLOWS) {
       expect(await runLint(wf.text, `.github/workflows/${wf.file}`), wf.file).toEqual([]);
       // actionlint knows the inputs of popular actions by tag, not by commit.
@@ -1023,5 +1024,41 @@ describe('image: the harness image, built and pushed on every push to main', () 
     const missing = runScript(step('image.yml', 'push', 'Digest').run!, tempDir('sb-image-'), { IMAGE: named.outputs['image']!, DIGEST: '', SHA: sha });
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain('::error::the build reported no digest');
+  });
+});
+
+describe('mutation: Stryker on the validator and the statistics, weekly and on demand', () => {
+  const wf = () => workflow('mutation.yml');
+
+  it('runs on a schedule and by hand, never on a push or a pull request, and writes nothing', () => {
+    expect(Object.keys(wf().doc.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
+    expect(wf().doc.on['schedule']).toEqual([{ cron: expect.stringMatching(/^\d+ \d+ \* \* \d$/) }]);
+    expect(wf().doc.concurrency).toEqual({ group: 'mutation', 'cancel-in-progress': false });
+    expect(wf().text).not.toMatch(/secrets\.|github\.token/);
+  });
+
+  it('carries the incremental results in the Actions cache: restored before the run, saved after it whatever its verdict', async () => {
+    const { default: config } = await import('../../stryker.config.mjs');
+    const steps = wf().doc.jobs.mutation!.steps;
+    const restore = step('mutation.yml', 'mutation', "Restore the last run's results");
+    const save = step('mutation.yml', 'mutation', 'Save the results for the next run');
+    expect(restore.uses).toMatch(/^actions\/cache\/restore@/);
+    expect(save.uses).toMatch(/^actions\/cache\/save@/);
+    expect(restore.with).toEqual({ path: config.incrementalFile, key: 'mutation-${{ github.run_id }}', 'restore-keys': 'mutation-' });
+    expect(save.with).toEqual({ path: config.incrementalFile, key: 'mutation-${{ github.run_id }}' });
+    expect(save.if).toBe(`always() && hashFiles('${config.incrementalFile}') != ''`);
+    const order = [restore, step('mutation.yml', 'mutation', 'Mutation testing'), save].map((s) => steps.indexOf(s));
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!.with).toMatchObject({ path: 'test-artifacts/mutation/' });
+  });
+
+  it('the run: npm run test:mutation, every mutant again (--force) only when asked; its exit status is the job\'s', () => {
+    const script = step('mutation.yml', 'mutation', 'Mutation testing').run!;
+    const incremental = runScript(script, REPO, { FULL: '' });
+    expect([incremental.code, incremental.calls]).toEqual([0, [['test:mutation', '--']]]);
+    const full = runScript(script, REPO, { FULL: 'true' });
+    expect([full.code, full.calls]).toEqual([0, [['test:mutation', '--', '--force']]]);
+    // Below the break threshold Stryker exits 1, and so does the step.
+    expect(runScript(script, REPO, { FULL: 'false', FAKE_CODE: '1' }).code).toBe(1);
   });
 });
