@@ -1,0 +1,497 @@
+/**
+ * Every rule of `servebench validate`, one named test each: a valid result, the one edit that breaks
+ * that rule, and the rule reported at the JSON path it names (with exactly the rules listed beside
+ * it: an edit that cannot break one rule alone says which others it breaks, and why). Deleting any
+ * single rule from harness/store fails the test named after it. The list is complete by
+ * construction: the first test reads the rule tags out of harness/store's sources, each with the
+ * number of places that report it, and fails when a tag has fewer cases here than places there.
+ *
+ * The results are SYNTHETIC (tests/store/claim-fixtures.ts: measured nothing, and say so), with
+ * per-request records added as `--save-requests` writes them; the rules across files run on real
+ * files in a temporary folder, through validate's and compile's own code.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import type { Point, RunResult } from '../../harness/contract/result.ts';
+import { checkResultText, type ResultProblem } from '../../harness/store/check-result.ts';
+import { diffAgainstBase } from '../../harness/store/immutability.ts';
+import { parseBatch } from '../../harness/store/parse-batch.ts';
+import { listResultFiles } from '../../harness/store/result-files.ts';
+import { expandPositionals } from '../../harness/store/result-targets.ts';
+import { checkSignatureSidecar } from '../../harness/store/signature-sidecar.ts';
+import { LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES } from '../../harness/store/store-limits.ts';
+import { ingest, openStore } from '../../harness/store/store.ts';
+import { validateCommand } from '../../harness/store/validate-command.ts';
+import { atOutputRate, synthetic } from './claim-fixtures.ts';
+
+const STORE = fileURLToPath(new URL('../../harness/store/', import.meta.url));
+
+/**
+ * Modules of harness/store that report problems for commands other than validate (and compile and
+ * collect, which run validate's checks): their rules are those commands' own, tested with them.
+ */
+const NOT_VALIDATE: Record<string, string> = {
+  'verify.ts': '`servebench verify` (signer, content hash, bad input): tests/store/verify.test.ts',
+  'verify-signature.ts': '`servebench verify`: tests/store/verify.test.ts',
+  'verify-command.ts': '`servebench verify`: tests/store/verify.test.ts',
+  'sign-command.ts': '`servebench sign`: tests/store/verify.test.ts',
+};
+
+/**
+ * The rule tags in harness/store's sources (validate's modules), each with how many places report
+ * it: a problem message begins with `[tag]` as a string literal, as `rule('tag', …)`, as a constant
+ * `const NAME = '[tag]'` used as `${NAME}`, or as `LIMIT_RULES.key` (store-limits.ts).
+ */
+function ruleSitesInSources(): Map<string, number> {
+  const sites = new Map<string, number>();
+  const count = (tag: string, n = 1) => sites.set(tag, (sites.get(tag) ?? 0) + n);
+  for (const file of readdirSync(STORE).filter((f) => f.endsWith('.ts') && !(f in NOT_VALIDATE))) {
+    const source = readFileSync(join(STORE, file), 'utf8');
+    for (const m of source.matchAll(/\brule\('([^']+)'/g)) count(m[1]!);
+    for (const m of source.matchAll(/const (\w+) = '\[([^\]\s]+)\]';/g)) count(m[2]!, source.split(`\${${m[1]!}}`).length - 1);
+    for (const m of source.matchAll(/['`]\[([^\]\s'`$]+)\] /g)) count(m[1]!);
+    for (const m of source.matchAll(/\bLIMIT_RULES\.(\w+)/g)) count(LIMIT_RULES[m[1]! as keyof typeof LIMIT_RULES]);
+  }
+  return sites;
+}
+
+// ---- Results --------------------------------------------------------------------------------
+
+/** The synthetic fixture run (vllm 1.0.0 on 1 × Synthetic H100, chat at c=1 and c=8, 64 requests each), its requests saved. */
+function valid(changes: Parameters<typeof synthetic>[0] = {}): RunResult {
+  const result = synthetic(changes);
+  for (const point of result.points) {
+    const m = point.metrics;
+    const [input, output] = [m.input_tokens / m.completed, m.output_tokens / m.completed];
+    const [ttft, tpot] = [60, 10];
+    point.requests = Array.from({ length: point.requests_sent }, (_, index) => ({
+      index,
+      ok: true,
+      failure: null,
+      status: 200,
+      queue_ms: 0.1,
+      ttft_ms: ttft,
+      e2el_ms: ttft + (output - 1) * tpot,
+      tpot_ms: tpot,
+      input_tokens: input,
+      output_tokens: output,
+      server_prompt_tokens: input,
+      server_completion_tokens: output,
+      content_events: output,
+      finish_reason: 'length',
+    }));
+  }
+  return result;
+}
+
+/** The synthetic run relabelled Llama 3.1 8B in bf16 on H100 SXM (as nvidia-smi names it): the roofline bounds apply. */
+function onH100(concurrencies: number[] = [1, 8]): RunResult {
+  const result = synthetic({ concurrencies });
+  result.run!.model.id = 'meta-llama/Llama-3.1-8B-Instruct';
+  for (const gpu of result.run!.hardware!.gpus) gpu.name = 'NVIDIA H100 80GB HBM3';
+  return result;
+}
+
+const textOf = (result: unknown) => `${JSON.stringify(result, null, 2)}\n`;
+/** As validate checks a file given on its own (no path rule: an edited file no longer matches its name). */
+const problemsOf = (result: unknown): ResultProblem[] => checkResultText('f.json', textOf(result), null).problems;
+/** As validate checks a file in results/: at the path its content dictates, unless `path` says otherwise. */
+const placedProblemsOf = (text: string, path = resultRelativePath(JSON.parse(text) as RunResult, text)) => checkResultText('f.json', text, path).problems;
+const ruleOf = (problem: ResultProblem) => /^\[([^\]]+)\] /.exec(problem.message)?.[1] ?? `(no rule) ${problem.message}`;
+
+/** A point's duration changed, its rates recomputed from it (so only what the duration means can be wrong). */
+function setDuration(point: Point, seconds: number): void {
+  const m = point.metrics;
+  m.duration_s = seconds;
+  m.request_throughput = m.completed / seconds;
+  m.output_throughput = m.output_tokens / seconds;
+  m.total_throughput = (m.input_tokens + m.output_tokens) / seconds;
+}
+
+/** Every request of the point failed (timeouts), with the outcome block recomputed. */
+function allFailed(result: RunResult, i: number): void {
+  const point = result.points[i]!;
+  const m = point.metrics;
+  m.failed = point.requests_sent;
+  m.completed = 0;
+  m.input_tokens = 0;
+  m.output_tokens = 0;
+  setDuration(point, m.duration_s);
+  point.failures.timeout = point.requests_sent;
+  delete point.requests;
+  const sent = result.points.reduce((sum, p) => sum + p.requests_sent, 0);
+  result.outcome.failure_rate = result.points.reduce((sum, p) => sum + p.metrics.failed, 0) / sent;
+  result.outcome.exceeded_max_failure_rate = result.outcome.failure_rate > result.max_failure_rate;
+}
+
+/** The recorded command with `flag`'s value replaced (or the flag removed, value null). */
+function withFlag(result: RunResult, flag: string, value: string | null): void {
+  const argv = result.harness.command;
+  const at = argv.indexOf(flag);
+  if (value === null) argv.splice(at, 2);
+  else if (at < 0) argv.push(flag, value);
+  else argv[at + 1] = value;
+}
+
+// ---- The rules, each with its breaking edit -------------------------------------------------
+
+interface RuleCase {
+  /** The tag the problem's message begins with (without brackets). */
+  readonly rule: string;
+  /** What the edit breaks: the test's name. */
+  readonly breaks: string;
+  /** The problems of the broken file. */
+  readonly problems: () => ResultProblem[];
+  /** The JSON path the rule's problem names. */
+  readonly path: string;
+  /** Other rules the edit cannot help breaking too, and why (in the case's name or a comment). */
+  readonly also?: readonly string[];
+}
+
+/** A case on the valid synthetic result (or `base`), edited in place by `edit`. */
+function edited(rule: string, breaks: string, path: string, edit: (r: RunResult) => void, also: string[] = [], base: () => RunResult = valid): RuleCase {
+  return {
+    rule,
+    breaks,
+    path,
+    also,
+    problems: () => {
+      const result = base();
+      edit(result);
+      return problemsOf(result);
+    },
+  };
+}
+
+const p0 = (r: RunResult) => r.points[0]!;
+const m0 = (r: RunResult) => r.points[0]!.metrics;
+const req0 = (r: RunResult) => r.points[0]!.requests![0]!;
+
+const FILE_RULES: RuleCase[] = [
+  // The file as text.
+  { rule: 'file-size', breaks: 'a file over 8 MiB', path: '', problems: () => checkResultText('f.json', ' '.repeat(MAX_RESULT_BYTES + 1), null).problems },
+  { rule: 'result-path', breaks: 'a path that is no result path', path: '', problems: () => placedProblemsOf(textOf(valid()), '../etc/passwd.json') },
+  { rule: 'json', breaks: 'text that is not JSON', path: '', problems: () => checkResultText('f.json', '{"schema_version": 1,', null).problems },
+  { rule: 'json', breaks: 'JSON that is not an object', path: '', problems: () => checkResultText('f.json', '[1]', null).problems },
+  { rule: 'schema-version', breaks: 'a schema version this validator does not know', path: 'schema_version', problems: () => problemsOf({ ...valid(), schema_version: 2 }) },
+  edited('nesting-depth', 'a free-form object nested past 32 levels', `workload.extra_body${'.a'.repeat(MAX_NESTING_DEPTH - 2)}`, (r) => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < MAX_NESTING_DEPTH; i++) deep = { a: deep };
+    r.workload.extra_body = deep;
+  }),
+  edited('schema', 'a throughput that is not a number', 'points[0].metrics.output_throughput', (r) => ((m0(r) as unknown as Record<string, unknown>).output_throughput = 'fast')),
+  { rule: 'path-matches-content', breaks: 'a file at another result\'s path', path: '', problems: () => placedProblemsOf(textOf(valid()), resultRelativePath(valid({ seed: 9 }), textOf(valid({ seed: 9 })))) },
+  edited('credential', 'an API key in the engine command', 'run.engine.command[4]', (r) => r.run!.engine.command.push('--api-key', 'sk-live-5f2a9c0d8e7b6a41')),
+
+  // Plausibility: the identities a result's numbers obey.
+  edited('sent=completed+failed', 'one more request sent than completed or failed', 'points[0].requests_sent', (r) => (p0(r).requests_sent += 1)),
+  edited('failures-by-class', 'a failure class counting a request that did not fail', 'points[0].failures', (r) => (p0(r).failures.timeout = 1)),
+  edited('messages≤failures', 'a failure message of a class with no failures', 'points[0].failure_messages', (r) => (p0(r).failure_messages = [{ class: 'timeout', message: 'timed out', count: 1 }])),
+  edited('mismatched≤completed', 'more prompts counted otherwise than completed', 'points[0].input_tokens_mismatched', (r) => (p0(r).input_tokens_mismatched = m0(r).completed + 1)),
+  edited('duration>0', 'requests completed in no time (its rates null)', 'points[0].metrics.duration_s', (r) => {
+    Object.assign(m0(r), { duration_s: 0, request_throughput: null, output_throughput: null, total_throughput: null });
+  }),
+  // With completed requests a zero duration is duration>0's problem too; the rates are this rule's.
+  edited('rate-needs-duration', 'a rate over a duration of 0 s', 'points[0].metrics.request_throughput', (r) => (m0(r).duration_s = 0), ['duration>0']),
+  edited('rate=sum/duration', 'an output throughput 5% above its sums', 'points[0].metrics.output_throughput', (r) => (m0(r).output_throughput! *= 1.05)),
+  edited('goodput≤throughput', 'a goodput above the request throughput', 'points[0].metrics.goodput', (r) => (m0(r).goodput = m0(r).request_throughput! * 1.05)),
+  edited('physical-decode-rate', '2 million output tokens/s on one GPU', 'points[0].metrics.output_throughput', () => {}, [], () => atOutputRate(valid(), 2e6)),
+  // 16 GPUs keep 1.2e5 requests/s of 128 tokens below the decode bound per GPU.
+  edited('physical-request-rate', '120,000 requests/s', 'points[0].metrics.request_throughput', () => {}, [], () => atOutputRate(valid({ gpuCount: 16 }), 1.2e5 * 128)),
+  edited('percentile-order', 'a TTFT p90 below its p50', 'points[0].metrics.ttft_ms.p90', (r) => (m0(r).ttft_ms!.p90 = m0(r).ttft_ms!.p50 - 1)),
+  edited('mean-in-range', 'a TTFT mean above its max', 'points[0].metrics.ttft_ms.mean', (r) => (m0(r).ttft_ms!.mean = m0(r).ttft_ms!.max + 1)),
+  edited('latency≥0', 'a negative queueing time', 'points[0].metrics.queue_ms.min', (r) => (m0(r).queue_ms!.min = -1)),
+  edited('latency≥0', 'a saved request with a negative TTFT (its e2el still ttft + (n−1)·tpot)', 'points[0].requests[0]', (r) => Object.assign(req0(r), { ttft_ms: -1, e2el_ms: -1 + 127 * 10 })),
+  edited('latency-present', 'completed requests without a TTFT', 'points[0].metrics', (r) => (m0(r).ttft_ms = null)),
+  edited('latency-present', 'latencies of a point where nothing completed', 'points[0].metrics', (r) => allFailed(r, 0)),
+  edited('e2el≥ttft', 'TTFT above end-to-end latency at every statistic', 'points[0].metrics.ttft_ms.min', (r) => {
+    const [ttft, e2el] = [m0(r).ttft_ms!, m0(r).e2el_ms!];
+    for (const stat of ['min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean'] as const) ttft[stat] = e2el[stat] + 1;
+  }),
+  edited('e2el≥ttft', 'a saved request whose first token came after its last (no TPOT)', 'points[0].requests[0].ttft_ms', (r) => Object.assign(req0(r), { ttft_ms: 2000, tpot_ms: null })),
+  edited('interactivity=1000/tpot', 'interactivity missing though TPOT was measured', 'points[0].metrics.interactivity_tok_s', (r) => (m0(r).interactivity_tok_s = null)),
+  edited('interactivity=1000/tpot', 'interactivity without a TPOT', 'points[0].metrics.interactivity_tok_s', (r) => (m0(r).tpot_ms = null)),
+  edited('interactivity=1000/tpot', 'an interactivity min 1% above 1000 / TPOT max', 'points[0].metrics.interactivity_tok_s.min', (r) => (m0(r).interactivity_tok_s!.min *= 1.01)),
+  edited('interactivity=1000/tpot', 'an interactivity max 1% above 1000 / TPOT min', 'points[0].metrics.interactivity_tok_s.max', (r) => (m0(r).interactivity_tok_s!.max *= 1.01)),
+  edited('e2el=ttft+(n−1)·tpot', 'a saved request whose TPOT is 10% off', 'points[0].requests[0].tpot_ms', (r) => (req0(r).tpot_ms = 11)),
+  edited('requests=counts', 'a saved request that failed while every request completed', 'points[0].requests', (r) => Object.assign(req0(r), { ok: false, failure: 'timeout' })),
+  edited('ok⇔no-failure', 'a saved request ok with a failure class', 'points[0].requests[0].ok', (r) => (req0(r).failure = 'timeout')),
+  edited('point-inside-run', 'a point that started 10 minutes before its run', 'points[1].started_at', (r) => (r.points[1]!.started_at = new Date(Date.parse(r.created_at) - 600_000).toISOString())),
+  edited('point-inside-run', 'a point 400 s longer than its run', 'points[0].metrics.duration_s', (r) => setDuration(p0(r), (Date.parse(r.finished_at) - Date.parse(r.created_at)) / 1000 + 400)),
+  // A run that finished before it began also holds points that started after it finished.
+  edited('time-order', 'a run that finished 10 minutes before it was created', 'finished_at', (r) => (r.finished_at = new Date(Date.parse(r.created_at) - 600_000).toISOString()), ['point-inside-run']),
+  edited('plausible-date', 'a run from 2023', 'created_at', () => {}, [], () => valid({ date: new Date(Date.UTC(2023, 5, 1, 3)) })),
+  edited('plausible-date', 'a run that lasted 32 days', 'finished_at', (r) => (r.finished_at = new Date(Date.parse(r.created_at) + 32 * 86_400_000).toISOString())),
+  edited('run-id', 'a run_id that does not start with created_at', 'run_id', (r) => (r.run_id = `20250101T000000Z-${r.run_id.split('-')[1]}`)),
+  edited('outcome=points', 'a failure rate that is not failed / sent', 'outcome.failure_rate', (r) => (r.outcome.failure_rate = 0.01)),
+  edited('outcome=points', 'exceeded_max_failure_rate without exceeding it', 'outcome.exceeded_max_failure_rate', (r) => (r.outcome.exceeded_max_failure_rate = true)),
+  edited('outcome=status', 'a completed run whose outcome says interrupted', 'outcome.interrupted', (r) => (r.outcome.interrupted = true)),
+  edited('outcome=status', 'a completed run with a failure block', 'run.failure', (r) => (r.run!.failure = { phase: 'measure', message: 'server exited', log_tail: [] })),
+
+  // Provenance, names and commands.
+  edited('run-kind', 'a bare load result', 'kind', (r) => ((r as { kind: string }).kind = 'load')),
+  edited('provenance', 'a completed run without its engine version', 'run.engine.version', (r) => (r.run!.engine.version = null)),
+  edited('provenance', 'a completed run without the harness commit', 'harness.git_commit', (r) => (r.harness.git_commit = null)),
+  edited('provenance', 'a completed run without points', 'points', (r) => (r.points = [])),
+  edited('name-length', `a served model name over ${MAX_NAME_CHARS} characters`, 'run.model.served_name', (r) => (r.run!.model.served_name = 'a'.repeat(MAX_NAME_CHARS + 1))),
+  edited('name-characters', 'a served model name with a Cyrillic letter', 'run.model.served_name', (r) => (r.run!.model.served_name = 'vllм')),
+  // An upper-case engine is no engine file name, no engine servebench knows, and not the command's --engine.
+  edited('engine-name', 'an engine name that is no engine file name', 'run.engine.name', (r) => (r.run!.engine.name = 'VLLM'), ['known-engine', 'command-agrees']),
+  edited('hidden-character', 'a right-to-left override in the engine command', 'run.engine.command[0]', (r) => (r.run!.engine.command[0] += '\u202e')),
+  edited('recorded-command', 'a command line that is not servebench', 'harness.command[0]', (r) => (r.harness.command[0] = 'npx')),
+  edited('command-agrees', 'a command line without --engine', 'harness.command', (r) => withFlag(r, '--engine', null)),
+  edited('command-agrees', 'a result relabelled sglang whose command ran --engine vllm', 'run.engine.name', (r) => withFlag(r, '--engine', 'sglang')),
+  edited('command-agrees', 'another --launcher than the result records', 'run.engine.launcher', (r) => withFlag(r, '--launcher', 'external')),
+  edited('command-agrees', 'a community run that says official', 'source', (r) => withFlag(r, '--source', 'community')),
+  edited('command-agrees', 'another scenario than the result records', 'workload.name', (r) => withFlag(r, '--workload', 'summarize')),
+
+  // What the result claims.
+  edited('known-engine', 'an engine servebench has no spec for (its command agreeing)', 'run.engine.name', (r) => {
+    r.run!.engine.name = 'v1lm';
+    withFlag(r, '--engine', 'v1lm');
+  }),
+  edited('column-fit', 'a host CPU count beyond a 32-bit column', '', (r) => (r.run!.host.cpus = 2 ** 31)),
+  edited('spec-hash', 'a spec edited after the run', 'workload.spec_sha256', (r) => (r.workload.spec.seed = 1)),
+  edited('workload-lengths', '51 input tokens per request under a 512-token spec', 'points[0].metrics.input_tokens', (r) => {
+    m0(r).input_tokens = 51 * m0(r).completed;
+    setDuration(p0(r), m0(r).duration_s);
+  }),
+  edited('workload-lengths', '64 output tokens per request where ignore_eos forced 128', 'points[0].metrics.output_tokens', (r) => {
+    m0(r).output_tokens = 64 * m0(r).completed;
+    setDuration(p0(r), m0(r).duration_s);
+  }),
+  edited('workload-lengths', 'a saved request of 51 input tokens', 'points[0].requests[0].input_tokens', (r) => (req0(r).input_tokens = 51)),
+  edited('workload-lengths', 'a saved request of 300 output tokens (no TPOT)', 'points[0].requests[0].output_tokens', (r) => Object.assign(req0(r), { output_tokens: 300, tpot_ms: null })),
+  // At c=1 the bandwidth bound (16 × 3,350 GB/s / 15 GB of bf16 weights = 3,573 tokens/s) is far below the compute bound.
+  edited('roofline-bandwidth', '5,000 output tokens/s of Llama 3.1 8B at c=1 on one H100', 'points[0].metrics.output_throughput', () => {}, [], () => atOutputRate(onH100([1]), 5000)),
+  // At c=32 the bandwidth bound is 114,000 tokens/s; 70,000 is above the compute bound (989 TFLOPS / 15 GFLOP = 65,900), and its prompts above the prefill bound too.
+  edited('roofline-compute', '70,000 output tokens/s of Llama 3.1 8B on one H100', 'points[0].metrics.output_throughput', () => {}, ['roofline-prefill'], () => atOutputRate(onH100([32]), 70_000)),
+  // 14,000 output tokens/s at c=8 is under both decode bounds; with 512-token prompts, 70,000 tokens/s of prefill is not.
+  edited('roofline-prefill', '14,000 output (70,000 total) tokens/s at c=8 on one H100', 'points[0].metrics.total_throughput', () => {}, [], () => atOutputRate(onH100([8]), 14_000)),
+];
+
+// ---- Rules across files: a temporary results folder -----------------------------------------
+
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+/** Writes `results` into `dir` where `servebench run` would; returns their paths under it. */
+function writeResults(dir: string, results: readonly RunResult[]): string[] {
+  return results.map((result) => {
+    const text = textOf(result);
+    const path = resultRelativePath(result, text);
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+    return path;
+  });
+}
+
+/** A temporary results folder holding `results`; returns it and their paths. */
+function resultsFolder(...results: RunResult[]): { dir: string; paths: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-rules-'));
+  folders.push(dir);
+  return { dir, paths: writeResults(dir, results) };
+}
+
+/** `servebench validate … --json`, in this process: its problems. */
+async function validateProblems(...argv: string[]): Promise<ResultProblem[]> {
+  let out = '';
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+  const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    await validateCommand.run([...argv, '--json']);
+  } finally {
+    write.mockRestore();
+    quiet.mockRestore();
+  }
+  return (JSON.parse(out) as { problems: ResultProblem[] }).problems;
+}
+
+/** One run in two files: the second a copy with one field changed, so it has a name of its own. */
+function duplicated(): { dir: string; paths: string[] } {
+  const copy = valid();
+  copy.harness.git_dirty = true;
+  return resultsFolder(valid(), copy);
+}
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, { cwd, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+}
+
+/** A git checkout whose results/ holds two committed results, then `change` applied to the working tree. */
+function committedFolder(change: (dir: string, paths: string[]) => void): ResultProblem[] {
+  const { dir: root } = resultsFolder();
+  const dir = join(root, 'results');
+  const paths = writeResults(dir, [valid(), valid({ seed: 9 })]);
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-q', '-m', 'base');
+  change(dir, paths);
+  return diffAgainstBase(dir, 'HEAD').problems;
+}
+
+interface AsyncRuleCase extends Omit<RuleCase, 'problems'> {
+  readonly problems: () => ResultProblem[] | Promise<ResultProblem[]>;
+}
+
+const FOLDER_RULES: AsyncRuleCase[] = [
+  {
+    rule: 'not-a-result',
+    breaks: 'a file in the results folder that is not a result',
+    path: '',
+    problems: () => {
+      const { dir } = resultsFolder(valid());
+      writeFileSync(join(dir, 'notes.txt'), 'x');
+      return listResultFiles(dir).problems;
+    },
+  },
+  {
+    rule: 'not-a-result',
+    breaks: 'a symbolic link in the results folder',
+    path: '',
+    problems: () => {
+      const { dir, paths } = resultsFolder(valid());
+      symlinkSync(join(dir, paths[0]!), join(dir, 'link.json'));
+      return listResultFiles(dir).problems;
+    },
+  },
+  {
+    rule: 'not-a-result',
+    breaks: 'a README inside a date folder named on the command line',
+    path: '',
+    problems: () => {
+      const { dir, paths } = resultsFolder(valid());
+      const dateFolder = join(dir, paths[0]!.split('/')[0]!);
+      writeFileSync(join(dateFolder, 'README.md'), 'x');
+      return expandPositionals('validate', dir, [dateFolder]).problems;
+    },
+  },
+  {
+    rule: 'not-a-result',
+    breaks: 'a symbolic link named on the command line',
+    path: '',
+    problems: async () => {
+      const { dir, paths } = resultsFolder(valid());
+      const link = join(dir, 'link.json');
+      symlinkSync(join(dir, paths[0]!), link);
+      return validateProblems('--results', dir, link);
+    },
+  },
+  {
+    rule: 'not-a-result',
+    breaks: 'a file added since the base that is not a result',
+    path: '',
+    problems: () => committedFolder((dir) => writeFileSync(join(dir, 'notes.txt'), 'x')),
+  },
+  {
+    rule: 'immutable',
+    breaks: 'a committed result deleted',
+    path: '',
+    problems: () => committedFolder((dir, paths) => rmSync(join(dir, paths[0]!))),
+  },
+  {
+    rule: 'immutable',
+    breaks: 'a committed result modified',
+    path: '',
+    problems: () => committedFolder((dir, paths) => writeFileSync(join(dir, paths[0]!), `${readFileSync(join(dir, paths[0]!), 'utf8')} `)),
+  },
+  {
+    rule: 'duplicate-run',
+    breaks: 'one run_id in two files of the folder (validate)',
+    path: 'run_id',
+    problems: () => validateProblems('--results', duplicated().dir),
+  },
+  {
+    rule: 'duplicate-run',
+    breaks: 'a file named on the command line whose run_id another file of the folder has (validate)',
+    path: 'run_id',
+    problems: () => {
+      const { dir, paths } = duplicated();
+      return validateProblems('--results', dir, join(dir, paths[1]!));
+    },
+  },
+  {
+    rule: 'duplicate-run',
+    breaks: 'one run_id in two files of the folder (compile\'s ingest)',
+    path: 'run_id',
+    problems: async () => {
+      const store = await openStore(':memory:');
+      try {
+        return (await ingest(store, duplicated().dir)).problems;
+      } finally {
+        store.close();
+      }
+    },
+  },
+  {
+    rule: 'unreadable',
+    breaks: 'a listed file gone before it is read',
+    path: '',
+    problems: () => parseBatch({ files: [{ relativePath: 'gone.json', absolutePath: join(tmpdir(), 'sb-rules-no-such-file.json') }], runsPath: null, pointsPath: null }).verdicts.flatMap((v) => v.problems),
+  },
+  {
+    rule: 'signature',
+    breaks: 'a signature sidecar without its result',
+    path: '',
+    problems: () => {
+      const { dir, paths } = resultsFolder(valid());
+      writeFileSync(join(dir, `${paths[0]!.replace(/\.json$/, '-x.json')}.sigstore.json`), '{}');
+      return listResultFiles(dir).problems;
+    },
+  },
+  {
+    rule: 'signature',
+    breaks: 'a signature sidecar that is not a Sigstore bundle',
+    path: '',
+    problems: () => {
+      const { dir, paths } = resultsFolder(valid());
+      writeFileSync(join(dir, `${paths[0]!}.sigstore.json`), '{"not": "a bundle"}');
+      return checkSignatureSidecar(paths[0]!, join(dir, paths[0]!), '0'.repeat(64)).problems;
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the list of rules', () => {
+  it('covers every rule harness/store reports, each as often as the sources report it', () => {
+    const covered = new Map<string, number>();
+    for (const c of [...FILE_RULES, ...FOLDER_RULES]) covered.set(c.rule, (covered.get(c.rule) ?? 0) + 1);
+    const sites = ruleSitesInSources();
+    // The scan is awake: it finds rules of every form.
+    expect([...sites.keys()]).toEqual(expect.arrayContaining(['percentile-order', 'command-agrees', 'file-size', 'column-fit', 'roofline-prefill', 'duplicate-run']));
+    const missing = [...sites].filter(([rule, n]) => (covered.get(rule) ?? 0) < n).map(([rule, n]) => `[${rule}]: reported in ${n} places, ${covered.get(rule) ?? 0} cases here`);
+    expect(missing, 'add a case that breaks each to tests/store/validator-rules.test.ts').toEqual([]);
+    // And nothing here names a rule that no longer exists.
+    expect([...covered.keys()].filter((rule) => !sites.has(rule))).toEqual([]);
+  });
+
+  it('start from valid results: the synthetic run with its saved requests, and the H100 relabelling at each load', () => {
+    expect(problemsOf(valid())).toEqual([]);
+    expect(placedProblemsOf(textOf(valid()))).toEqual([]);
+    for (const concurrencies of [[1], [8], [32]]) expect(problemsOf(onH100(concurrencies))).toEqual([]);
+  });
+});
+
+describe('each rule of a result file', () => {
+  it.each(FILE_RULES.map((c) => [`[${c.rule}] ${c.breaks}`, c] as const))('%s', (_name, c) => {
+    const problems = c.problems();
+    expect(problems.filter((p) => ruleOf(p) === c.rule).map((p) => p.path)).toContain(c.path);
+    expect([...new Set(problems.map(ruleOf))].sort()).toEqual([c.rule, ...(c.also ?? [])].sort());
+  });
+});
+
+describe('each rule across files', () => {
+  it.each(FOLDER_RULES.map((c) => [`[${c.rule}] ${c.breaks}`, c] as const))('%s', async (_name, c) => {
+    const problems = await c.problems();
+    expect(problems.filter((p) => ruleOf(p) === c.rule).map((p) => p.path)).toContain(c.path);
+    expect([...new Set(problems.map(ruleOf))].sort()).toEqual([c.rule, ...(c.also ?? [])].sort());
+  });
+});
