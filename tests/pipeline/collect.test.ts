@@ -249,7 +249,7 @@ describe('servebench collect: artifacts into results/', () => {
     expect(report.invalid).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ file: brokenFile, path: 'points[0].requests_sent', fix: 'every sent request either completed or failed' }),
-        expect.objectContaining({ file: notJson, path: '', message: expect.stringMatching(/^not JSON/) }),
+        expect.objectContaining({ file: notJson, path: '', message: expect.stringMatching(/^\[json\] not JSON/) }),
         expect.objectContaining({ file: 'job-d/link.json', message: 'a symbolic link' }),
       ]),
     );

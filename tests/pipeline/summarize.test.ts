@@ -138,9 +138,9 @@ describe('servebench summarize', () => {
     expect(code).toBe(1);
     const summary = JSON.parse(stdout) as SubmissionSummary;
     const problems = summary.problems.map((p) => `${p.file}|${p.path}|${p.message}`);
-    expect(problems).toContainEqual(expect.stringMatching(new RegExp(`^${existing.replace(/[.]/g, '\\.')}\\|\\|modified`)));
+    expect(problems).toContainEqual(expect.stringMatching(new RegExp(`^${existing.replace(/[.]/g, '\\.')}\\|\\|\\[immutable\\] modified`)));
     expect(problems).toContainEqual(`${claimed}|source|source is "official"; this pull request may add community results only`);
-    expect(problems).toContainEqual('notes.txt||not a result file');
+    expect(problems).toContainEqual('notes.txt||[not-a-result] not a result file');
     expect(summary.added.map((a) => a.file)).toEqual([claimed]);
     expect(summary.added[0]!.valid).toBe(false);
 

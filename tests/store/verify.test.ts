@@ -84,7 +84,7 @@ describe('servebench sign', () => {
     const outcome = await sign(NIGHTLY, [official[0]!, community]);
     expect(outcome.code).toBe(1);
     expect(outcome.stdout.trim()).toBe(`already signed ${official[0]}`);
-    expect(outcome.stderr).toContain(`${community}: source: a community result: the nightly workflow signs the results it made (source: official) only`);
+    expect(outcome.stderr).toContain(`${community}: source: [sign-official-only] a community result: the nightly workflow signs the results it made (source: official) only`);
     expect(readFileSync(join(results, `${official[0]}.sigstore.json`), 'utf8')).toBe(before);
   }, 60_000);
 
@@ -108,12 +108,12 @@ describe('servebench sign', () => {
     const sidecar = join(dir, `${official[1]}.sigstore.json`);
     copyFileSync(join(dir, `${official[0]}.sigstore.json`), sidecar);
     const wrong = await runCli(['validate', '--results', dir, '--base', 'HEAD']);
-    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining(`${official[1]}.sigstore.json: the signature is over other bytes`)]);
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining(`${official[1]}.sigstore.json: [signature] the signature is over other bytes`)]);
     rmSync(sidecar);
     const orphan = join(dir, 'gone.json.sigstore.json');
     copyFileSync(join(dir, `${official[0]}.sigstore.json`), orphan);
     const lone = await runCli(['validate', '--results', dir, '--base', 'HEAD']);
-    expect([lone.code, lone.stderr]).toEqual([1, expect.stringContaining('gone.json.sigstore.json: a signature without its result')]);
+    expect([lone.code, lone.stderr]).toEqual([1, expect.stringContaining('gone.json.sigstore.json: [signature] a signature without its result')]);
   }, 120_000);
 
   it('without an identity token signs nothing and says why (exit 2)', async () => {
@@ -168,11 +168,11 @@ describe('servebench verify', () => {
     copyFileSync(`${path}.sigstore.json`, `${name}.sigstore.json`);
     const loose = await verify([name], [], dir);
     expect([loose.code, loose.reports[0]!.status]).toEqual([1, 'invalid']);
-    expect(loose.reports[0]!.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^the signature is over other bytes/)]);
+    expect(loose.reports[0]!.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^\[signature\] the signature is over other bytes/)]);
     // Unsigned, the name alone still gives the edit away.
     rmSync(`${name}.sigstore.json`);
     const unsigned = await verify([name], [], dir);
-    expect([unsigned.code, unsigned.reports[0]!.problems.map((p) => p.message)]).toEqual([1, [expect.stringMatching(/^the name does not carry the content's hash/)]]);
+    expect([unsigned.code, unsigned.reports[0]!.problems.map((p) => p.message)]).toEqual([1, [expect.stringMatching(/^\[content-hash\] the name does not carry the content's hash/)]]);
   }, 60_000);
 
   it("a workload spec that no longer hashes to its spec_sha256 (an easier workload under the scenario's hash): 1, naming the spec hash", async () => {
@@ -196,7 +196,7 @@ describe('servebench verify', () => {
     writeFileSync(sidecar, JSON.stringify(bundle));
     const { code, reports } = await verify([join(dir, official[0]!)], [], dir);
     expect([code, reports[0]!.status, reports[0]!.provenance]).toEqual([1, 'invalid', 'official, unsigned']);
-    expect(reports[0]!.problems[0]!.message).toMatch(/^the signature does not verify: /);
+    expect(reports[0]!.problems[0]!.message).toMatch(/^\[signature\] the signature does not verify: /);
   }, 60_000);
 
   it("a signature made under another Sigstore instance (a CA the trust root does not hold), or checked against the bundled public-good root: 1", async () => {
@@ -238,7 +238,7 @@ describe('servebench verify', () => {
     expect([named.code, named.reports[0]!.status]).toEqual([1, 'invalid']);
     const validate = await runCli(['validate', '--results', dir]);
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toContain(`${official[0]}.sigstore.json: a signature without its result`);
+    expect(validate.stderr).toContain(`${official[0]}.sigstore.json: [signature] a signature without its result`);
   }, 60_000);
 
   it('a malformed sidecar: refused by validate (1) and verify (1)', async () => {
@@ -246,7 +246,7 @@ describe('servebench verify', () => {
     writeFileSync(join(dir, `${official[1]}.sigstore.json`), '{"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json"}');
     const validate = await runCli(['validate', '--results', dir]);
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toContain(`${official[1]}.sigstore.json: the signature is not a Sigstore bundle`);
+    expect(validate.stderr).toContain(`${official[1]}.sigstore.json: [signature] the signature is not a Sigstore bundle`);
     const { code, reports } = await verify([join(dir, official[1]!)], [], dir);
     expect([code, reports[0]!.status]).toEqual([1, 'invalid']);
   }, 60_000);
