@@ -1,24 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { readChunk } from '../../harness/measure/load/openai-chunk.ts';
-import { LLAMACPP_CHAT_EVENTS, VLLM_CHAT_EVENTS } from '../fixtures/streams.ts';
+import { readChunk, type ChunkReading } from '../../harness/measure/load/openai-chunk.ts';
+import * as streams from '../fixtures/streams.ts';
+
+const { LLAMACPP_CHAT_EVENTS, VLLM_CHAT_EVENTS } = streams;
+
+/** What a client makes of a whole stream: its text, finish reasons and the usage it was told. */
+function readStream(events: readonly string[]): { text: string; finishReasons: string[]; usage: unknown[]; done: boolean } {
+  const readings = events.map(readChunk).filter((r): r is Extract<ChunkReading, { kind: 'chunk' }> => r.kind === 'chunk');
+  return {
+    text: readings.map((r) => r.text).join(''),
+    finishReasons: readings.flatMap((r) => (r.finishReason === null ? [] : [r.finishReason])),
+    usage: readings.flatMap((r) => (r.usage === null ? [] : [r.usage])),
+    done: readChunk(events.at(-1)!).kind === 'done',
+  };
+}
 
 describe('readChunk', () => {
-  it('reads a vLLM chat stream: the role chunk carries no text, usage arrives in its own chunk', () => {
+  // Every engine's stream (recorded or derived from its serving code): nulls where another engine
+  // has no field at all (SGLang's "content": null, "usage": null; TensorRT-LLM's trailing space)
+  // read as no text and no usage, and the one usage-bearing event gives the counts.
+  it.each([
+    ['vLLM chat', streams.VLLM_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3 }],
+    ['vLLM completions', streams.VLLM_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3 }],
+    ['SGLang chat', streams.SGLANG_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3 }],
+    ['SGLang completions', streams.SGLANG_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3 }],
+    ['TensorRT-LLM chat', streams.TRTLLM_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3 }],
+    ['TensorRT-LLM completions', streams.TRTLLM_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3 }],
+    ['llama.cpp v0.4.0 chat (recorded)', streams.LLAMACPP_V040_CHAT_EVENTS, ' amell', { promptTokens: 43, completionTokens: 3 }],
+    ['llama.cpp v0.4.0 completions (recorded)', streams.LLAMACPP_V040_COMPLETIONS_EVENTS, 'lll', { promptTokens: 20, completionTokens: 3 }],
+    ['llama.cpp b4753 chat (recorded)', streams.LLAMACPP_CHAT_EVENTS, ' amell', { promptTokens: 43, completionTokens: 3 }],
+  ] as const)('%s: the text, one finish reason, one usage, [DONE]', (_name, events, text, usage) => {
+    expect(readStream(events)).toEqual({ text, finishReasons: ['length'], usage: [usage], done: true });
+  });
+
+  it('reads a vLLM chat stream: the role chunk carries no text, the finish rides on the last token, usage arrives in its own chunk', () => {
     const readings = VLLM_CHAT_EVENTS.map(readChunk);
     expect(readings[0]).toEqual({ kind: 'chunk', text: '', finishReason: null, usage: null, timings: null });
     expect(readings.slice(1, 4).map((r) => (r.kind === 'chunk' ? r.text : null))).toEqual([' café', ' 日本語', ' 🙂']);
-    expect(readings[4]).toMatchObject({ kind: 'chunk', text: '', finishReason: 'length' });
-    expect(readings[5]).toEqual({ kind: 'chunk', text: '', finishReason: null, usage: { promptTokens: 12, completionTokens: 3 }, timings: null });
-    expect(readings[6]).toEqual({ kind: 'done' });
+    expect(readings[3]).toMatchObject({ kind: 'chunk', text: ' 🙂', finishReason: 'length' });
+    expect(readings[4]).toEqual({ kind: 'chunk', text: '', finishReason: null, usage: { promptTokens: 12, completionTokens: 3 }, timings: null });
+    expect(readings[5]).toEqual({ kind: 'done' });
   });
 
-  it('reads llama.cpp usage inside the final choice chunk', () => {
-    expect(readChunk(LLAMACPP_CHAT_EVENTS[2]!)).toEqual({
+  it('reads llama.cpp b4753 usage and timings inside the final choice chunk (recorded)', () => {
+    expect(readChunk(LLAMACPP_CHAT_EVENTS[3]!)).toEqual({
       kind: 'chunk',
       text: '',
       finishReason: 'length',
-      usage: { promptTokens: 9, completionTokens: 3 },
-      timings: { promptN: 9, promptMs: 0.47, predictedN: 3, predictedMs: 2.9 },
+      usage: { promptTokens: 43, completionTokens: 3 },
+      timings: { promptN: 43, promptMs: 0.731, predictedN: 3, predictedMs: 3.297 },
     });
   });
 

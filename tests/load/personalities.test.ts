@@ -37,6 +37,39 @@ describe('stream shapes', () => {
     expect(run.result.points[0]!.itl_split.estimated).toBe(6);
   });
 
+  it('SGLang chat: every field null when unset, the finish reason in its own chunk; usage because servebench asks for it', async () => {
+    const sim = await fastSim({ personality: 'sglang' });
+    const run = await loadAgainst(sim.url, { ...flags, api: 'chat' });
+    const point = run.result.points[0]!;
+    expect(point.metrics.completed).toBe(6);
+    for (const record of run.records[0]!) {
+      expect(record.contentTimesMs).toHaveLength(12);
+      expect(record.outputTokensSource).toBe('usage');
+      expect(record.finishReason).toBe('length');
+    }
+    expect(point.itl_split).toEqual({ exact: 6, estimated: 0 });
+  });
+
+  it('TensorRT-LLM chat: the role chunk\'s "data: {…} " line, reasoning_content "" on every text chunk, usage in its own chunk', async () => {
+    const sim = await fastSim({ personality: 'trtllm' });
+    const run = await loadAgainst(sim.url, { ...flags, api: 'chat' });
+    expect(run.result.points[0]!.metrics.completed).toBe(6);
+    for (const record of run.records[0]!) {
+      expect(record.contentTimesMs).toHaveLength(12);
+      expect(record.outputTokensSource).toBe('usage');
+      expect(record.inputTokensSource).toBe('usage');
+    }
+  });
+
+  it('TensorRT-LLM failing mid-stream sends no error event, it cuts the response: every such request fails, none counts as complete', async () => {
+    const sim = await fastSim({ personality: 'trtllm', faults: { error_event: 1 } });
+    const run = await loadAgainst(sim.url, flags);
+    const point = run.result.points[0]!;
+    expect(point.metrics.completed).toBe(0);
+    expect(Object.values(point.failures).reduce((a, b) => a + b, 0)).toBe(6);
+    expect(point.failures.stream_error ?? 0).toBe(0);
+  });
+
   it('a server without usage: output counted from events, input as declared, and the sources say so', async () => {
     const sim = await fastSim({ personality: 'no-usage' });
     const run = await loadAgainst(sim.url, flags);

@@ -35,7 +35,7 @@ const spec: CommandSpec = {
     { name: 'max-batched-tokens', value: 'N', help: 'Prefill tokens per step (longer prompts are chunked).', default: String(SIM_DEFAULTS.maxBatchedTokens) },
     { name: 'zero-cost', help: 'All costs 0 and no batch/KV limits unless set: measures the client, not the engine.' },
     { name: 'steps-per-flush', value: 'N', help: 'Engine steps per event-loop turn between writes (default: 16 with --zero-cost, else 1).' },
-    { name: 'faults', value: 'SPEC', help: 'Fault probabilities, e.g. "http500=0.02,http429=0.01,reset=0.01,malformed=0.01,stall=0.01,early_stop=0.01,truncate=0.01". Also: endless (valid tokens past max_tokens, never finished), http500_endless (a 500 whose body never ends), error_event (llama.cpp\'s mid-stream error event; not streamed, its 500).' },
+    { name: 'faults', value: 'SPEC', help: 'Fault probabilities, e.g. "http500=0.02,http429=0.01,reset=0.01,malformed=0.01,stall=0.01,early_stop=0.01,truncate=0.01". Also: endless (valid tokens past max_tokens, never finished), http500_endless (a 500 whose body never ends), error_event (the personality\'s mid-stream error: an error event, or for trtllm a cut response; not streamed, a 500).' },
     { name: 'stall-ms', value: 'MS', help: 'Pause of the stall fault.', default: String(SIM_DEFAULTS.stallMs) },
     { name: 'seed', value: 'N', help: 'Seed of the fault draws.', default: String(SIM_DEFAULTS.seed) },
     { name: 'fault-seed', value: 'N', help: 'Alias of --seed.' },

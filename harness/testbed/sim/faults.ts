@@ -53,7 +53,7 @@ export interface GenerationPlan {
   readonly stallAfter: number;
   /** Insert an invalid-JSON event before this token index, or -1. */
   readonly malformedAt: number;
-  /** End the stream with llama.cpp's error event after the last token (or, not streamed, answer 500). */
+  /** End the stream with the engine's error after the last token (its event, or a cut: wire-*.ts), or, not streamed, answer 500. */
   readonly errorEvent?: true;
 }
 

@@ -1,161 +1,79 @@
 /**
- * Stream shapes of the engines the sim imitates. Clients break on exactly these differences
- * (role-only first chunk, finish reason riding on a text chunk, usage in the final chunk, several
- * tokens per event), so each is reproduced on purpose. Events are built from per-request string
- * templates: only the token's precomputed JSON literal changes between events.
+ * The engines the sim imitates, each on the wire as its own serving code writes it: stream events
+ * (wire-vllm.ts, wire-sglang.ts, wire-trtllm.ts, wire-llamacpp.ts, wire-plain.ts, each citing the
+ * engine's files), response ids, when a usage chunk is sent, and error bodies. Clients break on
+ * exactly these differences (role-only first chunk, finish reason riding on a text chunk or in its
+ * own, usage in the final chunk or none, null versus absent fields, several tokens per event, an
+ * error as an event or as a cut connection), so each is reproduced on purpose.
  */
 import type { Personality } from './config.ts';
 import type { FinishReason } from './faults.ts';
+import { wireContext, flatErrorBody, type EndpointKind, type SseFraming, type StreamFormat, type StreamOptions, type UsageCounts } from './wire-format.ts';
+import { llamacppErrorObject, llamacppErrorType, llamacppStream, llamacppTimingsJson, llamacppUsageJson } from './wire-llamacpp.ts';
+import { plainStream } from './wire-plain.ts';
+import { sglangStream } from './wire-sglang.ts';
+import { trtllmStream } from './wire-trtllm.ts';
+import { vllmErrorBody, vllmStream, vllmUsageJson } from './wire-vllm.ts';
 
-export type EndpointKind = 'chat' | 'completion';
+export type { EndpointKind, SseFraming, StreamFormat, StreamOptions, UsageCounts } from './wire-format.ts';
 
 export interface ResponseView {
   readonly kind: EndpointKind;
   readonly id: string;
   readonly created: number;
   readonly model: string;
-  readonly includeUsage: boolean;
+  /** The request's stream_options: each engine reads them its own way. */
+  readonly streamOptions: StreamOptions | null;
 }
 
-export interface SseFraming {
-  readonly crlf: boolean;
-  readonly noSpace: boolean;
+/**
+ * The id of the `counter`th response, as each engine makes it: vLLM chatcmpl-/cmpl- and
+ * random_uuid() (32 hex digits); SGLang the bare rid, uuid4().hex; TensorRT-LLM chatcmpl-/cmpl-
+ * and the executor's integer request id (postprocess_handlers.py _ensure_stream_metadata);
+ * llama.cpp chatcmpl- for both and 32 random letters and digits (the sim's hex are among them).
+ * The hex is derived from the counter, so recorded streams diff across runs.
+ */
+export function responseId(personality: Personality, kind: EndpointKind, counter: number, hex: string): string {
+  // llama-server names completions chatcmpl- too (recorded, tests/fixtures/streams.ts).
+  const prefix = kind === 'chat' || personality === 'llamacpp' ? 'chatcmpl-' : 'cmpl-';
+  if (personality === 'sglang') return hex;
+  if (personality === 'trtllm') return `${prefix}${counter + 1}`;
+  return prefix + hex;
 }
-
-export interface UsageCounts {
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  /** llama.cpp reports prefill and decode times; others ignore these. */
-  readonly promptMs: number;
-  readonly predictedMs: number;
-}
-
-export interface StreamFormat {
-  /** Role-only chunk sent with the first token; '' for personalities without one. */
-  readonly rolePrelude: string;
-  readonly keepalive: string;
-  /** Tokens carried by content event number `eventIndex` (always 1 except llama.cpp). */
-  tokensPerEvent(eventIndex: number): number;
-  content(textJson: string): string;
-  /** The last text event with the finish reason on it (vLLM for "length"), or null. */
-  lastContent(textJson: string, reason: FinishReason): string | null;
-  /** Everything after the last token: finish event unless lastContent sent it, usage, [DONE]. */
-  finish(reason: FinishReason, usage: UsageCounts, finishAlreadySent: boolean): string;
-  malformed(): string;
-  /** An error in place of the rest of the stream, as llama.cpp sends one (the stream ends after it). */
-  error(code: number, message: string): string;
-}
-
-export function responseIdPrefix(personality: Personality, kind: EndpointKind): string {
-  if (personality === 'sglang') return '';
-  return kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
-}
-
-function usageJson(personality: Personality, usage: UsageCounts): string {
-  const total = usage.promptTokens + usage.completionTokens;
-  if (personality === 'llamacpp') {
-    return `{"completion_tokens":${usage.completionTokens},"prompt_tokens":${usage.promptTokens},"total_tokens":${total}}`;
-  }
-  return `{"prompt_tokens":${usage.promptTokens},"total_tokens":${total},"completion_tokens":${usage.completionTokens}}`;
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
-function timingsJson(usage: UsageCounts): string {
-  return JSON.stringify({
-    prompt_n: usage.promptTokens,
-    prompt_ms: round3(usage.promptMs),
-    predicted_n: usage.completionTokens,
-    predicted_ms: round3(usage.predictedMs),
-  });
-}
-
-const LLAMACPP_FINGERPRINT = 'b0000-servebench-sim';
-/** llama.cpp may coalesce tokens; the sim cycles 1–4 so clients cannot assume one per event. */
-const LLAMACPP_GROUP_CYCLE = [1, 2, 3, 4] as const;
 
 export function streamFormat(personality: Personality, framing: SseFraming, view: ResponseView): StreamFormat {
-  const open = framing.noSpace ? 'data:' : 'data: ';
-  const close = framing.crlf ? '\r\n\r\n' : '\n\n';
-  const event = (json: string): string => open + json + close;
-  const done = event('[DONE]');
-  // llama-server's error object ({"error":{"code":500,"message":…,"type":"server_error"}}); the sim sends it for every personality.
-  const errorEvent = (code: number, message: string): string => event(JSON.stringify({ error: { code, message, type: 'server_error' } }));
-  const keepalive = `: keep-alive${close}`;
-  const id = JSON.stringify(view.id);
-  const model = JSON.stringify(view.model);
-  const chat = view.kind === 'chat';
-  const objectName = chat ? 'chat.completion.chunk' : 'text_completion';
-
-  if (personality === 'llamacpp') {
-    // As llama-server v0.4.0 streams (recorded): chat opens with a role-only chunk (content null),
-    // ends with an empty-delta finish chunk and a separate chunk of usage and timings with no
-    // choices; completions carry usage and timings on the finish chunk itself. Usage (and
-    // timings) come whatever stream_options says.
-    const tail = `,"created":${view.created},"id":${id},"model":${model},"system_fingerprint":"${LLAMACPP_FINGERPRINT}","object":"${objectName}"`;
-    const contentOpen = open + (chat ? '{"choices":[{"finish_reason":null,"index":0,"delta":{"content":' : '{"choices":[{"text":');
-    const contentClose = (chat ? '}}]' : ',"index":0,"logprobs":null,"finish_reason":null}]') + tail + '}' + close;
-    const usageAndTimings = (usage: UsageCounts): string => `"usage":${usageJson(personality, usage)},"timings":${timingsJson(usage)}`;
-    return {
-      rolePrelude: chat ? event(`{"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}]${tail}}`) : '',
-      keepalive,
-      tokensPerEvent: (eventIndex) => LLAMACPP_GROUP_CYCLE[eventIndex % LLAMACPP_GROUP_CYCLE.length]!,
-      content: (textJson) => contentOpen + textJson + contentClose,
-      lastContent: () => null,
-      finish: (reason, usage) => {
-        if (chat) {
-          return (
-            event(`{"choices":[{"finish_reason":"${reason}","index":0,"delta":{}}]${tail}}`) +
-            event(`{"choices":[]${tail},${usageAndTimings(usage)}}`) +
-            done
-          );
-        }
-        return event(`{"choices":[{"text":"","index":0,"logprobs":null,"finish_reason":"${reason}"}]${tail},${usageAndTimings(usage)}}`) + done;
-      },
-      malformed: () => `${contentOpen}"sim-malformed${close}`,
-      error: (code, message) => errorEvent(code, message),
-    };
+  const ctx = wireContext(framing, view, view.streamOptions);
+  switch (personality) {
+    case 'vllm': return vllmStream(ctx);
+    case 'sglang': return sglangStream(ctx);
+    case 'trtllm': return trtllmStream(ctx);
+    case 'llamacpp': return llamacppStream(ctx);
+    case 'no-usage': return plainStream(ctx);
   }
-
-  const head = `{"id":${id},"object":"${objectName}","created":${view.created},"model":${model},"choices":[{"index":0,`;
-  const textKey = chat ? '"delta":{"content":' : '"text":';
-  const textEnd = chat ? '}' : '';
-  const contentOpen = open + head + textKey;
-  const contentClose = `${textEnd},"logprobs":null,"finish_reason":null}]}${close}`;
-  const roleChunk = chat ? event(`${head}"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`) : '';
-  const sendsUsage = personality !== 'no-usage' && view.includeUsage;
-  // vLLM puts the finish reason on the chunk of the token that ended generation; SGLang sends a
-  // separate chunk with an empty delta (chat) or empty text (completions).
-  const finishOnToken = personality !== 'sglang';
-  const finishEvent = (reason: FinishReason): string => {
-    const text = chat ? (finishOnToken ? '"delta":{"content":""}' : '"delta":{}') : '"text":""';
-    const stopReason = finishOnToken ? ',"stop_reason":null' : '';
-    return event(`${head}${text},"logprobs":null,"finish_reason":"${reason}"${stopReason}}]}`);
-  };
-  return {
-    rolePrelude: personality === 'no-usage' ? '' : roleChunk,
-    keepalive,
-    tokensPerEvent: () => 1,
-    content: (textJson) => contentOpen + textJson + contentClose,
-    lastContent: (textJson, reason) =>
-      // An EOS token has no text, so vLLM's "stop" arrives on an empty chunk after the last word.
-      finishOnToken && reason === 'length'
-        ? `${contentOpen}${textJson}${textEnd},"logprobs":null,"finish_reason":"length","stop_reason":null}]}${close}`
-        : null,
-    finish: (reason, usage, finishAlreadySent) => {
-      const usageEvent = sendsUsage
-        ? event(`{"id":${id},"object":"${objectName}","created":${view.created},"model":${model},"choices":[],"usage":${usageJson(personality, usage)}}`)
-        : '';
-      return (finishAlreadySent ? '' : finishEvent(reason)) + usageEvent + done;
-    },
-    malformed: () => `${contentOpen}"sim-malformed${close}`,
-    error: (code, message) => errorEvent(code, message),
-  };
 }
 
-/** The single JSON body of a non-streaming response. */
+/**
+ * The HTTP body of an error, as each engine answers one. `validation` marks a request its request
+ * model refused before any handler ran: TensorRT-LLM answers those {"error": "<str(exc)>"}.
+ */
+export function errorResponseBody(personality: Personality, status: number, message: string, type: string, validation = false): string {
+  switch (personality) {
+    case 'vllm':
+    case 'no-usage':
+      return vllmErrorBody(status, message, type);
+    case 'sglang':
+      return flatErrorBody(status, message, type);
+    case 'trtllm':
+      return validation ? JSON.stringify({ error: message }) : flatErrorBody(status, message, type);
+    case 'llamacpp':
+      return `{"error":${llamacppErrorObject(status, message, llamacppErrorType(status))}}`;
+  }
+}
+
+/**
+ * The single JSON body of a non-streaming response. Not yet derived from each engine's code as the
+ * streams are: OpenAI's documented fields, usage in each engine's field order, llama.cpp's timings.
+ */
 export function responseBody(personality: Personality, view: ResponseView, text: string, reason: FinishReason, usage: UsageCounts): string {
   const choice = view.kind === 'chat'
     ? { index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: reason }
@@ -167,7 +85,7 @@ export function responseBody(personality: Personality, view: ResponseView, text:
     model: view.model,
     choices: [choice],
   };
-  if (personality !== 'no-usage') body['usage'] = JSON.parse(usageJson(personality, usage));
-  if (personality === 'llamacpp') body['timings'] = JSON.parse(timingsJson(usage));
+  if (personality !== 'no-usage') body['usage'] = JSON.parse(personality === 'llamacpp' ? llamacppUsageJson(usage) : vllmUsageJson(usage));
+  if (personality === 'llamacpp') body['timings'] = JSON.parse(llamacppTimingsJson(usage));
   return JSON.stringify(body);
 }

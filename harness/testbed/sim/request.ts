@@ -1,19 +1,23 @@
 /**
  * Turns a request body into what the engine needs, answering bad input the way OpenAI-compatible
- * servers do (HTTP status plus {"error": {message, type, code}}).
+ * servers do (an HTTP status and the engine's error body: personalities.ts errorResponseBody).
  */
 import type { Personality } from './config.ts';
-import type { EndpointKind } from './personalities.ts';
+import { pythonRepr, pythonTupleRepr } from './python-repr.ts';
+import type { EndpointKind, StreamOptions } from './wire-format.ts';
 import { chatPromptText, countChatTokens, countSimTokens, promptHash, type ChatMessageText } from './tokens.ts';
 
 export class RequestError extends Error {
   readonly status: number;
   readonly type: string;
-  constructor(status: number, message: string, type: string = errorType(status)) {
+  /** Refused by the engine's request model before any handler ran (TensorRT-LLM answers those its own way). */
+  readonly validation: boolean;
+  constructor(status: number, message: string, type: string = errorType(status), validation = false) {
     super(message);
     this.name = 'RequestError';
     this.status = status;
     this.type = type;
+    this.validation = validation;
   }
 }
 
@@ -39,18 +43,41 @@ export interface SimRequest {
   readonly minTokens: number;
   readonly ignoreEos: boolean;
   readonly stream: boolean;
-  readonly includeUsage: boolean;
+  /** stream_options as sent (null: none); each engine decides from them whether usage comes. */
+  readonly streamOptions: StreamOptions | null;
   /** Drives the output words and the natural stop length. */
   readonly hash: number;
 }
 
 export const DEFAULT_MAX_TOKENS = 16;
 
-/** Fields trtllm-serve's pydantic models accept; anything else is rejected with 400. */
-const TRTLLM_ALLOWED_FIELDS = new Set([
-  'model', 'prompt', 'messages', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'temperature',
-  'top_p', 'top_k', 'seed', 'stop', 'n', 'ignore_eos', 'min_tokens', 'user',
-]);
+/**
+ * The fields of trtllm-serve's request models, which forbid any other (OpenAIBaseModel
+ * extra="forbid"; tensorrt_llm/serve/openai_protocol.py @0076e939, ChatCompletionRequest and
+ * CompletionRequest, in their order). Chat takes max_tokens as the validation alias of
+ * max_completion_tokens; completions take max_tokens only.
+ */
+const TRTLLM_FIELDS: Readonly<Record<EndpointKind, ReadonlySet<string>>> = {
+  chat: new Set([
+    'messages', 'prompt_token_ids', 'prompt_token_ids_b64', 'model', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs',
+    'max_completion_tokens', 'max_tokens', 'n', 'presence_penalty', 'response_format', 'seed', 'stop', 'stream', 'stream_options',
+    'temperature', 'top_p', 'tools', 'tool_choice', 'parallel_tool_calls', 'user', 'reasoning_effort', 'thinking',
+    'thinking_token_budget', 'prompt_ignore_length', 'best_of', 'use_beam_search', 'top_k', 'top_p_min', 'min_p',
+    'repetition_penalty', 'length_penalty', 'early_stopping', 'stop_token_ids', 'include_stop_str_in_output', 'ignore_eos',
+    'min_tokens', 'skip_special_tokens', 'spaces_between_special_tokens', 'truncate_prompt_tokens', 'lora_request', 'echo',
+    'add_generation_prompt', 'add_special_tokens', 'documents', 'chat_template', 'chat_template_kwargs',
+    'injected_chat_template_kwargs', 'media_io_kwargs', 'disaggregated_params', 'conversation_params', 'cache_salt', 'priority',
+    'agent_hierarchy', 'mm_processor_kwargs',
+  ]),
+  completion: new Set([
+    'model', 'prompt', 'best_of', 'echo', 'frequency_penalty', 'logit_bias', 'logprobs', 'max_tokens', 'n', 'presence_penalty',
+    'seed', 'stop', 'stream', 'stream_options', 'suffix', 'temperature', 'top_p', 'user', 'lora_request', 'prompt_ignore_length',
+    'use_beam_search', 'top_k', 'top_p_min', 'min_p', 'repetition_penalty', 'length_penalty', 'early_stopping', 'stop_token_ids',
+    'include_stop_str_in_output', 'ignore_eos', 'min_tokens', 'skip_special_tokens', 'spaces_between_special_tokens',
+    'truncate_prompt_tokens', 'return_context_logits', 'detokenize', 'thinking_token_budget', 'add_special_tokens',
+    'response_format', 'disaggregated_params', 'priority', 'conversation_params',
+  ]),
+};
 
 function bad(message: string): RequestError {
   return new RequestError(400, message);
@@ -70,10 +97,21 @@ function optionalBoolean(body: Record<string, unknown>, field: string): boolean 
   return value;
 }
 
-function pydanticExtraFieldError(kind: EndpointKind, field: string, value: unknown): RequestError {
-  const model = kind === 'chat' ? 'ChatCompletionRequest' : 'CompletionRequest';
-  const inputType = value === null ? 'NoneType' : Array.isArray(value) ? 'list' : typeof value === 'number' ? (Number.isInteger(value) ? 'int' : 'float') : typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool' : 'dict';
-  return bad(`1 validation error for ${model}\n${field}\n  Extra inputs are not permitted [type=extra_forbidden, input_value=${JSON.stringify(value)}, input_type=${inputType}]`);
+/**
+ * What trtllm-serve answers a body its request model refuses: FastAPI raises RequestValidationError
+ * with pydantic's error list, and the server's handler returns {"error": str(exc)} with 400
+ * (openai_server.py @00057725). That exception class has no __str__ of its own
+ * (fastapi/exceptions.py), so the text is the list's Python repr: each error a dict of type, loc
+ * (a tuple from "body"), msg and input, in pydantic's order; one per extra field, and one for a
+ * missing model (model: str has no default), whose input is the whole body.
+ */
+function trtllmValidationError(kind: EndpointKind, body: Record<string, unknown>): RequestError | null {
+  const errors: string[] = [];
+  if (!('model' in body)) errors.push(`{'type': 'missing', 'loc': ${pythonTupleRepr(['body', 'model'])}, 'msg': 'Field required', 'input': ${pythonRepr(body)}}`);
+  for (const [field, value] of Object.entries(body)) {
+    if (!TRTLLM_FIELDS[kind].has(field)) errors.push(`{'type': 'extra_forbidden', 'loc': ${pythonTupleRepr(['body', field])}, 'msg': 'Extra inputs are not permitted', 'input': ${pythonRepr(value)}}`);
+  }
+  return errors.length === 0 ? null : new RequestError(400, `[${errors.join(', ')}]`, errorType(400), true);
 }
 
 function parseMessages(value: unknown): ChatMessageText[] {
@@ -106,8 +144,8 @@ export interface ParseContext {
 /** Validates a generation request. Throws RequestError (400/404). */
 export function parseSimRequest(kind: EndpointKind, body: Record<string, unknown>, context: ParseContext): SimRequest {
   if (context.personality === 'trtllm') {
-    const extra = Object.keys(body).find((field) => !TRTLLM_ALLOWED_FIELDS.has(field));
-    if (extra !== undefined) throw pydanticExtraFieldError(kind, extra, body[extra]);
+    const refused = trtllmValidationError(kind, body);
+    if (refused !== null) throw refused;
   }
   // A missing model means the served one, as in vLLM; a different one is a 404.
   if (body['model'] !== undefined && body['model'] !== context.modelName) {
@@ -134,7 +172,8 @@ export function parseSimRequest(kind: EndpointKind, body: Record<string, unknown
   if (streamOptions !== undefined && streamOptions !== null && (typeof streamOptions !== 'object' || Array.isArray(streamOptions))) {
     throw bad('stream_options must be an object');
   }
-  const includeUsage = (streamOptions as Record<string, unknown> | null | undefined)?.['include_usage'] === true;
+  const includeUsage = (streamOptions as Record<string, unknown> | null | undefined)?.['include_usage'];
+  if (includeUsage !== undefined && includeUsage !== null && typeof includeUsage !== 'boolean') throw bad('stream_options.include_usage must be a boolean');
   const seed = body['seed'];
   if (seed !== undefined && seed !== null && (typeof seed !== 'number' || !Number.isInteger(seed))) throw bad('seed must be an integer');
   const temperature = body['temperature'];
@@ -146,7 +185,7 @@ export function parseSimRequest(kind: EndpointKind, body: Record<string, unknown
     minTokens,
     ignoreEos: optionalBoolean(body, 'ignore_eos') ?? false,
     stream: optionalBoolean(body, 'stream') ?? false,
-    includeUsage,
+    streamOptions: streamOptions === undefined || streamOptions === null ? null : { includeUsage: includeUsage ?? undefined },
     hash: promptHash(promptText, typeof seed === 'number' ? seed : 0),
   };
 }

@@ -13,7 +13,7 @@ import { mix32 } from './hash.ts';
 import { listen, readBody, sendJson } from './http-io.ts';
 import { tokenizeResponse } from './tokenize.ts';
 import { SERVEBENCH_VERSION } from '../../lib/version.ts';
-import { responseIdPrefix, streamFormat, type EndpointKind } from './personalities.ts';
+import { errorResponseBody, responseId as engineResponseId, streamFormat, type EndpointKind } from './personalities.ts';
 import { errorEndless, streamEndless } from './endless.ts';
 import { SimMetrics } from './prometheus.ts';
 import { RequestError, errorBody, parseBody, parseSimRequest, type SimRequest } from './request.ts';
@@ -88,13 +88,13 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
     // Deterministic ids (32 hex digits like uuid4().hex) keep recorded streams diffable across runs.
     const n = responseCounter++;
     const hex = [mix32(n), mix32(n ^ 0x55555555), mix32(n + 0x1234567), mix32(~n)].map((v) => v.toString(16).padStart(8, '0')).join('');
-    return responseIdPrefix(config.personality, kind) + hex;
+    return engineResponseId(config.personality, kind, n, hex);
   }
 
   function reject(res: ServerResponse, record: GroundTruthRecord, error: RequestError, headers: Record<string, string> = {}): void {
     record.status = error.status;
     record.end_ms = performance.now();
-    sendJson(res, error.status, errorBody(error.status, error.message, error.type), { 'x-request-id': record.request_id, ...headers });
+    sendJson(res, error.status, errorResponseBody(config.personality, error.status, error.message, error.type, error.validation), { 'x-request-id': record.request_id, ...headers });
   }
 
   function validate(kind: EndpointKind, bodyText: string): SimRequest {
@@ -131,7 +131,7 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
     if (fault === 'http500_endless') return errorEndless(res, record, () => metrics.fail(fault));
     const natural = request.ignoreEos ? request.maxTokens : naturalLength(request.hash, request.maxTokens, request.minTokens);
     const plan = planGeneration(fault, natural, request.maxTokens, request.ignoreEos ? 'length' : 'stop');
-    const view = { kind, id: responseId(kind), created: Math.floor(Date.now() / 1000), model: config.modelName, includeUsage: request.includeUsage };
+    const view = { kind, id: responseId(kind), created: Math.floor(Date.now() / 1000), model: config.modelName, streamOptions: request.streamOptions };
     if (fault === 'endless') {
       const format = request.stream ? streamFormat(config.personality, host.framing, view) : null;
       return streamEndless(res, record, format, request.hash, () => metrics.fail(fault));

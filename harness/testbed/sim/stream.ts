@@ -8,13 +8,12 @@ import type { ServerResponse } from 'node:http';
 import type { FaultKind, Personality } from './config.ts';
 import type { FinishReason, GenerationPlan } from './faults.ts';
 import type { GroundTruthRecord } from './ground-truth.ts';
-import { responseBody, streamFormat, type ResponseView, type SseFraming, type StreamFormat, type UsageCounts } from './personalities.ts';
+import { errorResponseBody, responseBody, streamFormat, type ResponseView, type SseFraming, type StreamFormat, type UsageCounts } from './personalities.ts';
 import type { FailureReason, SimMetrics } from './prometheus.ts';
 import type { SimRequest } from './request.ts';
 import type { Sequence } from './scheduler.ts';
 import { TOKEN_JSON, TOKEN_TEXT, outputWord } from './tokens.ts';
 import { sendJson } from './http-io.ts';
-import { errorBody } from './request.ts';
 
 export interface StreamHost {
   readonly personality: Personality;
@@ -65,6 +64,8 @@ export class SimStream {
   private eventIndex = 0;
   private finishSent = false;
   private ending: Ending | null = null;
+  /** The response is aborted rather than ended: no terminating chunk, the connection cut. */
+  private cut = false;
   private ended = false;
   private dirty = false;
   private keepalive: NodeJS.Timeout | null = null;
@@ -127,7 +128,12 @@ export class SimStream {
     const reason = this.plan.finishReason;
     this.ending = reason !== null ? 'finish' : this.plan.errorEvent ? 'error' : this.fault === 'reset' ? 'reset' : 'truncate';
     if (this.format !== null && reason !== null) this.pending += this.format.finish(reason, this.usage(), this.finishSent);
-    if (this.format !== null && this.ending === 'error') this.pending += this.format.error(500, LLAMACPP_CONTENT_ONLY_ERROR);
+    if (this.format !== null && this.ending === 'error') {
+      const event = this.format.error(500, LLAMACPP_CONTENT_ONLY_ERROR);
+      // An engine with no error event aborts the response: the connection is cut, as for a reset.
+      if (event === null) this.cut = true;
+      else this.pending += event;
+    }
     this.markDirty();
   }
 
@@ -139,7 +145,7 @@ export class SimStream {
       return;
     }
     const now = performance.now();
-    if (this.ending === 'finish' || this.ending === 'truncate' || this.ending === 'error') {
+    if (!this.cut && (this.ending === 'finish' || this.ending === 'truncate' || this.ending === 'error')) {
       const socket = this.res.socket;
       this.res.end(this.pending, () => {
         // Like llama-server: the terminating chunk is complete, then the socket closes.
@@ -152,7 +158,7 @@ export class SimStream {
     }
     this.pending = '';
     this.recordTokens(now);
-    if (this.ending === 'reset') this.res.socket?.destroySoon();
+    if (this.ending === 'reset' || this.cut) this.res.socket?.destroySoon();
     if (this.ending !== null) this.finalize(now, this.ending === 'finish' ? this.plan.finishReason : null);
   }
 
@@ -194,9 +200,9 @@ export class SimStream {
 
   private endNonStreaming(): void {
     if (this.plan.errorEvent) {
-      // Not streamed, llama-server answers the same refusal as a 500.
+      // Not streamed, the engine answers the same failure as a 500, in its own error body.
       const now = performance.now();
-      sendJson(this.res, 500, errorBody(500, LLAMACPP_CONTENT_ONLY_ERROR, 'server_error'), { 'x-request-id': this.record.request_id });
+      sendJson(this.res, 500, errorResponseBody(this.host.personality, 500, LLAMACPP_CONTENT_ONLY_ERROR, 'InternalServerError'), { 'x-request-id': this.record.request_id });
       this.record.status = 500;
       this.finalize(now, null);
       return;
