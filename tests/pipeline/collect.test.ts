@@ -216,7 +216,7 @@ describe('servebench collect: artifacts into results/', () => {
 
     const { code, report } = await collect();
     expect(code).toBe(1);
-    expect(report.conflicts).toEqual([expect.objectContaining({ file, path: 'run_id', message: `run_id ${a.run_id} is already in results/${relative}` })]);
+    expect(report.conflicts).toEqual([expect.objectContaining({ file, path: 'run_id', message: `[duplicate-run] run_id ${a.run_id} is already in results/${relative}` })]);
     expect(existsSync(join(results, resultRelativePath(edited, json(edited))))).toBe(false);
   });
 
@@ -250,7 +250,7 @@ describe('servebench collect: artifacts into results/', () => {
       expect.arrayContaining([
         expect.objectContaining({ file: brokenFile, path: 'points[0].requests_sent', fix: 'every sent request either completed or failed' }),
         expect.objectContaining({ file: notJson, path: '', message: expect.stringMatching(/^\[json\] not JSON/) }),
-        expect.objectContaining({ file: 'job-d/link.json', message: 'a symbolic link' }),
+        expect.objectContaining({ file: 'job-d/link.json', message: '[not-a-result] a symbolic link' }),
       ]),
     );
     expect(existsSync(join(results, resultRelativePath(broken, json(broken))))).toBe(false);
@@ -383,8 +383,8 @@ describe('servebench collect --from a Kubernetes results claim or a SLURM shared
     expect(report.plan).toEqual({ file, plan_id: plan.plan_id, jobs: plan.jobs.length, since: '2026-01-02T01:00:00.000Z' });
     expect(report.missing.map((m) => m.job_id)).toEqual([lost!.id]);
     expect(report.stray).toEqual([
-      { file: '.nfs000000000001c2d300000001', path: '', message: 'an NFS placeholder of a file deleted while still open', fix: expect.stringContaining('goes away') },
-      { file: unfinished, path: '', message: 'an unfinished result write (the run was killed while writing its result)', fix: expect.stringContaining('reported missing') },
+      { file: '.nfs000000000001c2d300000001', path: '', message: '[not-a-result] an NFS placeholder of a file deleted while still open', fix: expect.stringContaining('goes away') },
+      { file: unfinished, path: '', message: '[not-a-result] an unfinished result write (the run was killed while writing its result)', fix: expect.stringContaining('reported missing') },
     ]);
 
     // Without --since, last night's result would stand in for tonight's missing job.
@@ -396,7 +396,7 @@ describe('servebench collect --from a Kubernetes results claim or a SLURM shared
     let text = '';
     expect(await runCollect(['--from', claim, '--results', results, '--plan', file, '--since', '2026-01-02'], { stdout: (t) => void (text += t), stderr: () => {} })).toBe(0);
     expect(text).toContain(`(1 other file ignored, 2 stray)`);
-    expect(text).toContain(`  stray      ${unfinished}: an unfinished result write (the run was killed while writing its result) (fix: that attempt left no result;`);
+    expect(text).toContain(`  stray      ${unfinished}: [not-a-result] an unfinished result write (the run was killed while writing its result) (fix: that attempt left no result;`);
     expect(text).toContain(`1 without a result created since 2026-01-02T00:00:00.000Z`);
     expect(text).toContain(`  missing    ${lost!.name}`);
   });
@@ -417,7 +417,7 @@ describe('servebench collect --from a Kubernetes results claim or a SLURM shared
     expect(first.code).toBe(0);
     expect(first.report.collected.map((c) => c.file).sort()).toEqual([...written].sort());
     expect(first.report.ignored).toBe(plan.jobs.length + 2);
-    expect(first.report.stray).toEqual([{ file: 'plan/plan.json', path: '', message: 'a plan (`servebench plan --out`), not a result', fix: 'give it with --plan; keep the plan folder out of --from' }]);
+    expect(first.report.stray).toEqual([{ file: 'plan/plan.json', path: '', message: '[not-a-result] a plan (`servebench plan --out`), not a result', fix: 'give it with --plan; keep the plan folder out of --from' }]);
     expect(first.report.missing).toEqual([]);
 
     // Collected once: the next collect finds every file in place and writes nothing.
@@ -452,8 +452,8 @@ describe('servebench collect --from a Kubernetes results claim or a SLURM shared
     expect(code).toBe(0);
     expect(report.collected.map((c) => c.file).sort()).toEqual([aFile, bFile].sort());
     expect(report.stray).toEqual([
-      { file: 'linked', path: '', message: 'a symbolic link (links are never followed)', fix: expect.stringContaining('give that folder as --from') },
-      { file: 'sb-vllm-h100-cccc.tar.gz', path: '', message: 'an archive: the results in it are not read', fix: 'unpack it under --from (collect reads *.json files only)' },
+      { file: 'linked', path: '', message: '[not-a-result] a symbolic link (links are never followed)', fix: expect.stringContaining('give that folder as --from') },
+      { file: 'sb-vllm-h100-cccc.tar.gz', path: '', message: '[not-a-result] an archive: the results in it are not read', fix: 'unpack it under --from (collect reads *.json files only)' },
     ]);
     expect(existsSync(join(results, resultRelativePath(outside, json(outside))))).toBe(false);
     expect(readdirSync(results)).toEqual(['2026-01-02']);
@@ -464,7 +464,7 @@ describe('servebench collect --from a Kubernetes results claim or a SLURM shared
     const markdown = readFileSync(summary, 'utf8');
     expect(markdown).toContain('2 result files under --from (1 other file ignored, 2 stray)');
     expect(markdown).toContain('### Stray files (not results, left alone)');
-    expect(markdown).toContain('| sb-vllm-h100-cccc.tar.gz | an archive: the results in it are not read |');
+    expect(markdown).toContain('| sb-vllm-h100-cccc.tar.gz | \\[not-a-result\\] an archive: the results in it are not read |');
   });
 
   /**
@@ -493,7 +493,7 @@ describe('servebench collect --from a Kubernetes results claim or a SLURM shared
       const { code, report } = process.getuid?.() === 0 ? await collectWithoutReadOverride(incoming) : await collectFrom(incoming);
       expect(code).toBe(1);
       expect(report.collected).toHaveLength(1);
-      expect(report.invalid).toEqual([expect.objectContaining({ file: 'locked', message: 'cannot read the folder: EACCES' })]);
+      expect(report.invalid).toEqual([expect.objectContaining({ file: 'locked', message: '[unreadable] cannot read the folder: EACCES' })]);
     } finally {
       chmodSync(join(incoming, 'locked'), 0o700);
     }

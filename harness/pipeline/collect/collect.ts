@@ -210,16 +210,16 @@ const PLAN_FILES = new Set(['plan.json', 'matrix.json', 'lanes.json']);
 function strayProblem(file: string, entry: Dirent): ResultProblem | null {
   const name = entry.name;
   if (entry.isSymbolicLink()) {
-    return { file, path: '', message: 'a symbolic link (links are never followed)', fix: 'copy the files it points to under --from (kubectl cp, rsync -a and cp -r copy the files), or give that folder as --from' };
+    return { file, path: '', message: '[not-a-result] a symbolic link (links are never followed)', fix: 'copy the files it points to under --from (kubectl cp, rsync -a and cp -r copy the files), or give that folder as --from' };
   }
-  if (!entry.isFile()) return { file, path: '', message: 'not a regular file', fix: 'collect reads regular *.json files only; leave it out of --from' };
+  if (!entry.isFile()) return { file, path: '', message: '[not-a-result] not a regular file', fix: 'collect reads regular *.json files only; leave it out of --from' };
   if (UNFINISHED_WRITE.test(name)) {
-    return { file, path: '', message: 'an unfinished result write (the run was killed while writing its result)', fix: 'that attempt left no result; its job is reported missing if nothing else accounts for it; delete the file' };
+    return { file, path: '', message: '[not-a-result] an unfinished result write (the run was killed while writing its result)', fix: 'that attempt left no result; its job is reported missing if nothing else accounts for it; delete the file' };
   }
-  if (name.startsWith('.nfs')) return { file, path: '', message: 'an NFS placeholder of a file deleted while still open', fix: 'it goes away when the process holding it exits; delete it then' };
+  if (name.startsWith('.nfs')) return { file, path: '', message: '[not-a-result] an NFS placeholder of a file deleted while still open', fix: 'it goes away when the process holding it exits; delete it then' };
   if (LOG_FILE.test(name)) return null;
-  if (ARCHIVE.test(name)) return { file, path: '', message: 'an archive: the results in it are not read', fix: 'unpack it under --from (collect reads *.json files only)' };
-  return { file, path: '', message: 'not a result file (collect reads *.json files; logs are left alone)', fix: 'results are the *.json files `servebench run` writes; move anything else out of --from' };
+  if (ARCHIVE.test(name)) return { file, path: '', message: '[not-a-result] an archive: the results in it are not read', fix: 'unpack it under --from (collect reads *.json files only)' };
+  return { file, path: '', message: '[not-a-result] not a result file (collect reads *.json files; logs are left alone)', fix: 'results are the *.json files `servebench run` writes; move anything else out of --from' };
 }
 
 /** A plan's own files (plan.json, matrix.json, lanes.json) copied next to the results: reported, not taken for results. */
@@ -235,7 +235,7 @@ function planFileProblem(file: string, name: string, text: string): ResultProble
   const record = value as Record<string, unknown>;
   const isPlan = record['format'] === PLAN_FORMAT;
   if (!isPlan && !Array.isArray(record['include'])) return null;
-  return { file, path: '', message: isPlan ? 'a plan (`servebench plan --out`), not a result' : 'a GitHub Actions matrix of `servebench plan --out`, not a result', fix: isPlan ? 'give it with --plan; keep the plan folder out of --from' : 'keep the plan folder out of --from' };
+  return { file, path: '', message: isPlan ? '[not-a-result] a plan (`servebench plan --out`), not a result' : '[not-a-result] a GitHub Actions matrix of `servebench plan --out`, not a result', fix: isPlan ? 'give it with --plan; keep the plan folder out of --from' : 'keep the plan folder out of --from' };
 }
 
 /**
@@ -255,7 +255,7 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
     try {
       listed = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      invalid.push({ file: prefix === '' ? '.' : prefix.slice(0, -1), path: '', message: `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, fix: 'give collect read access to it (a claim mounted with another owner: copy it out with kubectl cp first), or remove it' });
+      invalid.push({ file: prefix === '' ? '.' : prefix.slice(0, -1), path: '', message: `[unreadable] cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, fix: 'give collect read access to it (a claim mounted with another owner: copy it out with kubectl cp first), or remove it' });
       return;
     }
     for (const entry of listed) {
@@ -288,7 +288,7 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
     found += 1;
     // An artifact is untrusted: a link could point anywhere on the collecting machine.
     if (!entry.isFile()) {
-      invalid.push({ file, path: '', message: entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file', fix: 'upload the result files `servebench run` wrote, not links to them' });
+      invalid.push({ file, path: '', message: entry.isSymbolicLink() ? '[not-a-result] a symbolic link' : '[not-a-result] not a regular file', fix: 'upload the result files `servebench run` wrote, not links to them' });
       continue;
     }
     const absolute = join(from, file);
@@ -302,7 +302,7 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
       }
       text = read.text;
     } catch (error) {
-      invalid.push({ file, path: '', message: `cannot read: ${(error as Error).message}`, fix: 'check the file permissions' });
+      invalid.push({ file, path: '', message: `[unreadable] cannot read: ${(error as Error).message}`, fix: 'check the file permissions' });
       continue;
     }
     const planFile = planFileProblem(file, entry.name, text);
@@ -363,7 +363,7 @@ async function placeSignature(candidate: Candidate, target: string): Promise<Res
   const path = signaturePathOf(target);
   if (existsSync(path)) {
     if (readFileSync(path, 'utf8') === candidate.signature) return null;
-    return { file: signaturePathOf(candidate.file), path: '', message: `results/${signaturePathOf(candidate.path)} already exists with different contents`, fix: 'a result has one signature; signatures are never overwritten (remove the one in results/ if it is not the nightly\'s, then collect again)' };
+    return { file: signaturePathOf(candidate.file), path: '', message: `[immutable] results/${signaturePathOf(candidate.path)} already exists with different contents`, fix: 'a result has one signature; signatures are never overwritten (remove the one in results/ if it is not the nightly\'s, then collect again)' };
   }
   await writeNewFileAtomic(path, candidate.signature);
   return null;
@@ -454,7 +454,7 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
     firstOfContent.set(candidate.sha256, file);
     const rivals = byRunId.get(runId)!.filter((c) => c.sha256 !== candidate.sha256);
     if (rivals.length > 0) {
-      conflicts.push({ file, path: 'run_id', message: `run_id ${runId} is also in ${rivals.map((r) => r.file).join(', ')} with different contents`, fix: 'a run has one result file: find out which copy `servebench run` wrote and collect only that one' });
+      conflicts.push({ file, path: 'run_id', message: `[duplicate-run] run_id ${runId} is also in ${rivals.map((r) => r.file).join(', ')} with different contents`, fix: 'a run has one result file: find out which copy `servebench run` wrote and collect only that one' });
       continue;
     }
     const target = join(resultsDir, path);
@@ -465,13 +465,13 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
         const conflict = await placeSignature(candidate, target);
         if (conflict !== null) conflicts.push(conflict);
       } else {
-        conflicts.push({ file, path: '', message: `results/${path} already exists with different contents`, fix: 'results are never overwritten: remove the stray file from results/ if it is not a measurement, then collect again' });
+        conflicts.push({ file, path: '', message: `[immutable] results/${path} already exists with different contents`, fix: 'results are never overwritten: remove the stray file from results/ if it is not a measurement, then collect again' });
       }
       continue;
     }
     const owner = existing.get(runId);
     if (owner !== undefined) {
-      conflicts.push({ file, path: 'run_id', message: `run_id ${runId} is already in results/${owner}`, fix: 'a run is collected once; an edited copy of a result is not a new run' });
+      conflicts.push({ file, path: 'run_id', message: `[duplicate-run] run_id ${runId} is already in results/${owner}`, fix: 'a run is collected once; an edited copy of a result is not a new run' });
       continue;
     }
     try {
