@@ -1,7 +1,7 @@
 /**
  * The metrics the leaderboard, deltas, regressions, the SLA filter and the compare page speak
  * about: the one place their labels, units and better direction are written. Each is a column of
- * the points table; per release the median over its runs is shown. Plain data with no imports, so
+ * the points table; per release the geometric mean over its runs is shown. Plain data with no imports, so
  * the site's browser code may take it as it is.
  */
 export interface HeadlineMetric {
@@ -35,7 +35,7 @@ export const COMPARED_METRICS = HEADLINE_METRICS.filter((m) => m.compared);
 
 const byColumn = (column: string): HeadlineMetric => HEADLINE_METRICS.find((m) => m.column === column)!;
 
-/** The limits the SLA filter offers (each a release median, lower is better). */
+/** The limits the SLA filter offers (each a release value, lower is better). */
 export const SLA_METRICS = (['ttft_ms_p99', 'ttft_ms_p95', 'ttft_ms_p50', 'tpot_ms_p95', 'itl_ms_p99', 'e2el_ms_p50'] as const).map((column) => ({ ...byColumn(column), column }));
 export type SlaColumn = (typeof SLA_METRICS)[number]['column'];
 

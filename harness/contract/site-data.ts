@@ -27,7 +27,7 @@ export const SITE_FILES = {
   capacity: 'capacity.json',
   /** The SLA tier file the capacity rows were computed with (fleet/sla-tiers.yaml, as parsed). */
   slaTiers: 'sla-tiers.json',
-  /** Per compared metric, the noise σ of ln(value) pooled over repeated releases (the history chart's noise band). */
+  /** Per engine × hardware × load and compared metric, the noise σ of ln(value) pooled over repeated releases (the history chart's noise band). */
   noise: 'noise.json',
   /** What changed since the previous snapshot (or in the last 7 days): new releases, significant changes, failed runs. */
   changes: 'changes.json',
@@ -151,14 +151,14 @@ export const ScenarioSchema = z
   .strict();
 
 /**
- * A release's medians on one load point of a scenario (the history); metric columns and their
+ * A release's values (geometric means over its runs) on one load point of a scenario (the history); metric columns and their
  * `__lo`/`__hi` intervals ride along. Community and unverified rows are there too, `official` false.
  */
 export const ReleaseSchema = z
   .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text, ...standing })
   .catchall(z.unknown());
 
-/** community.json: a community or unverified release on one configuration, with its medians over its own runs. */
+/** community.json: a community or unverified release on one configuration, with its geometric means over its own runs. */
 export const CommunityReleaseSchema = z
   .object({
     config_id: text,
@@ -226,7 +226,7 @@ export const EngineVersionSchema = z.object({ engine: text, engine_version: text
 
 /**
  * Capacity at one SLA tier of one release (scenario × engine × version): among the release's
- * measured load points (release medians) whose ttft_ms_p95 and tpot_ms_p95 are within the tier's
+ * measured load points (release values: geometric means over runs) whose ttft_ms_p95 and tpot_ms_p95 are within the tier's
  * limits, the one with the highest throughput per GPU (output throughput on CPU-only runs). No
  * point meets the tier: meets is false and the point's fields (config_id included) are null.
  */
@@ -264,8 +264,11 @@ export { SlaTierSchema };
 /** sla-tiers.json: the tier file as compile read it. */
 export const SlaTiersFileSchema = SlaTiersSchema;
 
-/** The noise of one compared metric: σ of ln(value) pooled over every repeated release; null without repeats. */
-export const NoiseRowSchema = z.object({ metric: text, log_sd: z.number().nonnegative().nullable(), releases: count }).strict();
+/**
+ * The noise of one compared metric for one engine on one hardware at one load point: σ of ln(value)
+ * pooled over that engine's repeated releases there (harness/store/noise.ts); null without repeats.
+ */
+export const NoiseRowSchema = z.object({ engine: text, hardware: text, load: text, metric: text, log_sd: z.number().nonnegative().nullable(), releases: count }).strict();
 
 const day = z.iso.date();
 

@@ -1,6 +1,6 @@
 /**
  * SLA tiers (fleet/sla-tiers.yaml): named latency budgets, each a limit on the p95 time to first
- * token and the p95 time per output token of a release's load point (medians over its runs).
+ * token and the p95 time per output token of a release's load point (geometric means over its runs).
  * The compile step reports, per release and tier, the most throughput per GPU among the measured
  * load points that meet both limits (capacity). Every limit says where it comes from. The file is
  * versioned: a changed limit is a new version, and every capacity row names the version it used.
@@ -11,11 +11,11 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { usageError } from '../lib/errors.ts';
 
-/** The metrics a tier limits: release medians of the points table's columns, in ms, lower is better. */
+/** The metrics a tier limits: release values (geometric means over runs) of the points table's columns, in ms, lower is better. */
 export const SLA_TIER_METRICS = ['ttft_ms_p95', 'tpot_ms_p95'] as const;
 export type SlaTierMetric = (typeof SLA_TIER_METRICS)[number];
 
-const limit = z.number().positive().finite().describe('Milliseconds; a load point meets it when its release median is at most this');
+const limit = z.number().positive().finite().describe('Milliseconds; a load point meets it when its release value (the geometric mean over its runs) is at most this');
 const source = z
   .string()
   .min(1)

@@ -34,16 +34,16 @@ const DERIVED: Record<string, { unit: string | null; description: string }> = {
 const CAPACITY: Record<string, { unit: string | null; description: string }> = {
   config_id: { unit: null, description: 'Configuration of the chosen load point (the scenario at that load); null when no load point meets the tier' },
   latest_version: { unit: null, description: "This is the engine's newest version measured on the scenario" },
-  tier: { unit: null, description: 'SLA tier id (fleet/sla-tiers.yaml): limits on the release medians of TTFT p95 and TPOT p95' },
+  tier: { unit: null, description: 'SLA tier id (fleet/sla-tiers.yaml): limits on the release values (geometric means over runs) of TTFT p95 and TPOT p95' },
   meets: { unit: null, description: 'At least one measured load point of the release meets both limits of the tier (a missing metric fails)' },
   load: { unit: null, description: 'The chosen load point: the one meeting the tier with the highest throughput per GPU (never interpolated); null when none meets it' },
   concurrency: { unit: 'requests', description: 'Closed-loop concurrency of the chosen load point (null for open-loop points or when none meets the tier)' },
-  throughput_per_gpu: { unit: 'tokens/s/GPU', description: 'Capacity at the tier: median output throughput per GPU of the chosen load point (output throughput on CPU-only runs)' },
-  throughput_per_gpu_lo: { unit: 'tokens/s/GPU', description: "Low end of the 95% interval of throughput_per_gpu over the chosen point's runs (t interval on logs; null with fewer than 2 runs)" },
+  throughput_per_gpu: { unit: 'tokens/s/GPU', description: 'Capacity at the tier: output throughput per GPU of the chosen load point, the geometric mean over its runs (output throughput on CPU-only runs)' },
+  throughput_per_gpu_lo: { unit: 'tokens/s/GPU', description: "Low end of the 95% interval (confidence interval of the geometric mean) of throughput_per_gpu over the chosen point's runs (t interval on logs; null with fewer than 2 runs)" },
   throughput_per_gpu_hi: { unit: 'tokens/s/GPU', description: "High end of the 95% interval of throughput_per_gpu over the chosen point's runs" },
-  ttft_ms_p95: { unit: 'ms', description: "TTFT p95 of the chosen load point: median over the release's runs (at most the tier's limit)" },
-  tpot_ms_p95: { unit: 'ms', description: "TPOT p95 of the chosen load point: median over the release's runs (at most the tier's limit)" },
-  cost_per_1m_output_tokens: { unit: 'USD', description: "GPU cost of one million output tokens at the chosen load point: median over the release's runs" },
+  ttft_ms_p95: { unit: 'ms', description: "TTFT p95 of the chosen load point: geometric mean over the release's runs (at most the tier's limit)" },
+  tpot_ms_p95: { unit: 'ms', description: "TPOT p95 of the chosen load point: geometric mean over the release's runs (at most the tier's limit)" },
+  cost_per_1m_output_tokens: { unit: 'USD', description: "GPU cost of one million output tokens at the chosen load point: geometric mean over the release's runs" },
   runs: { unit: 'runs', description: "Completed runs behind the chosen load point (with none meeting the tier: the most runs of any of the release's load points)" },
   run_id: { unit: null, description: 'The latest run of the chosen load point; null when none meets the tier' },
   tiers_version: { unit: null, description: 'Version of fleet/sla-tiers.yaml the tier limits come from' },
@@ -52,7 +52,7 @@ const CAPACITY: Record<string, { unit: string | null; description: string }> = {
 export function describeColumn(table: string, name: string): { unit: string | null; description: string } {
   if (table === 'capacity' && CAPACITY[name]) return CAPACITY[name];
   const headline = HEADLINE.get(name);
-  if ((table === 'leaderboard' || table === 'history') && headline) return { unit: headline.unit, description: `${headline.label}: median over the release's runs` };
+  if ((table === 'leaderboard' || table === 'history') && headline) return { unit: headline.unit, description: `${headline.label}: geometric mean over the release's runs (runs with a positive value)` };
   if (name.startsWith('rank_')) {
     const metric = HEADLINE.get(name.slice(5));
     if (metric) return { unit: null, description: `Rank by ${metric.label} within the configuration (1 is best; ties share a rank)` };
@@ -66,7 +66,7 @@ export function describeColumn(table: string, name: string): { unit: string | nu
   if (interval && HEADLINE.get(interval[1]!)) {
     const metric = HEADLINE.get(interval[1]!)!;
     const end = interval[2] === 'lo' ? 'Low' : 'High';
-    return { unit: metric.unit, description: `${end} end of the 95% interval of ${metric.label} over the release's runs: exp(mean ln ± t(0.975, n−1)·sd/√n), the interval the regression test uses (null with fewer than 2 runs)${metric.column === 'output_throughput_per_gpu' ? "; output throughput's interval divided by gpu_count" : ''}` };
+    return { unit: metric.unit, description: `${end} end of the 95% interval (confidence interval of the geometric mean) of ${metric.label} over the release's runs: exp(mean ln ± t(0.975, n−1)·sd/√n), the interval the regression test uses (null with fewer than 2 runs)${metric.column === 'output_throughput_per_gpu' ? "; output throughput's interval divided by gpu_count" : ''}` };
   }
   if (table === 'metrics' && name === 'metric') return { unit: null, description: `Metric name, one of: ${[...new Set(LONG_METRICS.map(([m]) => m))].join(', ')}` };
   const known = DERIVED[name] ?? KNOWN.get(name);

@@ -57,7 +57,7 @@ function arrowColumn(c: Pick<Column, 'name' | 'type'>): { name: string; type: Ar
   return { name: c.name, type, sql: `CAST(${columnOf(c.name)} AS ${type})` };
 }
 
-/** Per release (configuration × engine × version) medians: the compare page's and the SLA filter's SQL reads these, never recomputes them. */
+/** Per release (configuration × engine × version) values: the compare page's and the SLA filter's SQL reads these, never recomputes them. */
 const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
   { name: 'config_id', type: 'VARCHAR' as const },
   { name: 'scenario_id', type: 'VARCHAR' as const },

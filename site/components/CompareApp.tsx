@@ -2,7 +2,7 @@
  * The compare page's island: two engine versions side by side on every configuration both
  * measured. The choices live in the URL (?a=engine@version&b=…, allow-listed by the page's own
  * options); the SQL runs in DuckDB-Wasm, loaded on the first comparison, over the per-release
- * medians (data/site/releases.arrow). Community and unverified releases are offered only while
+ * values, geometric means over runs (data/site/releases.arrow). Community and unverified releases are offered only while
  * the community filter is on (?community=1), and named by their badges. React renders only
  * text: names from results are never HTML.
  */

@@ -1,8 +1,8 @@
 /**
- * What the charts draw besides the medians, at build time: each release's 95% interval (the
+ * What the charts draw besides the release values, at build time: each release's 95% interval (the
  * compiled `<metric>__lo` / `<metric>__hi` columns, null for a single run), its run count, and the
- * noise band of a metric (noise.json's pooled log-scale standard deviation). Plain functions over
- * the compiled rows, tested on their own; every column is optional, so data compiled before the
+ * noise band of a metric (noise.json's log-scale standard deviation per engine, hardware and
+ * load). Plain functions over the compiled rows, tested on their own; every column is optional, so data compiled before the
  * intervals existed still draws (without bars or bands).
  */
 import type { ParetoPoint, Release } from '../../harness/contract/site-data.ts';
@@ -10,8 +10,11 @@ import type { ParetoPoint, Release } from '../../harness/contract/site-data.ts';
 /** [low, high], low ≤ high. */
 export type Interval = readonly [number, number];
 
-/** One row of noise.json: the noise of a metric pooled over every release with repeated runs. */
+/** One row of noise.json: the noise of a metric for one engine on one hardware at one load, pooled over its releases with repeated runs. */
 export interface NoiseRow {
+  readonly engine: string;
+  readonly hardware: string;
+  readonly load: string;
   readonly metric: string;
   /** Standard deviation of log values; null when no release has repeats. */
   readonly log_sd: number | null;
@@ -68,9 +71,9 @@ export function noiseBand(value: number, logSd: number): Interval {
   return [value / f, value * f];
 }
 
-/** The noise row of a metric with a usable σ; null when the metric has none (or no noise was given). */
-export function noiseOf(noise: readonly NoiseRow[] | undefined, metric: string): (NoiseRow & { readonly log_sd: number }) | null {
-  const row = noise?.find((n) => n.metric === metric);
+/** The noise row of a metric for an engine on a hardware at a load, with a usable σ; null when it has none (or no noise was given). */
+export function noiseOf(noise: readonly NoiseRow[] | undefined, metric: string, engine: string, hardware: string, load: string): (NoiseRow & { readonly log_sd: number }) | null {
+  const row = noise?.find((n) => n.metric === metric && n.engine === engine && n.hardware === hardware && n.load === load);
   return row && finite(row.log_sd) && row.log_sd >= 0 ? (row as NoiseRow & { readonly log_sd: number }) : null;
 }
 

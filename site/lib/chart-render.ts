@@ -207,8 +207,8 @@ export interface HistoryRender {
   readonly metric: HeadlineMetric;
   readonly name: string;
   readonly markup: string;
-  /** The noise band drawn, if any: σ of log values and how many releases it was pooled from. */
-  readonly noise: { readonly log_sd: number; readonly releases: number } | null;
+  /** The noise bands drawn, one per engine that has one: σ of log values and how many releases it was pooled from. */
+  readonly noise: ReadonlyArray<{ readonly engine: string; readonly log_sd: number; readonly releases: number }>;
   readonly hasIntervals: boolean;
   readonly hasSingle: boolean;
   readonly legend: readonly LegendEngine[];
@@ -216,8 +216,8 @@ export interface HistoryRender {
 
 /**
  * One history chart: a metric by release at one load, over the date each release was first
- * measured; each release's interval as bars, and around each engine's line the metric's noise
- * band. Null when no release has a value.
+ * measured; each release's interval as bars, and around each engine's line that engine's noise
+ * band on this hardware at this load. Null when no release has a value.
  */
 export function renderHistory(history: readonly Release[], load: string, metric: HeadlineMetric, noise: readonly NoiseRow[] | undefined, colours: ReadonlyMap<string, string>, base: string): HistoryRender | null {
   const rows = history
@@ -225,16 +225,24 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     .map((r) => {
       const value = r[metric.column] as number;
       const runs = runsOf(r);
-      return { engine: r.engine, version: r.engine_version, load: r.load, date: new Date(`${r.first_run_date}T00:00:00Z`), day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id };
+      return { engine: r.engine, version: r.engine_version, load: r.load, hardware: String(r.hardware ?? ''), date: new Date(`${r.first_run_date}T00:00:00Z`), day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id };
     });
   if (rows.length === 0) return null;
-  const n = noiseOf(noise, metric.column);
-  const band = (v: number) => (n ? noiseBand(v, n.log_sd) : null);
   const name = `${metric.label} (${metric.unit})`;
   const colour = (engine: string) => colours.get(engine) ?? 'currentColor';
   const engines = [...new Set(rows.map((r) => r.engine))].sort();
+  // Each engine's own noise on this hardware at this load: one engine's noise never widens another's band.
+  const noiseByEngine = new Map(engines.flatMap((engine) => {
+    const row = rows.find((r) => r.engine === engine)!;
+    const n = noiseOf(noise, metric.column, engine, row.hardware, load);
+    return n ? [[engine, n] as const] : [];
+  }));
+  const band = (engine: string, v: number) => {
+    const n = noiseByEngine.get(engine);
+    return n ? noiseBand(v, n.log_sd) : null;
+  };
   const byEngine = engines.map((engine) => rows.filter((r) => r.engine === engine).sort((a, b) => a.date.getTime() - b.date.getTime()));
-  const ys = rows.flatMap((r) => [r.value, ...(r.interval ?? []), ...(band(r.value) ?? [])]);
+  const ys = rows.flatMap((r) => [r.value, ...(r.interval ?? []), ...(band(r.engine, r.value) ?? [])]);
   const [y0, y1] = extent(ys)!;
   const times = rows.map((r) => r.date.getTime());
   const [t0, t1] = [Math.min(...times), Math.max(...times)];
@@ -250,8 +258,8 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       const engine = series[0]!.engine;
       const g = el('g', { 'data-series': '', class: 'series' });
       setData(g, 'engine', engine);
-      if (n) {
-        const at = series.map((r) => ({ x: scales.x(r.date), band: band(r.value)! }));
+      if (noiseByEngine.has(engine)) {
+        const at = series.map((r) => ({ x: scales.x(r.date), band: band(engine, r.value)! }));
         // A release alone still gets a band: a short one, so it can be seen.
         const xsOf = at.length === 1 ? [at[0]!.x - 8, at[0]!.x + 8] : at.map((a) => a.x);
         const bands = at.length === 1 ? [at[0]!.band, at[0]!.band] : at.map((a) => a.band);
@@ -268,7 +276,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       const c = colour(r.engine);
       const x = scales.x(r.date);
       const y = scales.y(r.value);
-      const b = band(r.value);
+      const b = band(r.engine, r.value);
       const g = pointGroup(el, `pt${r.single ? ' single' : ''}`, x, y, {
         engine: r.engine, version: r.version, load: r.load, y: r.value, 'y-lo': r.interval?.[0], 'y-hi': r.interval?.[1], runs: r.runs, run: r.run, date: r.day, 'band-lo': b?.[0], 'band-hi': b?.[1],
       });
@@ -301,7 +309,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     metric,
     name,
     markup: rendered.markup,
-    noise: n ? { log_sd: n.log_sd, releases: n.releases } : null,
+    noise: [...noiseByEngine].map(([engine, n]) => ({ engine, log_sd: n.log_sd, releases: n.releases })),
     hasIntervals: rows.some((r) => r.interval !== null),
     hasSingle: rows.some((r) => r.single),
     legend: legendOf(rows, colours),

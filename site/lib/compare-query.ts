@@ -1,7 +1,7 @@
 /**
  * Two engine versions side by side on every configuration both measured, as SQL over the
  * compiled releases (one row per configuration × engine × version × where its runs come from,
- * medians over its runs). A release is named by its engine, version, source and whether the
+ * geometric means over its runs). A release is named by its engine, version, source and whether the
  * version is known, so a community repeat of an official release is never mixed into it.
  * All four are bound parameters; the metrics are a fixed list.
  */

@@ -3,11 +3,12 @@
  * whose points carry (engine, version, load) and whose figure carries the x scale, so marking
  * the points that fail and placing the TPOT bound is attribute and text work only.
  *
- * Why the TPOT limit is a bound and not a line "at the limit": x is interactivity p50 (median
- * over runs of each run's p50 of 1000 / TPOT per request) and the SLA limits TPOT p95. No value
- * of x maps to a TPOT p95. What does hold: with linear-interpolated percentiles, p50(1000/TPOT) ≥
- * 1000 / p50(TPOT) (1/t is convex and decreasing), and a median over runs keeps the inequality,
- * so x < 1000 / Y implies TPOT p50 > Y, hence TPOT p95 > Y. Left of x = 1000 / Y every point fails
+ * Why the TPOT limit is a bound and not a line "at the limit": x is interactivity p50 (the
+ * geometric mean over runs of each run's p50 of 1000 / TPOT per request) and the SLA limits TPOT
+ * p95. No value of x maps to a TPOT p95. What does hold: with linear-interpolated percentiles,
+ * p50(1000/TPOT) ≥ 1000 / p50(TPOT) (1/t is convex and decreasing), and a geometric mean over runs
+ * keeps the inequality (it is monotone, and the geometric mean of 1000/tᵢ is 1000 over that of
+ * tᵢ), so x < 1000 / Y implies TPOT p50 > Y, hence TPOT p95 > Y. Left of x = 1000 / Y every point fails
  * the limit; right of it a point may pass or fail, which its mark says. (Requests whose TPOT is
  * exactly 0 have no interactivity and are left out of it; the bound assumes they are rare.)
  */

@@ -1,7 +1,7 @@
 /**
- * The SLA-throughput frontier as SQL over the compiled release medians (releases.arrow): for each
- * engine's newest version in a scenario, the highest median output throughput among the measured
- * load points whose medians meet every limit. Measured points only: nothing is interpolated.
+ * The SLA-throughput frontier as SQL over the compiled release values (releases.arrow; geometric
+ * means over runs): for each engine's newest version in a scenario, the highest output throughput
+ * among the measured load points whose values meet every limit. Measured points only: nothing is interpolated.
  * Limits are bound parameters on an allow-listed set of metrics.
  */
 export { SLA_METRICS, type SlaColumn } from '../../harness/contract/metric-catalog.ts';
@@ -16,7 +16,7 @@ export interface SlaRow {
 }
 
 /**
- * The SLA filter's table: the official release medians as compile computed them
+ * The SLA filter's table: the official release values as compile computed them
  * (data/site/releases.arrow, one row per configuration × engine × version), never recomputed
  * here. Made once per page. The file holds community and unverified rows too: a ranking never
  * sees them.

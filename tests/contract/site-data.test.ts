@@ -73,7 +73,11 @@ describe('the compiled site data parses with its contract', () => {
     // 4 releases of the one scenario × every tier.
     expect(capacity).toHaveLength(4 * tiers.tiers.length);
     for (const row of capacity) expect(row.tiers_version).toBe(tiers.version);
-    expect(z.array(NoiseRowSchema).parse(read(SITE_FILES.noise)).map((n) => n.metric)).toEqual(COMPARED_METRICS.map((m) => m.column));
+    // One pool per engine × hardware × load, each with every compared metric.
+    const noise = z.array(NoiseRowSchema).parse(read(SITE_FILES.noise));
+    const pool = (n: { engine: string; hardware: string; load: string }) => JSON.stringify([n.engine, n.hardware, n.load]);
+    expect(new Set(noise.map(pool)).size).toBe(4); // vllm and sglang at c=1 and c=8
+    for (const p of new Set(noise.map(pool))) expect(noise.filter((n) => pool(n) === p).map((n) => n.metric)).toEqual(COMPARED_METRICS.map((m) => m.column));
     expect(ChangesFileSchema.parse(read(SITE_FILES.changes)).basis).toBe('last-7-days');
     for (const row of scenarios()) expect(existsSync(join(site, SITE_FILES.releasesOf(row.scenario_id)))).toBe(true);
   });

@@ -37,16 +37,27 @@ describe('chart data', () => {
     expect(paretoChartPoints([point({})], undefined)[0]!.runs).toBeNull();
   });
 
-  it('the noise band is v·exp(±1.96σ); a metric without σ has none', () => {
+  it('the noise band is v·exp(±1.96σ); each engine has its own on a hardware at a load; a metric without σ has none', () => {
     const [lo, hi] = noiseBand(100, 0.02);
     expect(lo).toBeCloseTo(100 / Math.exp(0.0392), 10);
     expect(hi).toBeCloseTo(100 * Math.exp(0.0392), 10);
     expect(lo * hi).toBeCloseTo(100 * 100, 8);
-    const rows = [{ metric: 'a', log_sd: 0.02, releases: 4 }, { metric: 'b', log_sd: null, releases: 0 }];
-    expect(noiseOf(rows, 'a')).toEqual(rows[0]);
-    expect(noiseOf(rows, 'b')).toBeNull();
-    expect(noiseOf(rows, 'c')).toBeNull();
-    expect(noiseOf(undefined, 'a')).toBeNull();
+    const at = { engine: 'vllm', hardware: '1x-H100', load: 'c=8' };
+    const rows = [
+      { ...at, metric: 'a', log_sd: 0.02, releases: 4 },
+      { ...at, metric: 'b', log_sd: null, releases: 0 },
+      { ...at, engine: 'llamacpp', metric: 'a', log_sd: 0.3, releases: 9 },
+      { ...at, hardware: 'cpu', metric: 'a', log_sd: 0.25, releases: 2 },
+      { ...at, load: 'c=1', metric: 'a', log_sd: 0.05, releases: 3 },
+    ];
+    expect(noiseOf(rows, 'a', 'vllm', '1x-H100', 'c=8')).toEqual(rows[0]);
+    expect(noiseOf(rows, 'a', 'llamacpp', '1x-H100', 'c=8')).toEqual(rows[2]);
+    expect(noiseOf(rows, 'a', 'vllm', 'cpu', 'c=8')).toEqual(rows[3]);
+    expect(noiseOf(rows, 'a', 'vllm', '1x-H100', 'c=1')).toEqual(rows[4]);
+    expect(noiseOf(rows, 'a', 'sglang', '1x-H100', 'c=8')).toBeNull();
+    expect(noiseOf(rows, 'b', 'vllm', '1x-H100', 'c=8')).toBeNull();
+    expect(noiseOf(rows, 'c', 'vllm', '1x-H100', 'c=8')).toBeNull();
+    expect(noiseOf(undefined, 'a', 'vllm', '1x-H100', 'c=8')).toBeNull();
     expect(describeNoise(0.02)).toBe('−3.8% / +4.0%');
   });
 

@@ -72,7 +72,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-/** Engines at c=8 by the median output throughput of their newest version's runs (from the files). */
+/** Engines at c=8 by the release value (geometric mean over runs) of their newest version's output throughput (from the files). */
 function expectedOrderAtC8(): string[] {
   const newest = new Map<string, { version: string; values: number[] }>();
   for (const r of results) {
@@ -83,14 +83,11 @@ function expectedOrderAtC8(): string[] {
     if (!current || version > current.version) newest.set(engine, { version, values: [value] });
     else if (version === current.version) current.values.push(value);
   }
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-  return [...newest.entries()].sort((a, b) => median(b[1].values) - median(a[1].values)).map(([engine]) => engine);
+  return [...newest.entries()].sort((a, b) => geoMean(b[1].values) - geoMean(a[1].values)).map(([engine]) => engine);
 }
 
-const median = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+/** A release's value: the geometric mean over its runs (docs/metrics.md). */
+const geoMean = (v: number[]) => Math.exp(v.reduce((a, x) => a + Math.log(x), 0) / v.length);
 
 /** The 95% t-interval of the mean of the logs, exponentiated: what compile publishes as <metric>__lo/__hi. */
 function tInterval(values: number[]): [number, number] {
@@ -103,15 +100,15 @@ function tInterval(values: number[]): [number, number] {
   return [Math.exp(mean - half), Math.exp(mean + half)];
 }
 
-/** Capacity at a tier from the files: the highest median throughput per GPU among the loads whose median TTFT p95 and TPOT p95 meet the limits. */
+/** Capacity at a tier from the files: the highest throughput per GPU among the loads whose TTFT p95 and TPOT p95 meet the limits (each the geometric mean over runs). */
 function expectedCapacity(runs: RunResult[], engine: string, version: string, concurrencies: number[], limits: { ttft_ms_p95: number; tpot_ms_p95: number }): { throughput: number; load: string } | null {
   const mine = runs.filter((r) => r.run!.engine.name === engine && r.run!.engine.version === version);
   let best: { throughput: number; load: string } | null = null;
   for (const c of concurrencies) {
     const metrics = mine.map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === c)!.metrics);
-    const ttft = median(metrics.map((m) => m.ttft_ms!.p95));
-    const tpot = median(metrics.map((m) => m.tpot_ms!.p95));
-    const throughput = median(metrics.map((m) => m.output_throughput!));
+    const ttft = geoMean(metrics.map((m) => m.ttft_ms!.p95));
+    const tpot = geoMean(metrics.map((m) => m.tpot_ms!.p95));
+    const throughput = geoMean(metrics.map((m) => m.output_throughput!));
     if (ttft <= limits.ttft_ms_p95 && tpot <= limits.tpot_ms_p95 && (best === null || throughput > best.throughput)) best = { throughput, load: `c=${c}` };
   }
   return best;
@@ -127,9 +124,9 @@ function expectedSla(limits: { ttft_ms_p99?: number; tpot_ms_p95?: number }): Ar
     let best: [number, string] | null = null;
     for (const concurrency of [1, 8]) {
       const points = runs.map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics);
-      const ttft = median(points.map((m) => m.ttft_ms!.p99));
-      const tpot = median(points.map((m) => m.tpot_ms!.p95));
-      const throughput = median(points.map((m) => m.output_throughput!));
+      const ttft = geoMean(points.map((m) => m.ttft_ms!.p99));
+      const tpot = geoMean(points.map((m) => m.tpot_ms!.p95));
+      const throughput = geoMean(points.map((m) => m.output_throughput!));
       if (ttft <= (limits.ttft_ms_p99 ?? Infinity) && tpot <= (limits.tpot_ms_p95 ?? Infinity) && (best === null || throughput > best[0])) best = [throughput, `c=${concurrency}`];
     }
     rows.push([`${engine} ${version}`, best?.[0] ?? null, best?.[1] ?? null]);
@@ -138,7 +135,7 @@ function expectedSla(limits: { ttft_ms_p99?: number; tpot_ms_p95?: number }): Ar
   return rows.map(([engine, , load]) => [engine, load]);
 }
 
-/** Each engine version at each load point, with the medians over its runs, from the result files (as the Pareto chart plots them). */
+/** Each engine version at each load point, with the geometric means over its runs, from the result files (as the Pareto chart plots them). */
 function releasePoints(): Array<{ engine: string; version: string; load: string; interactivity: number; ttftP99: number; tpotP95: number }> {
   const keys = new Map<string, RunResult[]>();
   for (const r of results) keys.set(`${r.run!.engine.name}@${r.run!.engine.version!}`, [...(keys.get(`${r.run!.engine.name}@${r.run!.engine.version!}`) ?? []), r]);
@@ -149,9 +146,9 @@ function releasePoints(): Array<{ engine: string; version: string; load: string;
         engine: runs[0]!.run!.engine.name,
         version: runs[0]!.run!.engine.version!,
         load: `c=${concurrency}`,
-        interactivity: median(metrics.map((m) => m.interactivity_tok_s!.p50)),
-        ttftP99: median(metrics.map((m) => m.ttft_ms!.p99)),
-        tpotP95: median(metrics.map((m) => m.tpot_ms!.p95)),
+        interactivity: geoMean(metrics.map((m) => m.interactivity_tok_s!.p50)),
+        ttftP99: geoMean(metrics.map((m) => m.ttft_ms!.p99)),
+        tpotP95: geoMean(metrics.map((m) => m.tpot_ms!.p95)),
       };
     }),
   );
@@ -332,7 +329,7 @@ describe('the site in Chromium', () => {
     await expect(shown.getAttribute('data-metric')).resolves.toBe('ttft_ms_p99');
     await expect(shown.locator('figcaption').innerText()).resolves.toMatch(/^TTFT p99 \(ms\), lower is better ↓, by release at c=8: .*methodology s1\.m1\.exact/);
     await expect(shown.locator('svg[aria-label]').evaluate((svg) => svg.textContent)).resolves.toContain('lower is better');
-    // Releases from top to bottom of the chart in the order of their median TTFT p99 at c=8, from the files.
+    // Releases from top to bottom of the chart in the order of their TTFT p99 at c=8 (geometric mean over runs), from the files.
     const versions = releasePoints().filter((p) => p.load === 'c=8').sort((a, b) => b.ttftP99 - a.ttftP99).map((p) => p.version);
     const labels = await shown.locator('svg text').evaluateAll((texts) =>
       texts.filter((t) => /^\d+\.\d+\.\d+$/.test(t.textContent!)).map((t) => [t.textContent!, t.getBoundingClientRect().top] as const),
@@ -446,7 +443,7 @@ describe('the site in Chromium', () => {
     const rows = await page.locator('table[data-compare-table] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!)));
     expect(rows.map((r) => r[0])).toEqual(['synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=1', 'synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=8']);
     for (const [i, concurrency] of [1, 8].entries()) {
-      const tput = (version: string) => median(results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === version).map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics.output_throughput!));
+      const tput = (version: string) => geoMean(results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === version).map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics.output_throughput!));
       expect(rows[i]![3]).toBe(formatPercent((tput('1.1.0') / tput('1.0.0') - 1) * 100));
     }
     await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
@@ -487,7 +484,7 @@ describe('the site in Chromium', () => {
     const tputs = results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0').map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 8)!.metrics.output_throughput!);
     const [lo, hi] = tInterval(tputs);
     const vllm = rows.find((r) => r[1]!.startsWith('vllm'))!;
-    expect(vllm[4]).toBe(`${formatNumber(median(tputs))} (${formatNumber(lo)}–${formatNumber(hi)})`);
+    expect(vllm[4]).toBe(`${formatNumber(geoMean(tputs))} (${formatNumber(lo)}–${formatNumber(hi)})`);
     expect(vllm[5]).toMatch(/^▼ −1\d\.\d% worse vs 1\.0\.0$/);
     await expect(ranking.locator('tr[data-engine="vllm"] td:last-child span').first().getAttribute('class')).resolves.toBe('delta-worse');
     const sglang = rows.find((r) => r[1]!.startsWith('sglang'))!;

@@ -12,6 +12,7 @@ import { COMPARED_METRICS } from '../../harness/contract/metric-catalog.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import type { SlaTiers } from '../../harness/contract/sla-tiers.ts';
 import { SITE_FILES, type CapacityRow, type NoiseRow } from '../../harness/contract/site-data.ts';
+import { hardwareLabel } from '../../harness/contract/result-path.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
@@ -44,10 +45,8 @@ const T975: Record<number, number> = { 1: 12.706204736174707, 2: 4.3026527299112
 
 let results: RunResult[] = [];
 
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+/** A release's value: the geometric mean over its runs (docs/metrics.md). */
+const geoMean = (values: number[]) => Math.exp(values.reduce((a, v) => a + Math.log(v), 0) / values.length);
 function logInterval(values: number[]): [number, number] | null {
   const logs = values.map(Math.log);
   const n = logs.length;
@@ -107,8 +106,8 @@ describe('capacity at SLA tiers', () => {
         const where = `${release} @ ${tier.id}`;
         const row = rows.find((r) => `${r.model}|${r.engine}|${r.engine_version}` === release && r.tier === tier.id)!;
         expect(row, where).toBeDefined();
-        const meeting = candidates.filter((p) => median(p.runs.map((r) => r.ttft95)) <= tier.limits.ttft_ms_p95 && median(p.runs.map((r) => r.tpot95)) <= tier.limits.tpot_ms_p95);
-        const best = meeting.sort((a, b) => median(b.runs.map((r) => r.perGpu)) - median(a.runs.map((r) => r.perGpu)))[0];
+        const meeting = candidates.filter((p) => geoMean(p.runs.map((r) => r.ttft95)) <= tier.limits.ttft_ms_p95 && geoMean(p.runs.map((r) => r.tpot95)) <= tier.limits.tpot_ms_p95);
+        const best = meeting.sort((a, b) => geoMean(b.runs.map((r) => r.perGpu)) - geoMean(a.runs.map((r) => r.perGpu)))[0];
         expect(row.tiers_version, where).toBe(7);
         if (!best) {
           expect([row.meets, row.config_id, row.load, row.concurrency, row.throughput_per_gpu, row.throughput_per_gpu_lo, row.throughput_per_gpu_hi, row.ttft_ms_p95, row.tpot_ms_p95, row.cost_per_1m_output_tokens, row.run_id], where).toEqual([false, null, null, null, null, null, null, null, null, null, null]);
@@ -116,9 +115,9 @@ describe('capacity at SLA tiers', () => {
           continue;
         }
         expect([row.meets, row.load, row.concurrency, row.runs], where).toEqual([true, best.load, Number(best.load.slice(2)), best.runs.length]);
-        close(row.throughput_per_gpu, median(best.runs.map((r) => r.perGpu)), `${where} throughput_per_gpu`);
-        close(row.ttft_ms_p95, median(best.runs.map((r) => r.ttft95)), `${where} ttft_ms_p95`);
-        close(row.tpot_ms_p95, median(best.runs.map((r) => r.tpot95)), `${where} tpot_ms_p95`);
+        close(row.throughput_per_gpu, geoMean(best.runs.map((r) => r.perGpu)), `${where} throughput_per_gpu`);
+        close(row.ttft_ms_p95, geoMean(best.runs.map((r) => r.ttft95)), `${where} ttft_ms_p95`);
+        close(row.tpot_ms_p95, geoMean(best.runs.map((r) => r.tpot95)), `${where} tpot_ms_p95`);
         const interval = logInterval(best.runs.map((r) => r.perGpu));
         close(row.throughput_per_gpu_lo, interval?.[0] ?? null, `${where} lo`);
         close(row.throughput_per_gpu_hi, interval?.[1] ?? null, `${where} hi`);
@@ -133,7 +132,7 @@ describe('capacity at SLA tiers', () => {
     const vllm = (tier: string) => rows.find((r) => r.model === 'synthetic/llama-8b' && r.engine === 'vllm' && r.engine_version === '1.0.0' && r.tier === tier)!;
     // c=8 has the most throughput and meets TTFT (1e6) but its TPOT p95 (≈14.6 ms) is over 14: c=1 it is.
     const c8 = handPoints().find((p) => p.model === 'synthetic/llama-8b' && p.version === '1.0.0' && p.load === 'c=8')!;
-    expect(median(c8.runs.map((r) => r.tpot95))).toBeGreaterThan(14);
+    expect(geoMean(c8.runs.map((r) => r.tpot95))).toBeGreaterThan(14);
     expect([vllm('loose').load, vllm('tpot-bound').load, vllm('ttft-bound').load]).toEqual(['c=8', 'c=1', 'c=1']);
     expect(vllm('tpot-bound').throughput_per_gpu!).toBeLessThan(vllm('loose').throughput_per_gpu!);
     // vllm 1.1.0 is planted 15% slower: no point meets the TPOT bound.
@@ -171,6 +170,9 @@ describe('release intervals and the noise band', () => {
     const expected = logInterval(point.runs.map((r) => r.throughput))!;
     close(row.output_throughput__lo, expected[0], 'output_throughput__lo');
     close(row.output_throughput__hi, expected[1], 'output_throughput__hi');
+    // One thing: the value is the geometric mean of the same runs, the interval's centre on the log scale.
+    close(row.output_throughput, geoMean(point.runs.map((r) => r.throughput)), 'output_throughput');
+    close((row.output_throughput__lo as number) * (row.output_throughput__hi as number), (row.output_throughput as number) ** 2, 'lo·hi = value²');
     const ttft = logInterval(point.runs.map((r) => r.ttft95))!;
     expect(row.ttft_ms_p50__lo as number).toBeLessThan(row.ttft_ms_p50__hi as number);
     expect(ttft[0]).toBeLessThan(ttft[1]);
@@ -207,23 +209,37 @@ describe('release intervals and the noise band', () => {
     expect(dictionary.tables.capacity!.map((c) => c.name)).toEqual(Object.keys(readJson<CapacityRow[]>(SITE_FILES.capacity)[0]!));
   });
 
-  it('pools the noise of each compared metric over the repeated releases', () => {
+  it('pools the noise of each compared metric per engine × hardware × load, over that pool’s repeated releases', () => {
     const noise = readJson<NoiseRow[]>(SITE_FILES.noise);
-    expect(noise.map((n) => n.metric)).toEqual(COMPARED_METRICS.map((m) => m.column));
-    const repeated = handPoints().filter((p) => p.runs.length >= 2);
-    let sum = 0;
-    let df = 0;
-    for (const p of repeated) {
-      const logs = p.runs.map((r) => Math.log(r.throughput));
-      const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
-      sum += logs.reduce((a, b) => a + (b - mean) ** 2, 0);
-      df += logs.length - 1;
+    const hardware = (model: string) => hardwareLabel(results.find((r) => r.run!.model.id === model)!);
+    const pools = new Map<string, HandPoint[]>();
+    for (const p of handPoints()) {
+      const key = JSON.stringify([p.engine, hardware(p.model), p.load]);
+      pools.set(key, [...(pools.get(key) ?? []), p]);
     }
-    const row = noise.find((n) => n.metric === 'output_throughput')!;
-    // vllm 1.0.0 and 1.1.0 at c=1 and c=8, and the 70B release at three loads.
-    expect(row.releases).toBe(7);
-    expect(repeated).toHaveLength(7);
-    close(row.log_sd, Math.sqrt(sum / df), 'log_sd');
+    // vllm and sglang at c=1 and c=8 on the 8B's hardware, vllm at c=1, c=8 and c=32 on the 70B's two GPUs.
+    expect(pools.size).toBe(7);
+    expect(noise).toHaveLength(7 * COMPARED_METRICS.length);
+    for (const [key, points] of pools) {
+      const [engine, hw, load] = JSON.parse(key) as [string, string, string];
+      const rows = noise.filter((n) => n.engine === engine && n.hardware === hw && n.load === load);
+      expect(rows.map((n) => n.metric), key).toEqual(COMPARED_METRICS.map((m) => m.column));
+      let sum = 0;
+      let df = 0;
+      const repeated = points.filter((p) => p.runs.length >= 2);
+      for (const p of repeated) {
+        const logs = p.runs.map((r) => Math.log(r.throughput));
+        const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+        sum += logs.reduce((a, b) => a + (b - mean) ** 2, 0);
+        df += logs.length - 1;
+      }
+      const row = rows.find((n) => n.metric === 'output_throughput')!;
+      expect(row.releases, key).toBe(repeated.length);
+      if (df === 0) expect(row.log_sd, key).toBeNull();
+      else close(row.log_sd, Math.sqrt(sum / df), `${key} log_sd`);
+    }
+    // sglang was measured once per release: no band of its own, and never vllm's.
+    expect(noise.filter((n) => n.engine === 'sglang').every((n) => n.log_sd === null && n.releases === 0)).toBe(true);
   });
 });
 

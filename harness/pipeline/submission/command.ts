@@ -30,7 +30,7 @@ const spec: CommandSpec = {
     { name: 'json', help: 'Print the summary as JSON instead of Markdown.' },
   ],
   epilog: [
-    'The comparison is read from the compiled store (as `servebench regress` reads it): per load point, the same engine\'s previous release and the newest official release of every engine on the same configuration, as the medians the leaderboard shows.',
+    'The comparison is read from the compiled store (as `servebench regress` reads it): per load point, the same engine\'s previous release and the newest official release of every engine on the same configuration, as the release values (geometric means over runs) the leaderboard shows.',
     `Everything quoted from the pull request is escaped for Markdown, with @-mentions and #-references defused; the Markdown stays under ${MAX_MARKDOWN_CHARS} characters (a GitHub comment's limit is 65,536).`,
     'Exit status: 0 nothing wrong; 1 problems (invalid or changed files, a source other than --expect-source): the summary lists them; 2 bad usage.',
   ].join('\n'),

@@ -142,7 +142,7 @@ export function summaryMarkdown(summary: SubmissionSummary, maxChars = MAX_MARKD
   head.push(
     '#### How it compares',
     '',
-    'Each load point of each added run against the official releases on the same configuration (model × precision × hardware × workload spec × methodology × load): the same engine\'s previous release, and the newest official release of every engine. Release values are the medians over their official runs, as the leaderboard shows them; in brackets, this run relative to that release (higher is better for throughput and interactivity, lower for latency, cost, memory and energy). One run is one sample: see the noise bands in docs/metrics.md before calling a difference real. Community runs (and runs of an engine version not in the release list) are shown on the site apart, with a badge, behind its community filter: they never change an official median, rank, delta or regression.',
+    'Each load point of each added run against the official releases on the same configuration (model × precision × hardware × workload spec × methodology × load): the same engine\'s previous release, and the newest official release of every engine. Release values are the geometric means over their official runs, as the leaderboard shows them; in brackets, this run relative to that release (higher is better for throughput and interactivity, lower for latency, cost, memory and energy). One run is one sample: see the noise bands in docs/metrics.md before calling a difference real. Community runs (and runs of an engine version not in the release list) are shown on the site apart, with a badge, behind its community filter: they never change an official release value, rank, delta or regression.',
     '',
   );
   let text = `${head.join('\n')}\n`;

@@ -2,7 +2,7 @@
  * `servebench summarize`, the part that reads: what a pull request adds to results/ against a base
  * commit, whether it may go in, and how each added run compares with the releases on its
  * configurations. The comparison numbers are the rows of the compile's `releases` table (the
- * store's analyze(), as regress reads it): the site shows the same medians, computed once by the
+ * store's analyze(), as regress reads it): the site shows the same release values, computed once by the
  * same SQL, so a summary can never disagree with the leaderboard it announces. Baselines are
  * official releases only (the releases table holds nothing else): a community run is compared
  * with them and never becomes one.
@@ -53,9 +53,9 @@ export interface Baseline {
   readonly roles: readonly BaselineRole[];
   /** Always true: only official releases are baselines (kept for readers of the JSON). */
   readonly official: boolean;
-  /** Completed runs the release's medians are taken over. */
+  /** Completed runs the release's values (geometric means) are taken over. */
   readonly runs: number;
-  /** The release is this run's own engine version and the run is official, so its medians include this run. */
+  /** The release is this run's own engine version and the run is official, so its values include this run. */
   readonly includes_this_run: boolean;
   readonly values: MetricValues;
   /** (this run / release − 1) × 100 per metric; null where either side has no value. */
@@ -159,7 +159,7 @@ interface RunFacts {
   readonly engine: string;
   readonly version: string | null;
   readonly order: string | null;
-  /** The run counts in the official statistics (store/official.ts): only then is it in a release's medians. */
+  /** The run counts in the official statistics (store/official.ts): only then is it in a release's values. */
   readonly official: boolean;
 }
 
