@@ -72,6 +72,9 @@ const failuresByClass = z
 export const MAX_FAILURE_MESSAGES = 20;
 export const MAX_FAILURE_MESSAGE_CHARS = 300;
 
+/** workload.lengths_reason is at most this long (the harness cuts a long tokenizer name). */
+export const MAX_LENGTHS_REASON_CHARS = 300;
+
 export const FailureMessageSchema = z
   .object({
     class: z.enum(FAILURE_CLASSES),
@@ -341,7 +344,15 @@ export const RunResultSchema = z
         spec_sha256: z.string().regex(/^[0-9a-f]{64}$/),
         lengths: z
           .enum(['exact', 'approximate'])
-          .describe("exact: prompts built to their token lengths with the model's tokenizer; approximate: without one (words)"),
+          .describe("exact: prompts built to their token lengths with the model's tokenizer, and the server counted every checked prompt and every completed request at that length; approximate: otherwise (see lengths_reason)"),
+        // Shown as text on the site: one line, nothing that displays as something else.
+        lengths_reason: z
+          .string()
+          .min(1)
+          .max(MAX_LENGTHS_REASON_CHARS)
+          .regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a reason holds no control or invisible format characters')
+          .optional()
+          .describe('Why the lengths are approximate: no tokenizer, a tokenizer without a chat template, or the server counted prompts otherwise (its /tokenize before measuring, usage.prompt_tokens while measuring). Absent when exact, and in files written before it was recorded'),
         tokenizer: z
           .object({
             name: z.string(),

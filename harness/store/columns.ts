@@ -4,6 +4,7 @@
  * of result files, the DuckDB table types and the data dictionary shipped with the snapshots.
  */
 import { methodologyOf } from '../contract/methodology.ts';
+import { effectiveLengths } from '../contract/lengths-evidence.ts';
 import { hardwareLabel } from '../contract/result-path.ts';
 import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../contract/result.ts';
 import { versionOrderKey } from './version-order.ts';
@@ -79,6 +80,7 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('workload_sha256', 'VARCHAR', null, 'sha256 of the effective workload spec; a changed spec is a different configuration', (c) => c.result.workload.spec_sha256),
   from('workload_spec_shipped', 'BOOLEAN', null, 'The run used the scenario as workloads/<workload>.yaml ships it today (workload_sha256 equals its hash); false: flags changed it, or the shipped spec changed since, or no such scenario', (c) => workloadUsesShippedSpec(c.result)),
   from('methodology', 'VARCHAR', null, 'Measurement methodology (schema and metric definitions); a change breaks every series', (c) => methodologyOf(c.result)),
+  from('lengths_effective', 'VARCHAR', null, "exact or approximate by the file's own evidence, whatever it claims: exact only when the model tokenizer built the prompts and the server counted every checked prompt (length_check) and every completed request (input_tokens_mismatched) at its built length. An approximate run did not measure the same workload: never ranked beside exact ones", (c) => effectiveLengths(c.result).lengths),
 ];
 
 export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
@@ -110,6 +112,7 @@ export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('schema_version', 'INTEGER', null, `Result schema version (this compiler: ${SCHEMA_VERSION})`, (c) => c.result.schema_version),
   from('api', 'VARCHAR', null, 'completions or chat', (c) => c.result.target.api),
   from('lengths', 'VARCHAR', null, 'exact (prompts built with the model tokenizer) or approximate', (c) => c.result.workload.lengths),
+  from('lengths_reason', 'VARCHAR', null, 'Why lengths_effective is approximate (the recorded reason, or the mismatch the file itself shows); null when exact', (c) => effectiveLengths(c.result).reason),
   from('tokenizer', 'VARCHAR', null, 'Tokenizer that built the prompts', (c) => c.result.workload.tokenizer?.name ?? null),
   from('points', 'INTEGER', null, 'Load points measured', (c) => c.result.points.length),
   from('failure_rate', 'DOUBLE', 'ratio', 'Failed / sent requests over the run', (c) => c.result.outcome.failure_rate),

@@ -9,6 +9,7 @@
  */
 import { MAX_OUTPUT_TOKENS_PER_S, MAX_REQUESTS_PER_S, MAX_RUN_DAYS, OLDEST_RESULT, FUTURE_SLACK_MS } from './physical-bounds.ts';
 import type { DistributionJson, Point, RunResult } from '../contract/result.ts';
+import { lengthMismatch } from '../contract/lengths-evidence.ts';
 
 export type AddProblem = (path: string, message: string, fix: string) => void;
 
@@ -23,6 +24,25 @@ const STATS = ['min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 const LATENCIES = ['ttft_ms', 'tpot_ms', 'itl_ms', 'itl_event_ms', 'e2el_ms', 'queue_ms'] as const;
 
 const rule = (name: string, message: string) => `[${name}] ${message}`;
+
+/**
+ * [lengths-exact] refuses files created from this moment on: the harness writes `approximate` on
+ * any mismatch from then (contract/lengths-evidence.ts). Files before it are immutable and stay
+ * valid (the embedded engine's of 2026-12-02 claim exact against their own counts); compile's
+ * lengths_effective judges every file by the same rule, so a file backdated past this moment
+ * gains nothing: it is compiled as approximate all the same. created_at rather than the harness
+ * version, which this change did not bump (0.1.0 wrote both kinds of files).
+ */
+export const LENGTHS_RULE_SINCE = '2026-12-03T16:00:00Z';
+
+/** A file may not claim exact lengths that its own length check or request counts contradict. */
+function checkLengthsClaim(result: RunResult, add: AddProblem): void {
+  if (result.workload.lengths !== 'exact' || Date.parse(result.created_at) < Date.parse(LENGTHS_RULE_SINCE)) return;
+  const mismatch = lengthMismatch(result.workload.length_check, result.points);
+  if (mismatch !== null) {
+    add('workload.lengths', rule('lengths-exact', `lengths is exact, but ${mismatch}`), 'keep what the harness wrote: a run the server counted otherwise has lengths approximate, with lengths_reason; for exact lengths measure with the tokenizer and chat template the server uses');
+  }
+}
 
 function near(actual: number, expected: number, tolerance: number): boolean {
   return Math.abs(actual - expected) <= tolerance * Math.max(Math.abs(expected), Math.abs(actual), 1e-9);
@@ -193,5 +213,6 @@ function checkOutcome(result: RunResult, add: AddProblem): void {
 export function checkPlausibility(result: RunResult, add: AddProblem, now = Date.now()): void {
   checkTimes(result, add, now);
   checkOutcome(result, add);
+  checkLengthsClaim(result, add);
   result.points.forEach((point, i) => checkPoint(result, point, i, add));
 }

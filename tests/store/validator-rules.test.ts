@@ -21,6 +21,7 @@ import type { Point, RunResult } from '../../harness/contract/result.ts';
 import { checkResultText, type ResultProblem } from '../../harness/store/check-result.ts';
 import { diffAgainstBase } from '../../harness/store/immutability.ts';
 import { parseBatch } from '../../harness/store/parse-batch.ts';
+import { LENGTHS_RULE_SINCE } from '../../harness/store/plausibility.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
 import { expandPositionals } from '../../harness/store/result-targets.ts';
 import { checkSignatureSidecar } from '../../harness/store/signature-sidecar.ts';
@@ -193,6 +194,10 @@ const FILE_RULES: RuleCase[] = [
   edited('failures-by-class', 'a failure class counting a request that did not fail', 'points[0].failures', (r) => (p0(r).failures.timeout = 1)),
   edited('messages≤failures', 'a failure message of a class with no failures', 'points[0].failure_messages', (r) => (p0(r).failure_messages = [{ class: 'timeout', message: 'timed out', count: 1 }])),
   edited('mismatched≤completed', 'more prompts counted otherwise than completed', 'points[0].input_tokens_mismatched', (r) => (p0(r).input_tokens_mismatched = m0(r).completed + 1)),
+  // Files created before the rule keep their claim (immutable); compile's lengths_effective judges them.
+  edited('lengths-exact', 'exact lengths in a file created after the rule, whose own length check counted every prompt otherwise', 'workload.lengths', (r) => {
+    r.workload.length_check = { endpoint: '/tokenize (vllm style)', checked: 16, mismatched: 16, examples: [{ expected: 512, server: 509 }] };
+  }, [], () => valid({ date: new Date(LENGTHS_RULE_SINCE) })),
   edited('duration>0', 'requests completed in no time (its rates null)', 'points[0].metrics.duration_s', (r) => {
     Object.assign(m0(r), { duration_s: 0, request_throughput: null, output_throughput: null, total_throughput: null });
   }),

@@ -5,7 +5,8 @@
 import { cpus } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../metrics/request-record.ts';
-import { RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../../contract/result.ts';
+import { MAX_LENGTHS_REASON_CHARS, RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../../contract/result.ts';
+import { judgeLengths, lengthMismatch, type LengthsVerdict } from '../../contract/lengths-evidence.ts';
 import { redactArgv, redactValue } from '../../contract/credentials.ts';
 import { workloadSpecSha256 } from '../../contract/workload-hash.ts';
 import { SERVEBENCH_VERSION } from '../../lib/version.ts';
@@ -24,9 +25,18 @@ import { smallestLength, type Workload } from '../../contract/workload.ts';
 import { usageError } from '../../lib/errors.ts';
 import { preloadDataset } from '../workloads/datasets.ts';
 
-/** Exact when the model's tokenizer built the prompts and can count them as the server does. */
-function lengthsAreExact(workload: Workload, tokenizer: ModelTokenizer | null): boolean {
-  return tokenizer !== null && (workload.api === 'completions' || tokenizer.hasChatTemplate);
+/**
+ * What the prompts can be before the server is asked: exact when the model's tokenizer built them
+ * and can count them as the server does (the server's counts may still disagree: judgeLengths).
+ */
+function buildableLengths(workload: Workload, tokenizer: ModelTokenizer | null): LengthsVerdict {
+  if (tokenizer === null) return { lengths: 'approximate', reason: 'no tokenizer built the prompts (corpus words)' };
+  if (workload.api === 'chat' && !tokenizer.hasChatTemplate) {
+    // The name may be any path the user gave: the reason is one line of text, of bounded length.
+    const name = tokenizer.name.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '?').slice(0, MAX_LENGTHS_REASON_CHARS - 40);
+    return { lengths: 'approximate', reason: `the tokenizer ${name} has no chat template` };
+  }
+  return { lengths: 'exact', reason: null };
 }
 
 /** Refuses, before anything is measured, an input shorter than what every request already holds. */
@@ -114,12 +124,14 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     allowServer: workload.dataset === undefined,
   });
   const tokenizer = choice.tokenizer;
-  if (!lengthsAreExact(workload, tokenizer)) {
+  const notice = effects.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const buildable = buildableLengths(workload, tokenizer);
+  if (buildable.lengths === 'approximate') {
     const why = tokenizer === null
       ? 'no tokenizer found (no --tokenizer, the model is not a local GGUF file, the server has no /tokenize, the model is not in the Hugging Face cache)'
       : `the tokenizer ${tokenizer.name} has no chat template`;
     if (config.requireExactLengths) throw usageError(`prompt lengths would be approximate: ${why}; give --tokenizer (official results need exact lengths)`);
-    (effects.notice ?? ((line: string) => process.stderr.write(`${line}\n`)))(`servebench: WARNING: prompt lengths are APPROXIMATE: ${why}. Token counts will not match the scenario; give --tokenizer for exact lengths.`);
+    notice(`servebench: WARNING: prompt lengths are APPROXIMATE: ${why}. Token counts will not match the scenario; give --tokenizer for exact lengths.`);
   }
   await settle(() => checkReachableLengths(workload, tokenizer));
   if (workload.dataset) {
@@ -138,6 +150,10 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     connectHeaders,
     await buildSample(prompts, Math.min(LENGTH_CHECK_SAMPLE, config.numPrompts ?? LENGTH_CHECK_SAMPLE)),
   );
+  const checkDisagrees = lengthMismatch(lengthCheckBlock(lengthCheck), []);
+  if (checkDisagrees !== null && buildable.lengths === 'exact') {
+    notice(`servebench: WARNING: prompt lengths are APPROXIMATE: ${checkDisagrees}. The server evaluates other prompts than the scenario declares (another tokenizer or chat template); the result will say approximate.`);
+  }
 
   const points: Point[] = [];
   const records: RequestRecord[][] = [];
@@ -191,6 +207,16 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   return { result: RunResultSchema.parse(result), records };
 }
 
+/** The result's length_check block of a check (null: none was made). */
+function lengthCheckBlock(check: LengthCheck | null): RunResult['workload']['length_check'] {
+  return {
+    endpoint: check === null || check.style === null ? null : `/tokenize (${check.style} style)`,
+    checked: check?.checked ?? 0,
+    mismatched: check?.mismatched ?? 0,
+    examples: check?.examples ?? [],
+  };
+}
+
 export interface ResultParts {
   readonly runId: string;
   readonly createdAt: Date;
@@ -211,7 +237,9 @@ export interface ResultParts {
  */
 export function assembleResult(config: LoadConfig, parts: ResultParts): RunResult {
   const { workload } = config;
-  const { points, tokenizer, lengthCheck } = parts;
+  const { points, tokenizer } = parts;
+  const lengthCheck = lengthCheckBlock(parts.lengthCheck);
+  const lengths = judgeLengths(buildableLengths(workload, tokenizer), lengthCheck, points);
   const sent = points.reduce((sum, point) => sum + point.requests_sent, 0);
   const failed = points.reduce((sum, point) => sum + point.metrics.failed, 0);
   const failureRate = sent > 0 ? failed / sent : 0;
@@ -237,14 +265,10 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
       spec: workload,
       // Of the spec as recorded (redacted), so the hash always matches the file's own spec.
       spec_sha256: workloadSpecSha256(workload),
-      lengths: lengthsAreExact(workload, tokenizer) ? 'exact' : 'approximate',
+      lengths: lengths.lengths,
+      ...(lengths.reason !== null ? { lengths_reason: lengths.reason } : {}),
       tokenizer: tokenizer === null ? null : { name: tokenizer.name, sha256: tokenizer.sha256, ...(parts.tokenizerSource ? { source: parts.tokenizerSource } : {}) },
-      length_check: {
-        endpoint: lengthCheck === null || lengthCheck.style === null ? null : `/tokenize (${lengthCheck.style} style)`,
-        checked: lengthCheck?.checked ?? 0,
-        mismatched: lengthCheck?.mismatched ?? 0,
-        examples: lengthCheck?.examples ?? [],
-      },
+      length_check: lengthCheck,
       extra_body: config.extraBody,
     },
     max_failure_rate: config.maxFailureRate,
