@@ -23,7 +23,6 @@ import { writeFixturePrices } from './fixture-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-noise-'));
 const resultsDir = join(root, 'results');
-const outDir = join(root, 'out');
 
 const base: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed' | 'noise'> = { model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', concurrencies: [8], tpotMs: 10, ttftMs: 60, source: 'official' };
 const day = (month: number, d: number) => new Date(Date.UTC(2026, month, d, 3));
@@ -36,13 +35,21 @@ const RUNS: SyntheticRun[] = [
 ];
 
 let results: RunResult[] = [];
-let report: CompileReport;
 
-beforeAll(async () => {
+beforeAll(() => {
   results = RUNS.map((run) => JSON.parse(readFileSync(join(resultsDir, writeResult(resultsDir, syntheticResult(run))), 'utf8')) as RunResult);
-  report = await compile({ resultsDir, outDir, prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
+});
+
+/**
+ * Compiles the folder into its own output, inside the test that reads it: mutation testing
+ * (stryker.config.mjs) ignores code reached only in a beforeAll, and runs only the tests that reached it.
+ */
+async function compiled(name: string): Promise<{ report: CompileReport; outDir: string }> {
+  const outDir = join(root, name);
+  const report = await compile({ resultsDir, outDir, prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
   expect(report.problems).toEqual([]);
-}, 60_000);
+  return { report, outDir };
+}
 
 /** ln(output throughput) of each run of a pool (engine, hardware label, load), by release. */
 function logsByRelease(engine: string, hardware: string, load: string): Map<string, number[]> {
@@ -76,7 +83,8 @@ const H1 = '1x-Synthetic H100';
 const H2 = '2x-Synthetic H100';
 
 describe('noise pools: engine × hardware × load', () => {
-  it('noise.json has one row per pool and compared metric, each σ from that pool’s repeats only', () => {
+  it('noise.json has one row per pool and compared metric, each σ from that pool’s repeats only', async () => {
+    const { outDir } = await compiled('noise');
     const noise = JSON.parse(readFileSync(join(outDir, 'site', SITE_FILES.noise), 'utf8')) as NoiseRow[];
     const pools: Array<[string, string, string]> = [['sglang', H1, 'c=8'], ['vllm', H1, 'c=1'], ['vllm', H1, 'c=8'], ['vllm', H2, 'c=8']];
     expect([...new Set(noise.map((n) => JSON.stringify([n.engine, n.hardware, n.load])))].sort()).toEqual(pools.map((p) => JSON.stringify(p)).sort());
@@ -88,9 +96,10 @@ describe('noise pools: engine × hardware × load', () => {
     }
     const quiet = noise.find((n) => n.engine === 'vllm' && n.hardware === H1 && n.load === 'c=8' && n.metric === 'output_throughput')!.log_sd!;
     for (const n of noise.filter((r) => r.metric === 'output_throughput' && !(r.engine === 'vllm' && r.hardware === H1 && r.load === 'c=8'))) expect(n.log_sd!).toBeGreaterThan(5 * quiet);
-  });
+  }, 60_000);
 
-  it('the single-run release is tested against its own pool: variance of vllm 1.0.0’s three runs there, 2 degrees of freedom', () => {
+  it('the single-run release is tested against its own pool: variance of vllm 1.0.0’s three runs there, 2 degrees of freedom', async () => {
+    const { report } = await compiled('deltas');
     const delta = report.deltas.find((d) => d.engine === 'vllm' && d.hardware === H1 && d.load === 'c=8' && d.metric === 'output_throughput')!;
     expect([delta.previous_version, delta.version, delta.method, delta.previous_runs, delta.runs]).toEqual(['1.0.0', '1.1.0', 'noise-band', 3, 1]);
     const releases = logsByRelease('vllm', H1, 'c=8');
@@ -108,5 +117,39 @@ describe('noise pools: engine × hardware × load', () => {
     expect(Math.abs(delta.ci_high_pct! - (Math.exp(diff + q * se) - 1) * 100)).toBeLessThan(1e-6);
     // A 10% slowdown against a 1% noise: found. Against everyone's noise pooled (σ ≈ 0.2) it would not be.
     expect([delta.significant, delta.verdict]).toEqual([true, 'worse']);
-  });
+  }, 60_000);
+});
+
+describe('release values and intervals (derive.ts), from the same logs', () => {
+  it('vllm 1.0.0 at c=8: the geometric mean of its three runs, inside exp(mean ± t(0.975, 2)·sd/√3); throughput per GPU divided by the GPUs', async () => {
+    const { outDir } = await compiled('releases');
+    const scenarios = JSON.parse(readFileSync(join(outDir, 'site', SITE_FILES.scenarios), 'utf8')) as Array<{ scenario_id: string; model: string; gpu_count: number }>;
+    const q = 0.95 * Math.sqrt(2 / 0.0975);
+    let withInterval = 0;
+    for (const s of scenarios.filter((x) => x.model === 'synthetic/llama-70b' || x.model === 'synthetic/llama-8b')) {
+      const history = (JSON.parse(readFileSync(join(outDir, 'site', SITE_FILES.scenario(s.scenario_id)), 'utf8')) as { history: Array<Record<string, unknown>> }).history;
+      for (const row of history) {
+        const runs = results.filter((r) => r.run!.model.id === s.model && r.run!.engine.name === row.engine && r.run!.engine.version === row.engine_version && hardwareLabel(r) === row.hardware);
+        const values = runs.flatMap((r) => r.points.filter((p) => `c=${p.load.mode === 'closed' ? p.load.concurrency : '?'}` === row.load).map((p) => p.metrics.ttft_ms!.p50));
+        const logs = values.map(Math.log);
+        const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+        const where = `${s.model} ${String(row.engine)} ${String(row.engine_version)} ${String(row.load)}`;
+        expect(row.runs, where).toBe(values.length);
+        expect(Math.abs((row.ttft_ms_p50 as number) / Math.exp(mean) - 1), where).toBeLessThan(1e-12);
+        if (values.length !== 3) {
+          expect([row.ttft_ms_p50__lo, row.ttft_ms_p50__hi], where).toEqual([null, null]);
+          continue;
+        }
+        const half = q * Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / 2 / 3);
+        expect(Math.abs((row.ttft_ms_p50__lo as number) / Math.exp(mean - half) - 1), where).toBeLessThan(1e-9);
+        expect(Math.abs((row.ttft_ms_p50__hi as number) / Math.exp(mean + half) - 1), where).toBeLessThan(1e-9);
+        const perGpu = (row.output_throughput_per_gpu__lo as number) * s.gpu_count;
+        expect(Math.abs(perGpu / (row.output_throughput__lo as number) - 1), where).toBeLessThan(1e-12);
+        expect(Math.abs((row.output_throughput_per_gpu as number) * s.gpu_count / (row.output_throughput as number) - 1), where).toBeLessThan(1e-12);
+        withInterval += 1;
+      }
+    }
+    // sglang 2.0.0 at c=8, vllm 1.0.0 at c=1 and c=8 on one GPU, and at c=8 on two.
+    expect(withInterval).toBe(4);
+  }, 60_000);
 });

@@ -121,7 +121,8 @@ describe('capacity at SLA tiers: the best measured load point within both limits
     ],
   };
 
-  beforeAll(async () => {
+  // Derived inside the test, not in a beforeAll: mutation testing ignores code reached only while a suite sets up.
+  it('a row per release × tier: the chosen load, its throughput per GPU and interval, or none', async () => {
     await releases(
       [
         // Exactly at both tight limits: meets them.
@@ -138,9 +139,6 @@ describe('capacity at SLA tiers: the best measured load point within both limits
       [['s', 'a', '1']],
     );
     await deriveCapacity(connection, TIERS);
-  });
-
-  it('a row per release × tier: the chosen load, its throughput per GPU and interval, or none', async () => {
     const rows = await rowsOf(`SELECT engine_version, tier, meets, load, concurrency, throughput_per_gpu, throughput_per_gpu_lo, throughput_per_gpu_hi, ttft_ms_p95, tpot_ms_p95, runs, run_id, latest_version, tiers_version FROM capacity ORDER BY engine_version, tier_order`);
     expect(rows.map((r) => [r.engine_version, r.tier, r.meets, r.load, r.concurrency, r.throughput_per_gpu, r.ttft_ms_p95, r.tpot_ms_p95, r.runs, r.run_id, r.latest_version, r.tiers_version])).toEqual([
       ['0', 'loose', true, 'c=1', 1, 150, 200, 30, 6, 'run-a-0-c=1', false, 3],
