@@ -3,15 +3,17 @@
  * vocabulary-only, no weights) tokenizes, so prompt lengths are exactly what llama-server counts.
  * Counts follow llama-server: a completions prompt gets BOS when the model asks for it
  * (tokenizer.ggml.add_bos_token) and special-token text is parsed as special tokens; a chat prompt
- * is the GGUF's chat template rendered (its leading BOS text dropped when BOS is added), then
- * tokenized the same way.
+ * is the GGUF's chat template rendered (its leading BOS text dropped when BOS is added, its
+ * trailing EOS text when EOS is: common/chat.cpp), then tokenized the same way. The embedded engine
+ * evaluates the tokens of these same rules (llamaServerPrompts), so what the harness builds and
+ * counts is what that engine runs.
  */
 import { createHash } from 'node:crypto';
 import { getLlama, readGgufFileInfo, type LlamaModel, type Token } from 'node-llama-cpp';
 import { usageError } from '../../lib/errors.ts';
-import { assembleTokenizer, type ModelTokenizer } from './hf-tokenizer.ts';
+import { assembleTokenizer, type ChatMessage, type ModelTokenizer } from './hf-tokenizer.ts';
 
-interface TokenizerMetadata {
+export interface TokenizerMetadata {
   readonly ggml?: {
     readonly model?: string;
     readonly pre?: string;
@@ -54,6 +56,19 @@ async function openGgufTokenizer(path: string): Promise<ModelTokenizer> {
   } catch (error) {
     throw usageError(`${path}: cannot read its vocabulary with llama.cpp (${(error as Error).message})`);
   }
+  return llamaServerPrompts(model, metadata, `gguf:${path.split('/').at(-1)}`).tokenizer;
+}
+
+/** A loaded model's requests as llama-server tokenizes them, and the tokenizer that counts them alike. */
+export interface LlamaServerPrompts {
+  readonly tokenizer: ModelTokenizer;
+  /** A completions prompt: BOS (and EOS) as the model asks for them, special-token text parsed. */
+  promptIds(text: string): number[];
+  /** A chat request: the chat template rendered with the generation prompt, then tokenized; null without a template. */
+  chatIds(messages: readonly ChatMessage[]): number[] | null;
+}
+
+export function llamaServerPrompts(model: LlamaModel, metadata: TokenizerMetadata, name: string): LlamaServerPrompts {
   const ggml = metadata.ggml ?? {};
   const tokens = ggml.tokens ?? [];
   // The vocabulary as the model defines it (everything that changes tokenization or the template).
@@ -71,15 +86,30 @@ async function openGgufTokenizer(path: string): Promise<ModelTokenizer> {
     const withBos = addBos ? [bos as number, ...ids] : ids;
     return addEos ? [...withBos, eos as number] : withBos;
   };
-  return assembleTokenizer({
-    name: `gguf:${path.split('/').at(-1)}`,
+  const eosText = eos === null ? '' : (tokens[eos] ?? '');
+  // llama.cpp drops a rendered template's leading BOS text when it adds BOS itself, and its
+  // trailing EOS text when it adds EOS (common/chat.cpp), so neither is doubled.
+  const renderedIds = (rendered: string): number[] => {
+    let text = addBos && bosText !== '' && rendered.startsWith(bosText) ? rendered.slice(bosText.length) : rendered;
+    if (addEos && eosText !== '' && text.endsWith(eosText)) text = text.slice(0, -eosText.length);
+    return tokenize(text, true);
+  };
+  const tokenizer = assembleTokenizer({
+    name,
     sha256,
     encode: tokenize,
     decode: (ids) => model.detokenize(ids as Token[], false),
     chatTemplate: metadata.chat_template ?? null,
     bosToken: bosText,
-    eosToken: eos === null ? '' : (tokens[eos] ?? ''),
-    // llama.cpp drops a rendered template's leading BOS text when it adds BOS itself (common/chat.cpp).
-    countRendered: (rendered) => tokenize(addBos && bosText !== '' && rendered.startsWith(bosText) ? rendered.slice(bosText.length) : rendered, true).length,
+    eosToken: eosText,
+    countRendered: (rendered) => renderedIds(rendered).length,
   });
+  return {
+    tokenizer,
+    promptIds: (text) => tokenize(text, true),
+    chatIds(messages) {
+      const rendered = tokenizer.renderChat(messages);
+      return rendered === null ? null : renderedIds(rendered);
+    },
+  };
 }

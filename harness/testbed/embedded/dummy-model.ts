@@ -19,8 +19,8 @@ const DUMMY_MODEL_FORMAT = 3;
 
 
 /**
- * The dummy models' chat template, in the GGUF (llama-server renders it) and in the tokenizer
- * folder: the embedded server's own format (renderChat), with the BOS it adds as a token.
+ * The dummy models' chat template, in the GGUF (llama-server and the embedded engine render it)
+ * and in the tokenizer folder: role-tagged turns after the BOS, then the assistant's.
  */
 export const DUMMY_CHAT_TEMPLATE =
   "{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}";
@@ -98,7 +98,8 @@ export function parameterCount(shape: ModelShape, vocab: number): number {
   return weightParameterCount(weightShape(shape, vocab));
 }
 
-export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void {
+/** `chatTemplate`: the GGUF's tokenizer.chat_template (null: none, as some model files have). */
+export function writeDummyModel(path: string, shape: ModelShape, seed = 0, chatTemplate: string | null = DUMMY_CHAT_TEMPLATE): void {
   const vocab = dummyVocabulary(shape.vocabWords);
   const weights = weightShape(shape, vocab.tokens.length);
   const metadata: Array<[string, MetadataValue]> = [
@@ -114,7 +115,7 @@ export function writeDummyModel(path: string, shape: ModelShape, seed = 0): void
     ['tokenizer.ggml.bos_token_id', { type: 'u32', value: 1 }],
     ['tokenizer.ggml.eos_token_id', { type: 'u32', value: 2 }],
     ['tokenizer.ggml.add_bos_token', { type: 'bool', value: true }],
-    ['tokenizer.chat_template', { type: 'string', value: DUMMY_CHAT_TEMPLATE }],
+    ...(chatTemplate === null ? [] : [['tokenizer.chat_template', { type: 'string', value: chatTemplate }] as [string, MetadataValue]]),
   ];
   writeGguf(path, metadata, dummyTensors(weights, vocab.types.map((type) => type !== TOKEN_TYPE.normal), seed));
 }

@@ -4,11 +4,20 @@
  * requests each get a context sequence; node-llama-cpp evaluates the sequences of one context in
  * shared batches (continuous batching); requests beyond the sequences wait in a FIFO queue.
  * Streams look like vLLM's (role chunk for chat, usage-only chunk with include_usage).
+ *
+ * Prompts become tokens as llama-server makes them from the same GGUF file (llamaServerPrompts:
+ * the GGUF's chat template, llama.cpp's BOS rule, special-token text parsed), and /tokenize counts
+ * those same tokens: so a prompt built to N tokens with the model's tokenizer is N tokens here,
+ * and a run of this engine measures the workload a llama.cpp run of the same file measures.
+ * (Until 2026-12-03 it rendered a fixed "role: content" format whatever the GGUF's template: its
+ * chat results of 2026-12-02 were 2–28 tokens shorter than the prompts were built to.)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getLlama, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token } from 'node-llama-cpp';
 import { SERVEBENCH_VERSION } from '../../lib/version.ts';
+import { llamaServerPrompts, type TokenizerMetadata } from '../../measure/tokenizer/gguf-tokenizer.ts';
+import type { ChatMessage } from '../../measure/tokenizer/hf-tokenizer.ts';
 import { TextStream } from './text-stream.ts';
 
 export interface EmbeddedConfig {
@@ -52,9 +61,15 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return value as Record<string, unknown>;
 }
 
-/** A fixed chat template (the dummy models have none): role-tagged turns, then the assistant's. */
-export function renderChat(messages: ReadonlyArray<{ role: string; content: string }>): string {
-  return `${messages.map((m) => `${m.role}: ${m.content}`).join('\n')}\nassistant:`;
+/** What llama-server renders for a GGUF without a chat template of its own (common/chat.cpp, CHATML_TEMPLATE_SRC). */
+const CHATML_TEMPLATE =
+  "{%- for message in messages -%}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}{%- endfor -%}{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\n' -}}{%- endif -%}";
+
+/** The messages of a request body, or null when it is not a list of {role, content} strings. */
+function chatMessages(value: unknown): ChatMessage[] | null {
+  if (!Array.isArray(value)) return null;
+  const valid = value.every((m) => m !== null && typeof m === 'object' && typeof (m as { role?: unknown }).role === 'string' && typeof (m as { content?: unknown }).content === 'string');
+  return valid ? (value as ChatMessage[]).map(({ role, content }) => ({ role, content })) : null;
 }
 
 /** Sequences handed out in arrival order; a request waits for one when all are busy. */
@@ -88,11 +103,17 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
     threads: config.threads,
   });
   const pool = new SequencePool(context, config.parallel);
-  // As llama-server does for models that ask for it: BOS first (node-llama-cpp's tokenize does not add it).
-  const bos = model.tokens.bos;
-  const addBos = bos !== null && (model.fileInfo.metadata as { tokenizer?: { ggml?: { add_bos_token?: boolean } } }).tokenizer?.ggml?.add_bos_token !== false;
-  const promptTokens = (text: string): Token[] => [...(addBos ? [bos!] : []), ...model.tokenize(text, true)];
-  const vocabularySize = (model.fileInfo.metadata as { tokenizer?: { ggml?: { tokens?: readonly string[] } } }).tokenizer?.ggml?.tokens?.length ?? 0;
+  const metadata = (model.fileInfo.metadata as { tokenizer?: TokenizerMetadata }).tokenizer ?? {};
+  const prompts = llamaServerPrompts(model, { ...metadata, chat_template: metadata.chat_template ?? CHATML_TEMPLATE }, config.modelName);
+  /** The tokens llama-server evaluates for a chat request (its template can refuse the messages: a 400). */
+  const chatTokens = (messages: readonly ChatMessage[]): Token[] | string => {
+    try {
+      return prompts.chatIds(messages)! as Token[];
+    } catch (error) {
+      return `the chat template cannot render these messages: ${(error as Error).message}`;
+    }
+  };
+  const vocabularySize = metadata.ggml?.tokens?.length ?? 0;
   const counters: Counters = { running: 0, promptTokens: 0, generationTokens: 0 };
   const created = Math.floor(Date.now() / 1000);
   let nextId = 0;
@@ -101,23 +122,22 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
     if (typeof body['model'] === 'string' && body['model'] !== config.modelName) {
       return json(res, 404, errorBody(404, `The model \`${body['model']}\` does not exist.`));
     }
-    let prompt: string;
+    let tokens: Token[];
     if (kind === 'chat') {
-      const messages = body['messages'];
-      if (!Array.isArray(messages) || messages.some((m) => typeof (m as { content?: unknown }).content !== 'string')) {
-        return json(res, 400, errorBody(400, '"messages" must be a list of {role, content}'));
-      }
-      prompt = renderChat(messages as Array<{ role: string; content: string }>);
+      const messages = chatMessages(body['messages']);
+      if (messages === null) return json(res, 400, errorBody(400, '"messages" must be a list of {role, content}'));
+      const rendered = chatTokens(messages);
+      if (typeof rendered === 'string') return json(res, 400, errorBody(400, rendered));
+      tokens = rendered;
     } else {
       if (typeof body['prompt'] !== 'string') return json(res, 400, errorBody(400, '"prompt" must be a string'));
-      prompt = body['prompt'];
+      tokens = prompts.promptIds(body['prompt']) as Token[];
     }
     const maxTokens = typeof body['max_tokens'] === 'number' ? body['max_tokens'] : typeof body['max_completion_tokens'] === 'number' ? body['max_completion_tokens'] : 16;
     const ignoreEos = body['ignore_eos'] === true;
     const temperature = typeof body['temperature'] === 'number' ? body['temperature'] : 1;
     const stream = body['stream'] === true;
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const tokens = promptTokens(prompt);
     if (tokens.length + maxTokens > config.contextPerSequence) {
       return json(res, 400, errorBody(400, `This model's maximum context length is ${config.contextPerSequence} tokens; the request needs ${tokens.length + maxTokens}.`));
     }
@@ -205,12 +225,19 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
         } catch (error) {
           return json(res, 400, errorBody(400, `invalid JSON body: ${(error as Error).message}`));
         }
-        // vLLM's shapes: /tokenize {prompt, add_special_tokens (default true)} or {messages} → {count, tokens};
-        // /detokenize {tokens} → {prompt}.
+        // vLLM's shapes: /tokenize {prompt, add_special_tokens (default true)} or {messages} (with the
+        // generation prompt, as a chat request evaluates it) → {count, tokens}; /detokenize {tokens} → {prompt}.
         if (path === '/tokenize') {
-          const text = typeof body['prompt'] === 'string' ? body['prompt'] : Array.isArray(body['messages']) ? renderChat(body['messages'] as Array<{ role: string; content: string }>) : null;
-          if (text === null) return json(res, 400, errorBody(400, 'give "prompt" or "messages"'));
-          const ids = typeof body['prompt'] === 'string' && body['add_special_tokens'] === false ? model.tokenize(text, true) : promptTokens(text);
+          let ids: readonly number[];
+          if (typeof body['prompt'] === 'string') {
+            ids = body['add_special_tokens'] === false ? prompts.tokenizer.encode(body['prompt'], false) : prompts.promptIds(body['prompt']);
+          } else {
+            const messages = chatMessages(body['messages']);
+            if (messages === null) return json(res, 400, errorBody(400, 'give "prompt" or "messages" (a list of {role, content})'));
+            const rendered = chatTokens(messages);
+            if (typeof rendered === 'string') return json(res, 400, errorBody(400, rendered));
+            ids = rendered;
+          }
           return json(res, 200, { count: ids.length, max_model_len: config.contextPerSequence, tokens: [...ids] });
         }
         if (path === '/detokenize') {
