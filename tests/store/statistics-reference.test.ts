@@ -84,7 +84,8 @@ describe("Welch's t-test against R [R-sleep, R-booklet]", () => {
 
   it('identical repeats (no spread): any change is certain, no change is none', () => {
     const same = compareReleases(summarizeLogs([100, 100]), summarizeLogs([100, 100]), null);
-    expect([same.pValue, same.significant, same.ci, same.ratio]).toEqual([1, false, [1, 1], 1]);
+    // No spread: Welch–Satterthwaite is 0/0, so no degrees of freedom are reported.
+    expect([same.pValue, same.significant, same.ci, same.ratio, same.df]).toEqual([1, false, [1, 1], 1, null]);
     const moved = compareReleases(summarizeLogs([100, 100]), summarizeLogs([80, 80]), null);
     expect([moved.method, moved.pValue, moved.significant]).toEqual(['welch', 0, true]);
     close(moved.ci![0], 0.8, 1e-15, 'ci');
@@ -120,7 +121,7 @@ describe('the single-run test: the pooled noise band [closed]', () => {
 
   it('no spread in the noise: a change is certain; no noise at all: nothing is called significant', () => {
     const flat = { variance: 0, df: 4 };
-    expect(compareReleases(summarizeLogs([100]), summarizeLogs([99]), flat)).toMatchObject({ pValue: 0, significant: true, method: 'noise-band' });
+    expect(compareReleases(summarizeLogs([100]), summarizeLogs([99]), flat)).toMatchObject({ pValue: 0, significant: true, method: 'noise-band', df: 4 });
     expect(compareReleases(summarizeLogs([100]), summarizeLogs([100]), flat)).toMatchObject({ pValue: 1, significant: false });
     const unknown = compareReleases(summarizeLogs([100]), summarizeLogs([50]), null);
     expect(unknown).toMatchObject({ pValue: null, ci: null, df: null, method: 'unknown-noise', significant: false });
@@ -135,6 +136,9 @@ describe('the pieces [closed, nist-t, beta]', () => {
     close(s.meanLog, 2, 1e-15, 'meanLog');
     close(s.varLog, 1, 1e-15, 'varLog'); // Σ(1, 0, 1) / (3 − 1)
     expect(summarizeLogs([42]).varLog).toBeNull();
+    const two = summarizeLogs([Math.E, Math.E ** 3]);
+    expect(two.n).toBe(2);
+    close(two.varLog, 2, 1e-15, 'two values: (1 + 1) / (2 − 1)');
     close(summarizeLogs([42]).meanLog, Math.log(42), 0, 'single');
   });
 
@@ -143,6 +147,8 @@ describe('the pieces [closed, nist-t, beta]', () => {
       { n: 3, meanLog: 0, varLog: 0.04 },
       { n: 1, meanLog: 5, varLog: null },
       { n: 5, meanLog: 1, varLog: 0.01 },
+      // Runs whose spread is unknown add no degrees of freedom.
+      { n: 4, meanLog: 2, varLog: null },
     ])!;
     expect(pooled.df).toBe(6);
     close(pooled.variance, (2 * 0.04 + 4 * 0.01) / 6, 1e-15, 'variance');
@@ -180,7 +186,8 @@ describe('the pieces [closed, nist-t, beta]', () => {
 
   it('the regularized incomplete beta in closed form', () => {
     for (const x of [0.01, 0.2, 0.5, 0.77, 0.99]) {
-      for (const a of [0.5, 1, 2.5, 7]) {
+      // a < ½ takes ln Γ through the reflection formula.
+      for (const a of [0.25, 0.5, 1, 2.5, 7]) {
         close(incompleteBeta(x, a, 1), x ** a, 1e-13, `I_${x}(${a}, 1)`);
         close(incompleteBeta(x, 1, a), 1 - (1 - x) ** a, 1e-13, `I_${x}(1, ${a})`);
         close(incompleteBeta(x, a, 3) + incompleteBeta(1 - x, 3, a), 1, 1e-13, `symmetry ${x} ${a}`);
