@@ -21,7 +21,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyRecord, type RequestRecord } from '../../harness/measure/metrics/request-record.ts';
-import { meetsSlo, requestTimings, summarizePoint, type Slo } from '../../harness/measure/metrics/summarize.ts';
+import { meetsSlo, requestTimings, summarizePoint, tokensPerEvent, type Slo } from '../../harness/measure/metrics/summarize.ts';
 
 function record(partial: Partial<RequestRecord> & Pick<RequestRecord, 'scheduledMs' | 'sendMs' | 'endMs'>): RequestRecord {
   return { ...emptyRecord(0, 'r', partial.scheduledMs, false), finishReason: 'length', ...partial };
@@ -147,5 +147,33 @@ describe('goodput: completed requests meeting every SLO given, each bound inclus
     expect([meetsSlo(a, { tpot_ms: 20 }), meetsSlo(a, { tpot_ms: 19 })]).toEqual([true, false]);
     expect([meetsSlo(a, { e2el_ms: 160 }), meetsSlo(a, { e2el_ms: 159 })]).toEqual([true, false]);
     expect(meetsSlo(requestTimings(C), { tpot_ms: 0.001 })).toBe(true);
+  });
+});
+
+describe('tokens per event, the cases the request set above does not reach', () => {
+  it('more events than tokens counted: one each, estimated', () => {
+    expect(tokensPerEvent(record({ scheduledMs: 0, sendMs: 0, endMs: 9, contentTimesMs: [1, 2, 3], contentChars: [1, 1, 1], outputTokens: 2 }))).toEqual({ tokens: [1, 1, 1], split: 'estimated' });
+  });
+
+  it('no characters at all (empty fragments): the extra tokens shared evenly, remainders to the first events', () => {
+    // 7 tokens over 3 events: 1 each, then 4 extra at 4/3 each: floors 1, 1, 1, one left for the first.
+    expect(tokensPerEvent(record({ scheduledMs: 0, sendMs: 0, endMs: 9, contentTimesMs: [1, 2, 3], contentChars: [0, 0, 0], outputTokens: 7 }))).toEqual({ tokens: [3, 2, 2], split: 'estimated' });
+  });
+
+  it('tokenizer counts that do not add up to the server’s count are estimated; without a server count they are exact', () => {
+    const base = { scheduledMs: 0, sendMs: 0, endMs: 9, contentTimesMs: [1, 2], contentChars: [1, 1], contentTokens: [2, 3] };
+    expect(tokensPerEvent(record({ ...base, outputTokens: 6 }))).toEqual({ tokens: [2, 3], split: 'estimated' });
+    expect(tokensPerEvent(record({ ...base, outputTokens: 5 }))).toEqual({ tokens: [2, 3], split: 'exact' });
+    expect(tokensPerEvent(record({ ...base, outputTokens: null }))).toEqual({ tokens: [2, 3], split: 'exact' });
+  });
+
+  it('no output count at all: one token per event', () => {
+    const r = record({ scheduledMs: 0, sendMs: 0, endMs: 9, contentTimesMs: [10, 14, 20], contentChars: [5, 1, 9], outputTokens: null });
+    expect(tokensPerEvent(r)).toEqual({ tokens: [1, 1, 1], split: 'exact' });
+    expect(requestTimings(r).tpotMs).toBe(5); // (20 − 10) / (3 − 1)
+  });
+
+  it('a single-token request passes the TPOT bound whatever its limit', () => {
+    expect(meetsSlo(requestTimings(C), { tpot_ms: -1 })).toBe(true);
   });
 });
