@@ -34,7 +34,7 @@ const spec: CommandSpec = {
     { name: 'markdown', value: 'FILE', help: 'Also write the Markdown report to FILE.' },
     { name: 'json', help: 'Print the regressions as JSON instead of Markdown.' },
   ],
-  epilog: 'A change is a regression when it is worse by at least --threshold and significant: Welch t-test on log values when both releases were repeated, else the noise band pooled from the same engine's repeated runs on the same hardware at the same load (see docs/metrics.md). Across a methodology, workload or hardware change there is no comparison.\nExit status: 0 no regressions, 1 regressions found, 2 bad usage.',
+  epilog: 'A change is a regression when it is worse by at least --threshold and significant: Welch t-test on log values when both releases were repeated, else the noise band pooled from the same engine\'s repeated runs on the same hardware at the same load (see docs/metrics.md). Across a methodology, workload or hardware change there is no comparison.\nExit status: 0 no regressions, 1 regressions found, 2 bad usage.',
 };
 
 export const regressCommand: Command = {
