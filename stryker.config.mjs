@@ -63,6 +63,8 @@ export default {
   // Below 90% killed (of the mutants a test covers or not), the run fails.
   thresholds: { high: 95, low: 90, break: 90 },
   concurrency: 2,
+  // The first run, unmutated, runs every test related to the modules: over ten minutes here.
+  dryRunTimeoutMinutes: 60,
   // A mutant that loops is stopped after its tests' own time plus this; a 2-core machine shared with
   // other work needs more than Stryker's 5 s.
   timeoutMS: 20_000,

@@ -280,6 +280,88 @@ const FILE_RULES: RuleCase[] = [
   edited('roofline-prefill', '14,000 output (70,000 total) tokens/s at c=8 on one H100', 'points[0].metrics.total_throughput', () => {}, [], () => atOutputRate(onH100([8]), 14_000)),
 ];
 
+// ---- Just inside each limit: still valid ---------------------------------------------------
+
+/** One request of the point failed (a timeout, with its message), the counts, rates and outcome agreeing. */
+function oneFailed(result: RunResult): void {
+  const point = p0(result);
+  const m = point.metrics;
+  const [input, output] = [m.input_tokens / m.completed, m.output_tokens / m.completed];
+  m.completed -= 1;
+  m.failed = 1;
+  m.input_tokens -= input;
+  m.output_tokens -= output;
+  setDuration(point, m.duration_s);
+  point.failures.timeout = 1;
+  point.failure_messages = [{ class: 'timeout', message: 'timed out after 600 s', count: 1 }];
+  Object.assign(point.requests![0]!, { ok: false, failure: 'timeout', status: null, ttft_ms: null, e2el_ms: null, tpot_ms: null, output_tokens: null });
+  result.outcome.failure_rate = 1 / result.points.reduce((sum, p) => sum + p.requests_sent, 0);
+}
+
+/** A valid result edited to sit exactly at (or just inside) a rule's limit: no problem. */
+const VALID_EDGES: Array<readonly [string, () => RunResult]> = [
+  ['a rate 0.99% off its sums (the tolerance is 1%)', () => withEdit(valid(), (r) => (m0(r).output_throughput! *= 1.0099))],
+  ['a goodput 0.99% above the request throughput', () => withEdit(valid(), (r) => (m0(r).goodput = m0(r).request_throughput! * 1.0099))],
+  ['as many failure messages of a class as failures of it', () => withEdit(valid(), oneFailed)],
+  ['as many prompts counted otherwise as completed', () => withEdit(valid(), (r) => (p0(r).input_tokens_mismatched = m0(r).completed))],
+  ['a point where nothing completed, in no time, with no rates and no latencies', () =>
+    withEdit(valid(), (r) => {
+      allFailed(r, 0);
+      Object.assign(m0(r), { duration_s: 0, request_throughput: null, output_throughput: null, total_throughput: null });
+      for (const key of ['ttft_ms', 'tpot_ms', 'itl_ms', 'itl_event_ms', 'e2el_ms', 'queue_ms', 'interactivity_tok_s'] as const) m0(r)[key] = null;
+    })],
+  ['99% of the decode rate bound on one GPU', () => atOutputRate(valid(), 0.99e6)],
+  ['99% of the request rate bound (16 GPUs)', () => atOutputRate(valid({ gpuCount: 16 }), 0.99e5 * 128)],
+  ['a TTFT p90 equal to its p50, and a mean equal to its max', () => withEdit(valid(), (r) => Object.assign(m0(r).ttft_ms!, { p90: m0(r).ttft_ms!.p50, mean: m0(r).ttft_ms!.max }))],
+  ['a queueing time of 0', () => withEdit(valid(), (r) => (m0(r).queue_ms!.min = 0))],
+  ['a TTFT max equal to the end-to-end max', () => withEdit(valid(), (r) => (m0(r).ttft_ms!.max = m0(r).e2el_ms!.max))],
+  ['interactivity min and max 1e-7 off 1000 / TPOT (float rounding)', () => withEdit(valid(), (r) => (m0(r).interactivity_tok_s!.min *= 1 + 1e-7, m0(r).interactivity_tok_s!.max *= 1 - 1e-7))],
+  ['a saved request 1e-7 off e2el = ttft + (n−1)·tpot', () => withEdit(valid(), (r) => (req0(r).e2el_ms! *= 1 + 1e-7))],
+  ['a point that started 4 minutes before its run, and one 4 minutes after it ended (clock steps)', () =>
+    withEdit(valid(), (r) => {
+      p0(r).started_at = new Date(Date.parse(r.created_at) - 240_000).toISOString();
+      r.points[1]!.started_at = new Date(Date.parse(r.finished_at) + 240_000).toISOString();
+    })],
+  ['a point 299 s longer than its run', () => withEdit(valid(), (r) => setDuration(p0(r), (Date.parse(r.finished_at) - Date.parse(r.created_at)) / 1000 + 299))],
+  ['a run that finished a minute before it was created (a clock step)', () => withEdit(valid(), (r) => (r.finished_at = new Date(Date.parse(r.created_at) - 60_000).toISOString()))],
+  ['a run created at 2024-01-01T00:00:00Z', () => valid({ date: new Date('2024-01-01T00:00:00Z') })],
+  ['a run that lasted exactly 31 days', () => withEdit(valid(), (r) => (r.finished_at = new Date(Date.parse(r.created_at) + 31 * 86_400_000).toISOString()))],
+  ['a failure rate 1e-10 off failed / sent', () => withEdit(valid(), (r) => (r.outcome.failure_rate = 1e-10))],
+  [`a served model name of exactly ${MAX_NAME_CHARS} characters`, () => withEdit(valid(), (r) => (r.run!.model.served_name = 'a'.repeat(MAX_NAME_CHARS)))],
+  ['a free-form object nested exactly 32 levels', () =>
+    withEdit(valid(), (r) => {
+      let deep: Record<string, unknown> = {};
+      for (let i = 0; i < MAX_NESTING_DEPTH - 3; i++) deep = { a: deep };
+      r.workload.extra_body = deep;
+    })],
+  ['tabs and line breaks in the engine command', () => withEdit(valid(), (r) => r.run!.engine.command.push('--extra', '{\n\t"a": 1\r\n}'))],
+  ['a failed, interrupted run', () =>
+    withEdit(valid(), (r) => {
+      r.status = 'failed';
+      r.outcome.interrupted = true;
+      r.run!.failure = { phase: 'measure', message: 'interrupted', log_tail: [] };
+    })],
+  ['445 and 579 input tokens per request under a 512-token exact spec (444.8..579.2 allowed)', () =>
+    withEdit(valid(), (r) => {
+      m0(r).input_tokens = 445 * m0(r).completed;
+      r.points[1]!.metrics.input_tokens = 579 * r.points[1]!.metrics.completed;
+      for (const point of r.points) setDuration(point, point.metrics.duration_s);
+    })],
+  ['156 output tokens per request counted from the stream, of max_tokens 128 (at most 156.8)', () =>
+    withEdit(valid(), (r) => {
+      m0(r).output_tokens = 156 * m0(r).completed;
+      p0(r).token_count_sources.output = { ...p0(r).token_count_sources.output, usage: 0, events: m0(r).completed };
+      setDuration(p0(r), m0(r).duration_s);
+      delete p0(r).requests;
+    })],
+  ['99% of each roofline bound on one H100', () => atOutputRate(onH100([1]), 0.99 * 3573.33)],
+];
+
+function withEdit(result: RunResult, edit: (r: RunResult) => void): RunResult {
+  edit(result);
+  return result;
+}
+
 // ---- Rules across files: a temporary results folder -----------------------------------------
 
 const folders: string[] = [];
@@ -465,6 +547,17 @@ const FOLDER_RULES: AsyncRuleCase[] = [
 
 // ---------------------------------------------------------------------------------------------
 
+/** The case's rule is reported at its path, saying what is wrong and how to fix it; no rule but those listed is reported. */
+function expectRule(c: Pick<RuleCase, 'rule' | 'path' | 'also'>, problems: readonly ResultProblem[]): void {
+  const reported = problems.filter((p) => ruleOf(p) === c.rule && p.path === c.path);
+  expect(reported.length, `[${c.rule}] at ${JSON.stringify(c.path)} among ${JSON.stringify(problems.map((p) => `${p.path}: ${p.message}`))}`).toBeGreaterThan(0);
+  for (const problem of reported) {
+    expect(problem.message).toMatch(/^\[[^\]]+\] .{8,}/);
+    expect(problem.fix).toMatch(/.{8,}/);
+  }
+  expect([...new Set(problems.map(ruleOf))].sort()).toEqual([c.rule, ...(c.also ?? [])].sort());
+}
+
 describe('the list of rules', () => {
   it('covers every rule harness/store reports, each as often as the sources report it', () => {
     const covered = new Map<string, number>();
@@ -485,18 +578,20 @@ describe('the list of rules', () => {
   });
 });
 
-describe('each rule of a result file', () => {
-  it.each(FILE_RULES.map((c) => [`[${c.rule}] ${c.breaks}`, c] as const))('%s', (_name, c) => {
-    const problems = c.problems();
-    expect(problems.filter((p) => ruleOf(p) === c.rule).map((p) => p.path)).toContain(c.path);
-    expect([...new Set(problems.map(ruleOf))].sort()).toEqual([c.rule, ...(c.also ?? [])].sort());
+describe('just inside each limit, a result stays valid', () => {
+  it.each(VALID_EDGES)('%s', (_name, result) => {
+    expect(problemsOf(result()).map((p) => `${p.path}: ${p.message}`)).toEqual([]);
+  });
+
+  it('a file of exactly 8 MiB is read: its problem is what it holds, not its size', () => {
+    expect(checkResultText('f.json', ' '.repeat(MAX_RESULT_BYTES), null).problems.map(ruleOf)).toEqual(['json']);
   });
 });
 
+describe('each rule of a result file', () => {
+  it.each(FILE_RULES.map((c) => [`[${c.rule}] ${c.breaks}`, c] as const))('%s', (_name, c) => expectRule(c, c.problems()));
+});
+
 describe('each rule across files', () => {
-  it.each(FOLDER_RULES.map((c) => [`[${c.rule}] ${c.breaks}`, c] as const))('%s', async (_name, c) => {
-    const problems = await c.problems();
-    expect(problems.filter((p) => ruleOf(p) === c.rule).map((p) => p.path)).toContain(c.path);
-    expect([...new Set(problems.map(ruleOf))].sort()).toEqual([c.rule, ...(c.also ?? [])].sort());
-  });
+  it.each(FOLDER_RULES.map((c) => [`[${c.rule}] ${c.breaks}`, c] as const))('%s', async (_name, c) => expectRule(c, await c.problems()));
 });
