@@ -4,6 +4,7 @@
  * whether prompts had exact token lengths. Numbers with different labels are never compared
  * (deltas and history break their series there).
  */
+import { effectiveLengths } from './lengths-evidence.ts';
 import type { RunResult } from './result.ts';
 
 /**
@@ -28,6 +29,11 @@ function metricGeneration(harnessVersion: string): number {
   return generation;
 }
 
-export function methodologyOf(result: Pick<RunResult, 'schema_version' | 'harness' | 'workload'>): string {
-  return `s${result.schema_version}.m${metricGeneration(result.harness.version)}.${result.workload.lengths}`;
+/**
+ * The lengths part is the one the result's own counts support (lengths-evidence.ts), not the one it
+ * claims: a run whose server counted its prompts otherwise is in an "approximate" series of its own,
+ * so it is never ranked or compared beside exact runs.
+ */
+export function methodologyOf(result: Pick<RunResult, 'schema_version' | 'harness' | 'workload' | 'points'>): string {
+  return `s${result.schema_version}.m${metricGeneration(result.harness.version)}.${effectiveLengths(result).lengths}`;
 }
