@@ -103,15 +103,15 @@ describe('the hardware file', () => {
     expect(acceleratorOf(table, 'NVIDIA H100 NVL')?.id).toBe('h100-nvl');
   });
 
-  it('bounds a host by its class: sockets from its threads, at least one, at most the class allows; no CPU model is the generic class', () => {
+  it('bounds a host by its class: sockets from its threads, at least one, at most the class allows; an empty CPU model is the generic class', () => {
     const table = hardwareTable();
     const epyc = table.cpu_classes.find((c) => c.id === 'amd-epyc')!;
-    const host = (cpus: number, cpu_model: string | null = 'AMD EPYC 9654 96-Core Processor') => hostLimits(table, { cpu_model, cpus, memory_bytes: 1, os: 'linux' });
+    const host = (cpus: number, cpu_model = 'AMD EPYC 9654 96-Core Processor') => hostLimits(table, { cpu_model, cpus, memory_bytes: 1, os: 'linux' });
     expect(host(0)).toMatchObject({ sockets: 1, peakGops: epyc.peak_gops_per_core });
     expect(host(epyc.threads_per_socket_min).sockets).toBe(1);
     expect(host(epyc.threads_per_socket_min + 1)).toMatchObject({ sockets: 2, memoryBandwidthGbS: 2 * epyc.memory_bandwidth_gb_s_per_socket, peakGops: (epyc.threads_per_socket_min + 1) * epyc.peak_gops_per_core });
     expect(host(epyc.threads_per_socket_min * (epyc.sockets_max + 3)).sockets).toBe(epyc.sockets_max);
-    expect(host(4, null).cpuClass).toEqual({ id: table.generic_cpu.id, source: table.generic_cpu.source });
+    expect(host(4, '').cpuClass).toEqual({ id: table.generic_cpu.id, source: table.generic_cpu.source });
   });
 
   it('a file that is not YAML, does not match its schema, or holds a pattern that is no regular expression stops the command, naming the file', () => {
