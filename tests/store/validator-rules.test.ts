@@ -44,6 +44,16 @@ const NOT_VALIDATE: Record<string, string> = {
 };
 
 /**
+ * A store module's source. Inside Stryker's sandbox (mutation testing) the modules under test are
+ * instrumented, their literals wrapped in mutant switches: there the committed text is read.
+ */
+function sourceOf(file: string): string {
+  const text = readFileSync(join(STORE, file), 'utf8');
+  if (!text.includes('stryMutAct_')) return text;
+  return execFileSync('git', ['show', `HEAD:harness/store/${file}`], { cwd: STORE, encoding: 'utf8' });
+}
+
+/**
  * The rule tags in harness/store's sources (validate's modules), each with how many places report
  * it: a problem message begins with `[tag]` as a string literal, as `rule('tag', …)`, as a constant
  * `const NAME = '[tag]'` used as `${NAME}`, or as `LIMIT_RULES.key` (store-limits.ts).
@@ -52,7 +62,7 @@ function ruleSitesInSources(): Map<string, number> {
   const sites = new Map<string, number>();
   const count = (tag: string, n = 1) => sites.set(tag, (sites.get(tag) ?? 0) + n);
   for (const file of readdirSync(STORE).filter((f) => f.endsWith('.ts') && !(f in NOT_VALIDATE))) {
-    const source = readFileSync(join(STORE, file), 'utf8');
+    const source = sourceOf(file);
     for (const m of source.matchAll(/\brule\('([^']+)'/g)) count(m[1]!);
     for (const m of source.matchAll(/const (\w+) = '\[([^\]\s]+)\]';/g)) count(m[2]!, source.split(`\${${m[1]!}}`).length - 1);
     for (const m of source.matchAll(/['`]\[([^\]\s'`$]+)\] /g)) count(m[1]!);
@@ -193,6 +203,10 @@ const FILE_RULES: RuleCase[] = [
   edited('sent=completed+failed', 'one more request sent than completed or failed', 'points[0].requests_sent', (r) => (p0(r).requests_sent += 1)),
   edited('failures-by-class', 'a failure class counting a request that did not fail', 'points[0].failures', (r) => (p0(r).failures.timeout = 1)),
   edited('messages≤failures', 'a failure message of a class with no failures', 'points[0].failure_messages', (r) => (p0(r).failure_messages = [{ class: 'timeout', message: 'timed out', count: 1 }])),
+  edited('messages≤failures', 'two messages of one class counting more requests than failed in it', 'points[0].failure_messages', (r) => {
+    oneFailed(r);
+    p0(r).failure_messages = [{ class: 'timeout', message: 'timed out', count: 1 }, { class: 'timeout', message: 'timed out again', count: 1 }];
+  }),
   edited('mismatched≤completed', 'more prompts counted otherwise than completed', 'points[0].input_tokens_mismatched', (r) => (p0(r).input_tokens_mismatched = m0(r).completed + 1)),
   // Files created before the rule keep their claim (immutable); compile's lengths_effective judges them.
   edited('lengths-exact', 'exact lengths in a file created after the rule, whose own length check counted every prompt otherwise', 'workload.lengths', (r) => {
@@ -206,13 +220,17 @@ const FILE_RULES: RuleCase[] = [
   edited('rate=sum/duration', 'an output throughput 5% above its sums', 'points[0].metrics.output_throughput', (r) => (m0(r).output_throughput! *= 1.05)),
   edited('goodput≤throughput', 'a goodput above the request throughput', 'points[0].metrics.goodput', (r) => (m0(r).goodput = m0(r).request_throughput! * 1.05)),
   edited('physical-decode-rate', '2 million output tokens/s on one GPU', 'points[0].metrics.output_throughput', () => {}, [], () => atOutputRate(valid(), 2e6)),
+  edited('physical-decode-rate', '2 million output tokens/s on a CPU-only host (the bound is per host)', 'points[0].metrics.output_throughput', () => {}, [], () => atOutputRate(valid({ gpu: null }), 2e6)),
   // 16 GPUs keep 1.2e5 requests/s of 128 tokens below the decode bound per GPU.
   edited('physical-request-rate', '120,000 requests/s', 'points[0].metrics.request_throughput', () => {}, [], () => atOutputRate(valid({ gpuCount: 16 }), 1.2e5 * 128)),
   edited('percentile-order', 'a TTFT p90 below its p50', 'points[0].metrics.ttft_ms.p90', (r) => (m0(r).ttft_ms!.p90 = m0(r).ttft_ms!.p50 - 1)),
   edited('mean-in-range', 'a TTFT mean above its max', 'points[0].metrics.ttft_ms.mean', (r) => (m0(r).ttft_ms!.mean = m0(r).ttft_ms!.max + 1)),
   edited('latency≥0', 'a negative queueing time', 'points[0].metrics.queue_ms.min', (r) => (m0(r).queue_ms!.min = -1)),
   edited('latency≥0', 'a saved request with a negative TTFT (its e2el still ttft + (n−1)·tpot)', 'points[0].requests[0]', (r) => Object.assign(req0(r), { ttft_ms: -1, e2el_ms: -1 + 127 * 10 })),
+  // A negative end-to-end latency is also below the request's (non-negative) TTFT.
+  edited('latency≥0', 'a saved request with a negative end-to-end latency', 'points[0].requests[0]', (r) => Object.assign(req0(r), { ttft_ms: 0, e2el_ms: -1, tpot_ms: null }), ['e2el≥ttft']),
   edited('latency-present', 'completed requests without a TTFT', 'points[0].metrics', (r) => (m0(r).ttft_ms = null)),
+  edited('latency-present', 'completed requests without an end-to-end latency', 'points[0].metrics', (r) => (m0(r).e2el_ms = null)),
   edited('latency-present', 'latencies of a point where nothing completed', 'points[0].metrics', (r) => allFailed(r, 0)),
   edited('e2el≥ttft', 'TTFT above end-to-end latency at every statistic', 'points[0].metrics.ttft_ms.min', (r) => {
     const [ttft, e2el] = [m0(r).ttft_ms!, m0(r).e2el_ms!];
@@ -227,16 +245,25 @@ const FILE_RULES: RuleCase[] = [
   edited('requests=counts', 'a saved request that failed while every request completed', 'points[0].requests', (r) => Object.assign(req0(r), { ok: false, failure: 'timeout' })),
   edited('ok⇔no-failure', 'a saved request ok with a failure class', 'points[0].requests[0].ok', (r) => (req0(r).failure = 'timeout')),
   edited('point-inside-run', 'a point that started 10 minutes before its run', 'points[1].started_at', (r) => (r.points[1]!.started_at = new Date(Date.parse(r.created_at) - 600_000).toISOString())),
+  edited('point-inside-run', 'a point that started 10 minutes after its run ended', 'points[1].started_at', (r) => (r.points[1]!.started_at = new Date(Date.parse(r.finished_at) + 600_000).toISOString())),
   edited('point-inside-run', 'a point 400 s longer than its run', 'points[0].metrics.duration_s', (r) => setDuration(p0(r), (Date.parse(r.finished_at) - Date.parse(r.created_at)) / 1000 + 400)),
   // A run that finished before it began also holds points that started after it finished.
   edited('time-order', 'a run that finished 10 minutes before it was created', 'finished_at', (r) => (r.finished_at = new Date(Date.parse(r.created_at) - 600_000).toISOString()), ['point-inside-run']),
   edited('plausible-date', 'a run from 2023', 'created_at', () => {}, [], () => valid({ date: new Date(Date.UTC(2023, 5, 1, 3)) })),
+  edited('plausible-date', 'a run created two days from now', 'created_at', () => {}, [], () => valid({ date: new Date(Math.floor(Date.now() / 1000) * 1000 + 2 * 86_400_000) })),
   edited('plausible-date', 'a run that lasted 32 days', 'finished_at', (r) => (r.finished_at = new Date(Date.parse(r.created_at) + 32 * 86_400_000).toISOString())),
   edited('run-id', 'a run_id that does not start with created_at', 'run_id', (r) => (r.run_id = `20250101T000000Z-${r.run_id.split('-')[1]}`)),
   edited('outcome=points', 'a failure rate that is not failed / sent', 'outcome.failure_rate', (r) => (r.outcome.failure_rate = 0.01)),
+  edited('outcome=points', 'a failed run without points that claims a failure rate', 'outcome.failure_rate', (r) => {
+    Object.assign(r, { status: 'failed', points: [] });
+    r.outcome = { failure_rate: 0.5, exceeded_max_failure_rate: true, interrupted: false };
+    r.run!.failure = { phase: 'health', message: 'the server never answered', log_tail: [] };
+  }),
   edited('outcome=points', 'exceeded_max_failure_rate without exceeding it', 'outcome.exceeded_max_failure_rate', (r) => (r.outcome.exceeded_max_failure_rate = true)),
   edited('outcome=status', 'a completed run whose outcome says interrupted', 'outcome.interrupted', (r) => (r.outcome.interrupted = true)),
   edited('outcome=status', 'a completed run with a failure block', 'run.failure', (r) => (r.run!.failure = { phase: 'measure', message: 'server exited', log_tail: [] })),
+  edited('outcome=status', 'a failed run without a failure block', 'run.failure', (r) => (r.status = 'failed')),
+  edited('outcome=status', 'an interrupted run whose outcome says it was not', 'outcome.interrupted', (r) => (r.status = 'interrupted')),
 
   // Provenance, names and commands.
   edited('run-kind', 'a bare load result', 'kind', (r) => ((r as { kind: string }).kind = 'load')),
@@ -326,6 +353,28 @@ const VALID_EDGES: Array<readonly [string, () => RunResult]> = [
   ['a run that finished a minute before it was created (a clock step)', () => withEdit(valid(), (r) => (r.finished_at = new Date(Date.parse(r.created_at) - 60_000).toISOString()))],
   ['a run created at 2024-01-01T00:00:00Z', () => valid({ date: new Date('2024-01-01T00:00:00Z') })],
   ['a run that lasted exactly 31 days', () => withEdit(valid(), (r) => (r.finished_at = new Date(Date.parse(r.created_at) + 31 * 86_400_000).toISOString()))],
+  ['an interrupted run', () => withEdit(valid(), (r) => ((r.status = 'interrupted'), (r.outcome.interrupted = true)))],
+  ['a run created 23 hours from now (clocks drift)', () => valid({ date: new Date(Math.floor(Date.now() / 1000) * 1000 + 23 * 3_600_000) })],
+  ['a p50 1e-8 ms above its p90 (float rounding)', () => withEdit(valid(), (r) => (m0(r).ttft_ms!.p50 = m0(r).ttft_ms!.p90 + 1e-8))],
+  ['a mean 1e-10 relative beyond its max and its min (float rounding)', () => withEdit(valid(), (r) => ((m0(r).ttft_ms!.mean = m0(r).ttft_ms!.max * (1 + 1e-10)), (m0(r).e2el_ms!.mean = m0(r).e2el_ms!.min * (1 - 1e-10))))],
+  ['a TTFT max 1e-7 relative above the end-to-end max (float rounding)', () => withEdit(valid(), (r) => (m0(r).ttft_ms!.max = m0(r).e2el_ms!.max * (1 + 1e-7)))],
+  ['a saved request whose TTFT is its end-to-end latency, and one 1e-7 relative above it', () =>
+    withEdit(valid(), (r) => {
+      Object.assign(req0(r), { ttft_ms: req0(r).e2el_ms, tpot_ms: null });
+      Object.assign(p0(r).requests![1]!, { ttft_ms: p0(r).requests![1]!.e2el_ms! * (1 + 1e-7), tpot_ms: null });
+    })],
+  ['a saved request of one output token (no TPOT identity), its outputs counted from the stream', () =>
+    withEdit(valid(), (r) => {
+      p0(r).token_count_sources.output = { ...p0(r).token_count_sources.output, usage: 0, events: m0(r).completed };
+      Object.assign(req0(r), { output_tokens: 1, tpot_ms: 5, e2el_ms: req0(r).ttft_ms });
+    })],
+  ['some of the requests saved (their ok count is not the point\'s)', () => withEdit(valid(), (r) => (p0(r).requests = p0(r).requests!.slice(0, 10).map((q) => ({ ...q, ok: false, failure: 'timeout', ttft_ms: null, e2el_ms: null, tpot_ms: null, output_tokens: null }))))],
+  ['TPOT 0 at every statistic (a server that sends everything in one event) and no interactivity', () =>
+    withEdit(valid(), (r) => {
+      m0(r).tpot_ms = { ...m0(r).tpot_ms!, min: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0, max: 0, mean: 0, std: 0 };
+      m0(r).interactivity_tok_s = null;
+    })],
+  ['a TPOT min of 0 (that request has no interactivity; the max is of the others)', () => withEdit(valid(), (r) => (m0(r).tpot_ms!.min = 0))],
   ['a failure rate 1e-10 off failed / sent', () => withEdit(valid(), (r) => (r.outcome.failure_rate = 1e-10))],
   [`a served model name of exactly ${MAX_NAME_CHARS} characters`, () => withEdit(valid(), (r) => (r.run!.model.served_name = 'a'.repeat(MAX_NAME_CHARS)))],
   ['a free-form object nested exactly 32 levels', () =>
