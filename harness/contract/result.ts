@@ -178,6 +178,34 @@ export const TelemetrySchema = z
   })
   .strict();
 
+/** A point's steady window (harness/measure/metrics/steady-window.ts; docs/metrics.md#steady-window). */
+export const SteadyWindowSchema = z
+  .object({
+    start_s: nonNegative.describe("Seconds from the point's first send: closed loop, when the concurrency was first reached; open loop, the first request end"),
+    end_s: nonNegative.describe("Seconds from the point's first send to the first request end after the last send (the drain begins)"),
+    duration_s: nonNegative.describe('end_s − start_s'),
+    completed: count.describe('Completed requests that ended inside the window'),
+    input_tokens: count.describe('Input tokens of the completed requests whose first content event lies inside the window'),
+    output_tokens: count.describe('Output tokens of completed requests carried by content events inside the window'),
+    request_throughput: nonNegative.describe('completed / duration_s'),
+    output_throughput: nonNegative.describe('output_tokens / duration_s'),
+    total_throughput: nonNegative.describe('(input_tokens + output_tokens) / duration_s'),
+  })
+  .strict();
+
+/**
+ * An open-loop point that sent or completed its requests at less than this fraction of its
+ * scheduled rate is overloaded (harness/measure/metrics/overload.ts; validate checks the flag by it).
+ */
+export const OVERLOAD_RATIO = 0.98;
+
+/** Free text that reaches a page: one line, nothing that displays as something else. */
+const noteText = z
+  .string()
+  .min(1)
+  .max(MAX_LENGTHS_REASON_CHARS)
+  .regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a reason holds no control or invisible format characters');
+
 export const PointSchema = z
   .object({
     load: LoadSchema,
@@ -205,6 +233,25 @@ export const PointSchema = z
     client: ClientHealthSchema,
     requests: z.array(RequestSummarySchema).optional().describe('Per-request facts, when --save-requests was given.'),
     telemetry: TelemetrySchema.optional().describe('Server-side measurements during the point (servebench run)'),
+    steady: SteadyWindowSchema.nullable()
+      .optional()
+      .describe('The throughputs over the steady window, where the load was what the point says (no ramp, no drain tail); null: the point had none (steady_reason says why); absent in older results'),
+    steady_reason: noteText.optional().describe('Why steady is null'),
+    achieved_rate: z
+      .object({
+        send_ratio: z.number().min(0).max(1).describe('Requests sent, as a fraction of the scheduled rate: 1 / (1 + b), b the growth of send − scheduled per second of schedule (Tukey resistant line), at most 1'),
+        completion_ratio: z.number().min(0).max(1).describe('Requests completed, as a fraction of the scheduled rate: 1 / (1 + b), b the growth of end − scheduled per second of schedule, at most 1'),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .describe('Open loop at a finite rate: how much of the scheduled rate was kept (null: too few requests to tell); absent for other loads and in older results'),
+    overloaded: z
+      .boolean()
+      .nullable()
+      .optional()
+      .describe(`Open loop at a finite rate: the client or the server fell behind the schedule (a ratio of achieved_rate below ${OVERLOAD_RATIO}); null: too few requests to tell. An overloaded point is not ranked, and the sweep does not climb past it`),
+    overload_reason: noteText.optional().describe('Why overloaded is true or null'),
   })
   .strict();
 
@@ -381,6 +428,10 @@ export const RunResultSchema = z
     timeout_s: z.number().positive(),
     run: RunBlockSchema.optional().describe('Present when servebench launched the engine (kind: run)'),
     points: z.array(PointSchema),
+    skipped_loads: z
+      .array(z.object({ load: LoadSchema, reason: noteText }).strict())
+      .optional()
+      .describe('Loads of the sweep that were not run, and why (an open-loop sweep stops climbing past an overloaded rate); absent when none was skipped'),
     outcome: z
       .object({
         failure_rate: z.number().min(0).max(1),
@@ -393,6 +444,7 @@ export const RunResultSchema = z
 
 export type DistributionJson = z.infer<typeof DistributionSchema>;
 export type PointMetricsJson = z.infer<typeof PointMetricsSchema>;
+export type SteadyWindowJson = z.infer<typeof SteadyWindowSchema>;
 export type Load = z.infer<typeof LoadSchema>;
 export type ClientHealth = z.infer<typeof ClientHealthSchema>;
 export type RequestSummary = z.infer<typeof RequestSummarySchema>;

@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../metrics/request-record.ts';
-import { MAX_LENGTHS_REASON_CHARS, RunResultSchema, SCHEMA_VERSION, type Point, type RunResult } from '../../contract/result.ts';
+import { MAX_LENGTHS_REASON_CHARS, RunResultSchema, SCHEMA_VERSION, type Load, type Point, type RunResult } from '../../contract/result.ts';
 import { judgeLengths, lengthMismatch, type LengthsVerdict } from '../../contract/lengths-evidence.ts';
 import { redactArgv, redactValue } from '../../contract/credentials.ts';
 import { workloadSpecSha256 } from '../../contract/workload-hash.ts';
@@ -18,6 +18,7 @@ import { buildRequest, type BuiltRequest } from '../workloads/build-request.ts';
 import { settle } from '../tokenizer/deferred.ts';
 import { verifyPromptLengths, type LengthCheck } from '../workloads/verify-lengths.ts';
 import { runPoint, type PointProgress } from './run-point.ts';
+import { describeLoad } from './describe-load.ts';
 import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 import { chooseTokenizer } from '../tokenizer/choose.ts';
 import type { TokenizerSource } from '../../contract/vocabulary.ts';
@@ -58,6 +59,22 @@ async function buildSample(prompts: PromptSpec, n: number): Promise<BuiltRequest
   return sample;
 }
 
+type SkippedLoad = NonNullable<RunResult['skipped_loads']>[number];
+
+/** The lowest open-loop rate at which the server was overloaded, and that point's index in the result. */
+interface Ceiling {
+  readonly rate: number;
+  readonly point: number;
+}
+
+/**
+ * An open-loop sweep does not climb past an overloaded rate: a higher rate only grows the backlog
+ * faster, so its numbers would describe the point's length, not the server. Lower rates still run.
+ */
+function beyond(load: Load, ceiling: Ceiling): boolean {
+  return load.mode === 'open' && (load.rate === 'inf' || load.rate >= ceiling.rate);
+}
+
 /** Dataset entries read per point when only a duration bounds it. */
 const DATASET_ENTRIES_WITHOUT_COUNT = 10_000;
 
@@ -66,9 +83,11 @@ const LENGTH_CHECK_SAMPLE = 16;
 
 export interface RunLoadEffects {
   readonly signal: AbortSignal;
+  /** `pointIndex`: the load's index in the sweep (config.loads). */
   readonly onProgress?: (pointIndex: number, progress: PointProgress) => void;
+  /** `pointIndex`: the point's index in result.points (a skipped load has none). */
   readonly onPointDone?: (pointIndex: number, point: Point) => void | Promise<void>;
-  /** Called (and awaited) before each point starts: e.g. to scrape the engine's metrics. */
+  /** Called (and awaited) before each point starts: e.g. to scrape the engine's metrics. `pointIndex`: the load's index in the sweep. */
   readonly onPointStart?: (pointIndex: number) => void | Promise<void>;
   readonly argv?: readonly string[];
   /** Keep every point's raw records in memory for the caller (they can be large). */
@@ -157,8 +176,17 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
 
   const points: Point[] = [];
   const records: RequestRecord[][] = [];
+  const skipped: SkippedLoad[] = [];
+  let ceiling: Ceiling | null = null;
   for (let i = 0; i < config.loads.length; i++) {
     if (effects.signal.aborted) break;
+    const load = config.loads[i]!;
+    if (ceiling !== null && beyond(load, ceiling)) {
+      const reason = `not run: the sweep stops climbing past rate ${ceiling.rate}, where the server was overloaded (points[${ceiling.point}])`;
+      skipped.push({ load, reason });
+      notice(`servebench: ${describeLoad(load)} ${reason}`);
+      continue;
+    }
     await effects.onPointStart?.(i);
     const { records: pointRecords, ...point } = await runPoint(
       {
@@ -179,7 +207,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
         saveRequests: config.saveRequests,
         requestIdPrefix: `sb-${runId}`,
       },
-      config.loads[i]!,
+      load,
       i,
       effects.signal,
       (progress) => effects.onProgress?.(i, progress),
@@ -188,7 +216,10 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     if (effects.signal.aborted) break;
     points.push(point);
     if (effects.keepRecords) records.push(pointRecords);
-    await effects.onPointDone?.(i, point);
+    if (point.overloaded === true && load.mode === 'open' && load.rate !== 'inf') {
+      ceiling = { rate: ceiling === null ? load.rate : Math.min(ceiling.rate, load.rate), point: points.length - 1 };
+    }
+    await effects.onPointDone?.(points.length - 1, point);
   }
 
   const result = assembleResult(config, {
@@ -201,6 +232,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
     serverVersion: facts.serverVersion,
     lengthCheck,
     points,
+    skipped,
     interrupted: effects.signal.aborted,
   });
   // Our own output must satisfy our own schema; a failure here is a servebench bug.
@@ -227,6 +259,8 @@ export interface ResultParts {
   readonly serverVersion: string | null;
   readonly lengthCheck: LengthCheck | null;
   readonly points: Point[];
+  /** Loads of the sweep that were not run, and why. */
+  readonly skipped?: readonly SkippedLoad[];
   readonly interrupted: boolean;
 }
 
@@ -274,6 +308,7 @@ export function assembleResult(config: LoadConfig, parts: ResultParts): RunResul
     max_failure_rate: config.maxFailureRate,
     timeout_s: config.timeoutS,
     points,
+    ...(parts.skipped && parts.skipped.length > 0 ? { skipped_loads: [...parts.skipped] } : {}),
     outcome: {
       failure_rate: failureRate,
       exceeded_max_failure_rate: failureRate > config.maxFailureRate,

@@ -1,10 +1,13 @@
 /**
  * One load point: a fresh connection pool sized to the load, warmup (excluded from statistics),
- * the measured requests under the client monitor, then the metric summary.
+ * the measured requests under the client monitor, then the metric summary, the steady window
+ * and, for an open loop, whether the schedule was kept.
  */
 import { Pool } from 'undici';
 import type { RequestRecord } from '../metrics/request-record.ts';
 import { requestTimings, summarizePoint, type Slo } from '../metrics/summarize.ts';
+import { steadyWindow } from '../metrics/steady-window.ts';
+import { judgeOverload } from '../metrics/overload.ts';
 import type { Load, Point, RequestSummary } from '../../contract/result.ts';
 import { startClientMonitor } from './client-monitor.ts';
 import { driveClosedLoop, driveOpenLoop, type DriveOptions } from './drive.ts';
@@ -188,6 +191,8 @@ export async function runPoint(
     const records = outcome.records.sort((a, b) => a.sendMs - b.sendMs);
     for (const record of records) resolveCounts(record, measured.built(record.index), localCounter, plan.ignoreEos, plan.tokenizer !== null);
     const summary = summarizePoint(records, plan.slo);
+    const steady = steadyWindow(records, load);
+    const overload = judgeOverload(records, load);
     const messages = failureMessages(records);
     return {
       load,
@@ -203,6 +208,9 @@ export async function runPoint(
       // Both loops send prompts 0…n−1, each once.
       prompt_set_sha256: measured.sha256(records.length),
       metrics: summary.metrics,
+      steady: steady.steady,
+      ...(steady.reason !== null ? { steady_reason: steady.reason } : {}),
+      ...(overload ?? {}),
       failures: summary.failures,
       ...(messages !== null ? { failure_messages: messages } : {}),
       token_count_sources: summary.token_count_sources,
