@@ -8,7 +8,7 @@
  * (1e-6 relative); rates recomputed from sums hold to RATE_TOLERANCE (1%), as before.
  */
 import { MAX_OUTPUT_TOKENS_PER_S, MAX_REQUESTS_PER_S, MAX_RUN_DAYS, OLDEST_RESULT, FUTURE_SLACK_MS } from './physical-bounds.ts';
-import type { DistributionJson, Point, RunResult } from '../contract/result.ts';
+import { OVERLOAD_RATIO, type DistributionJson, type Point, type RunResult } from '../contract/result.ts';
 import { lengthMismatch } from '../contract/lengths-evidence.ts';
 
 export type AddProblem = (path: string, message: string, fix: string) => void;
@@ -119,6 +119,50 @@ function checkRates(point: Point, at: string, gpus: number, add: AddProblem): vo
   }
 }
 
+/**
+ * The steady window (harness/measure/metrics/steady-window.ts) lies inside its point, and its
+ * throughputs are its counts over its own duration, as the whole point's are over duration_s.
+ */
+function checkSteady(point: Point, at: string, add: AddProblem): void {
+  const { steady, metrics: m } = point;
+  if (steady === undefined && point.steady_reason === undefined) return;
+  const path = `${at}.steady`;
+  if ((steady === null) !== (point.steady_reason !== undefined)) {
+    add(steady === null ? path : `${at}.steady_reason`, rule('steady-window', steady === null ? 'steady is null without a steady_reason' : 'a steady_reason without steady: null'), 'a point without a steady window has steady: null and says why (steady_reason); one with a window has no reason');
+  }
+  if (steady === null || steady === undefined) return;
+  const slack = IDENTITY_TOLERANCE * Math.max(1, m.duration_s);
+  if (!(steady.start_s < steady.end_s) || steady.end_s > m.duration_s + slack || Math.abs(steady.duration_s - (steady.end_s - steady.start_s)) > slack) {
+    add(`${path}.end_s`, rule('steady-window', `the window ${steady.start_s} s … ${steady.end_s} s (duration_s ${steady.duration_s}) is not inside the point's 0 … ${m.duration_s} s`), 'the steady window starts before it ends, inside the point (0 ≤ start_s < end_s ≤ metrics.duration_s), and lasts end_s − start_s');
+  }
+  if (steady.completed > m.completed || steady.input_tokens > m.input_tokens) {
+    add(path, rule('steady-window', `the window counts ${steady.completed} requests and ${steady.input_tokens} input tokens, the point ${m.completed} and ${m.input_tokens}`), 'the steady window counts a part of the point’s completed requests');
+  }
+  const rates: Array<[string, number, number]> = [
+    ['request_throughput', steady.request_throughput, steady.completed / steady.duration_s],
+    ['output_throughput', steady.output_throughput, steady.output_tokens / steady.duration_s],
+    ['total_throughput', steady.total_throughput, (steady.input_tokens + steady.output_tokens) / steady.duration_s],
+  ];
+  for (const [name, value, expected] of rates) {
+    if (steady.duration_s > 0 && !near(value, expected, RATE_TOLERANCE)) {
+      add(`${path}.${name}`, rule('steady-window', `steady ${name} ${value} disagrees with its counts over its duration_s (${expected.toPrecision(6)})`), `steady throughputs are the window's counts / its duration_s (within ${RATE_TOLERANCE * 100}%)`);
+    }
+  }
+}
+
+/** An open-loop point is overloaded exactly when it kept less than OVERLOAD_RATIO of its schedule (harness/measure/metrics/overload.ts). */
+function checkOverloaded(point: Point, at: string, add: AddProblem): void {
+  if (point.overloaded === undefined && point.achieved_rate === undefined) return;
+  const { load } = point;
+  const scheduled = load.mode === 'open' && load.rate !== 'inf';
+  const achieved = point.achieved_rate ?? null;
+  const expected = !scheduled ? undefined : achieved === null ? null : achieved.send_ratio < OVERLOAD_RATIO || achieved.completion_ratio < OVERLOAD_RATIO;
+  const reasoned = point.overload_reason !== undefined;
+  if (point.overloaded !== expected || reasoned !== (expected !== false)) {
+    add(`${at}.overloaded`, rule('overloaded', `overloaded is ${String(point.overloaded)} (reason ${reasoned ? 'given' : 'absent'}) for ${scheduled ? `achieved_rate ${JSON.stringify(achieved)}` : `a ${load.mode === 'open' ? 'rate inf' : load.mode} load`}`), `only an open loop at a finite rate is judged: overloaded when a ratio of achieved_rate is below ${OVERLOAD_RATIO}, null without achieved_rate, with overload_reason whenever it is not false`);
+  }
+}
+
 /** Per-request facts (--save-requests) obey the definitions exactly. */
 function checkRequests(point: Point, at: string, add: AddProblem): void {
   const requests = point.requests;
@@ -170,6 +214,8 @@ function checkPoint(result: RunResult, point: Point, i: number, add: AddProblem)
   if (m.ttft_ms && m.e2el_ms) checkTtftBelowE2el(m.ttft_ms, m.e2el_ms, at, add);
   checkInteractivity(point, at, add);
   checkRequests(point, at, add);
+  checkSteady(point, at, add);
+  checkOverloaded(point, at, add);
   const started = Date.parse(point.started_at);
   if (started < Date.parse(result.created_at) - CLOCK_SLACK_MS || started > Date.parse(result.finished_at) + CLOCK_SLACK_MS) {
     add(`${at}.started_at`, rule('point-inside-run', 'the point started outside the run (created_at … finished_at)'), 'points happen during their run');

@@ -124,6 +124,23 @@ function setDuration(point: Point, seconds: number): void {
   m.total_throughput = (m.input_tokens + m.output_tokens) / seconds;
 }
 
+/** A steady window over the middle 80% of the point, holding 80% of its counts, its rates agreeing. */
+function withSteady(point: Point): void {
+  const m = point.metrics;
+  const [start, end] = [0.1 * m.duration_s, 0.9 * m.duration_s];
+  const [completed, input, output] = [Math.floor(0.8 * m.completed), Math.floor(0.8 * m.input_tokens), Math.floor(0.8 * m.output_tokens)];
+  const d = end - start;
+  point.steady = { start_s: start, end_s: end, duration_s: d, completed, input_tokens: input, output_tokens: output, request_throughput: completed / d, output_throughput: output / d, total_throughput: (input + output) / d };
+}
+
+/** The point as an open loop at 8 requests/s, judged: `ratio` of the schedule kept by completions. */
+function openLoopJudged(point: Point, ratio: number): void {
+  point.load = { mode: 'open', rate: 8, arrival: 'poisson', burstiness: 1, max_concurrency: null };
+  point.achieved_rate = { send_ratio: 1, completion_ratio: ratio };
+  point.overloaded = ratio < 0.98;
+  if (point.overloaded) point.overload_reason = 'requests completed behind the schedule: the backlog grew';
+}
+
 /** Every request of the point failed (timeouts), with the outcome block recomputed. */
 function allFailed(result: RunResult, i: number): void {
   const point = result.points[i]!;
@@ -208,6 +225,44 @@ const FILE_RULES: RuleCase[] = [
     p0(r).failure_messages = [{ class: 'timeout', message: 'timed out', count: 1 }, { class: 'timeout', message: 'timed out again', count: 1 }];
   }),
   edited('mismatched≤completed', 'more prompts counted otherwise than completed', 'points[0].input_tokens_mismatched', (r) => (p0(r).input_tokens_mismatched = m0(r).completed + 1)),
+  edited('steady-window', 'a point without a steady window that does not say why', 'points[0].steady', (r) => (p0(r).steady = null)),
+  edited('steady-window', 'a steady_reason beside a steady window', 'points[0].steady_reason', (r) => {
+    withSteady(p0(r));
+    p0(r).steady_reason = 'too short';
+  }),
+  edited('steady-window', 'a steady window that ends after its point', 'points[0].steady.end_s', (r) => {
+    withSteady(p0(r));
+    const steady = p0(r).steady!;
+    steady.end_s = m0(r).duration_s * 1.01;
+    steady.duration_s = steady.end_s - steady.start_s;
+    Object.assign(steady, { request_throughput: steady.completed / steady.duration_s, output_throughput: steady.output_tokens / steady.duration_s, total_throughput: (steady.input_tokens + steady.output_tokens) / steady.duration_s });
+  }),
+  edited('steady-window', 'a steady window whose duration is not end − start', 'points[0].steady.end_s', (r) => {
+    withSteady(p0(r));
+    p0(r).steady!.duration_s *= 1.5;
+    const steady = p0(r).steady!;
+    Object.assign(steady, { request_throughput: steady.completed / steady.duration_s, output_throughput: steady.output_tokens / steady.duration_s, total_throughput: (steady.input_tokens + steady.output_tokens) / steady.duration_s });
+  }),
+  edited('steady-window', 'a steady window holding more completed requests than its point (its rates agreeing)', 'points[0].steady', (r) => {
+    withSteady(p0(r));
+    const steady = p0(r).steady!;
+    steady.completed = m0(r).completed + 1;
+    steady.request_throughput = steady.completed / steady.duration_s;
+  }),
+  edited('steady-window', 'a steady output throughput 5% above its counts', 'points[0].steady.output_throughput', (r) => {
+    withSteady(p0(r));
+    p0(r).steady!.output_throughput *= 1.05;
+  }),
+  edited('overloaded', 'an open-loop point that kept 90% of its schedule marked not overloaded', 'points[0].overloaded', (r) => {
+    openLoopJudged(p0(r), 0.9);
+    p0(r).overloaded = false;
+    delete p0(r).overload_reason;
+  }),
+  edited('overloaded', 'a closed-loop point marked not overloaded (nothing to judge)', 'points[0].overloaded', (r) => (p0(r).overloaded = false)),
+  edited('overloaded', 'an overloaded point without its reason', 'points[0].overloaded', (r) => {
+    openLoopJudged(p0(r), 0.5);
+    delete p0(r).overload_reason;
+  }),
   // Files created before the rule keep their claim (immutable); compile's lengths_effective judges them.
   edited('lengths-exact', 'exact lengths in a file created after the rule, whose own length check counted every prompt otherwise', 'workload.lengths', (r) => {
     r.workload.length_check = { endpoint: '/tokenize (vllm style)', checked: 16, mismatched: 16, examples: [{ expected: 512, server: 509 }] };
@@ -338,6 +393,22 @@ const VALID_EDGES: Array<readonly [string, () => RunResult]> = [
       for (const key of ['ttft_ms', 'tpot_ms', 'itl_ms', 'itl_event_ms', 'e2el_ms', 'queue_ms', 'interactivity_tok_s'] as const) m0(r)[key] = null;
     })],
   ['99% of the decode rate bound on one GPU', () => atOutputRate(valid(), 0.99e6)],
+  ['a steady window from 0 s to the end of its point, its rates 0.99% off its counts; a point without one that says why', () =>
+    withEdit(valid(), (r) => {
+      withSteady(p0(r));
+      const steady = p0(r).steady!;
+      Object.assign(steady, { start_s: 0, end_s: m0(r).duration_s, duration_s: m0(r).duration_s });
+      Object.assign(steady, { request_throughput: (steady.completed / steady.duration_s) * 1.0099, output_throughput: steady.output_tokens / steady.duration_s, total_throughput: (steady.input_tokens + steady.output_tokens) / steady.duration_s });
+      r.points[1]!.steady = null;
+      r.points[1]!.steady_reason = '8 requests were never in flight together (at most 7 of 7 sent): too short for a steady window';
+    })],
+  ['an open-loop point that kept 98% of its schedule, one overloaded with its reason, one too short to judge', () =>
+    withEdit(valid({ concurrencies: [1, 8, 32] }), (r) => {
+      openLoopJudged(p0(r), 0.98);
+      openLoopJudged(r.points[1]!, 0.97);
+      openLoopJudged(r.points[2]!, 1);
+      Object.assign(r.points[2]!, { achieved_rate: null, overloaded: null, overload_reason: '9 requests completed, fewer than 15: too few to tell whether the schedule was kept' });
+    })],
   ['99% of the request rate bound (16 GPUs)', () => atOutputRate(valid({ gpuCount: 16 }), 0.99e5 * 128)],
   ['a TTFT p90 equal to its p50, and a mean equal to its max', () => withEdit(valid(), (r) => Object.assign(m0(r).ttft_ms!, { p90: m0(r).ttft_ms!.p50, mean: m0(r).ttft_ms!.max }))],
   ['a queueing time of 0', () => withEdit(valid(), (r) => (m0(r).queue_ms!.min = 0))],
