@@ -165,6 +165,13 @@ export const POINT_ONLY_COLUMNS: ReadonlyArray<SourceColumn<PointContext>> = [
     const throughput = metricsOf(c).output_throughput;
     return gpus > 0 && throughput !== null ? throughput / gpus : null;
   }),
+  from('steady_start_s', 'DOUBLE', 's', "Start of the point's steady window, seconds from its first send (closed loop: the concurrency first reached; open loop: the first request end). Null when the point had none (steady_reason) and in results written before the window was recorded", (c) => c.point.steady?.start_s ?? null),
+  from('steady_end_s', 'DOUBLE', 's', 'End of the steady window: the first request end after the last send (the drain begins). Null as steady_start_s', (c) => c.point.steady?.end_s ?? null),
+  from('steady_request_throughput', 'DOUBLE', 'requests/s', 'Completed requests that ended inside the steady window, per second of it (no ramp, no drain tail). Null as steady_start_s', (c) => c.point.steady?.request_throughput ?? null),
+  from('steady_output_throughput', 'DOUBLE', 'tokens/s', 'Output tokens that arrived inside the steady window, per second of it: the rate the server sustained at this load. Null as steady_start_s', (c) => c.point.steady?.output_throughput ?? null),
+  from('steady_reason', 'VARCHAR', null, 'Why the point has no steady window (too short to reach its load); null when it has one and in older results', (c) => c.point.steady_reason ?? null),
+  from('overloaded', 'BOOLEAN', null, 'Open loop at a finite rate: the client or the server fell behind the schedule (sent or completed under 98% of the scheduled rate); never ranked. Null for other loads, when too few requests to tell, and in results written before it was recorded', (c) => c.point.overloaded ?? null),
+  from('overload_reason', 'VARCHAR', null, 'Why overloaded is true (how far behind the schedule) or null', (c) => c.point.overload_reason ?? null),
   ...DISTRIBUTIONS.flatMap(([name, unit, what]) => STATS.map((stat) => from<PointContext>(`${name}_${stat}`, 'DOUBLE', unit, `${what}: ${stat}`, (c) => metricsOf(c)[name]?.[stat] ?? null))),
   from('gpu_peak_memory_mib', 'DOUBLE', 'MiB', 'Peak GPU memory used during the point (busiest GPU)', (c) => c.point.telemetry?.gpu?.peak_memory_mib ?? null),
   from('gpu_mean_power_w', 'DOUBLE', 'W', 'Mean power of all the run GPUs together', (c) => c.point.telemetry?.gpu?.mean_power_w ?? null),
