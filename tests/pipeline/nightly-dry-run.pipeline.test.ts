@@ -181,14 +181,16 @@ describe('the nightly dry run', () => {
   it('the temp folder is a git repository: the initial checkout, then one commit of results and state per night', () => {
     expect(existsSync(join(report.dir, '.git'))).toBe(true);
     expect(report.commits.map((c) => c.subject)).toEqual(['dry run: the checkout the first night starts from', ...NIGHTS.map((n) => `results: nightly run dry-run-${n}`)]);
-    expect(gitIn('show', '--name-only', '--format=', report.commits[0]!.sha).split('\n').sort()).toEqual(['.gitignore', 'DRY-RUN.md', 'fleet/detect-state.json', 'fleet/fleet.yaml', 'fleet/prices.yaml', 'results/README.md']);
+    expect(gitIn('show', '--name-only', '--format=', report.commits[0]!.sha).split('\n').sort()).toEqual(['.gitignore', 'DRY-RUN.md', 'fleet/detect-state.json', 'fleet/fleet.yaml', 'fleet/prices.yaml', 'fleet/releases.json', 'results/README.md']);
     NIGHTS.forEach((n, i) => {
       // base: the commit before the night (what regress --base got); the night's commit holds exactly what collect added.
       expect(night(n).base).toBe(report.commits[i]!.sha);
       expect(night(n).commit).toBe(report.commits[i + 1]!.sha);
       const changed = gitIn('diff', '--name-only', night(n).base!, night(n).commit!).split('\n');
       expect(changed.filter((f) => f.startsWith('results/'))).toHaveLength(night(n).collect!.collected.length);
-      expect(changed.filter((f) => !f.startsWith('results/'))).toEqual(['fleet/detect-state.json']);
+      // The state, and the known-release list exactly on a night whose detect reported a release new.
+      const reportedNew = night(n).detect!.new.length > 0;
+      expect(changed.filter((f) => !f.startsWith('results/'))).toEqual(reportedNew ? ['fleet/detect-state.json', 'fleet/releases.json'] : ['fleet/detect-state.json']);
       expect(night(n).added).toBe(night(n).collect!.collected.length);
     });
     // Every result is committed: nothing in results/ is left untracked.

@@ -165,6 +165,11 @@ async function paretoMarks(page: Page): Promise<{ chart: Record<string, string |
   });
 }
 
+/** An argv without the named options and their values. */
+function withoutOptions(argv: readonly string[], names: readonly string[]): string[] {
+  return argv.filter((arg, i) => !names.includes(arg) && !names.includes(argv[i - 1] ?? ''));
+}
+
 const engineColumn = (page: Page, load: string) => page.locator(`section[data-load="${load}"] table tbody tr td:nth-child(2)`).allInnerTexts();
 
 describe('the site in Chromium', () => {
@@ -363,7 +368,8 @@ describe('the site in Chromium', () => {
     expect(result.run!.engine.version).toBe('1.1.0');
     // An official run made outside the nightly workflow wears its attestation; a community badge it has not.
     await expect(page.locator('h1').innerText()).resolves.toBe(`Run ${runId} official, unsigned`);
-    await expect(page.locator('pre code#reproduce').innerText()).resolves.toContain(`\nnpx ${result.harness.command.join(' ')}`);
+    // The recorded command less what a reader's run may not claim (--source) and the original machine's folder.
+    await expect(page.locator('pre code#reproduce').innerText()).resolves.toContain(`\nnpx ${withoutOptions(result.harness.command, ['--source', '--results-dir']).join(' ')}`);
     await expect(page.getByRole('link', { name: /^results\/2026-02-1\d\/vllm\/.*\.json$/ }).getAttribute('href')).resolves.toMatch(/^https:\/\/github\.com\/servebench\/servebench\/blob\/main\/results\/2026-02-1\d\/vllm\//);
     await expect(page.locator('tbody tr').first().innerText()).resolves.toMatch(/^c=1\t64\t64\t0\t512\t128\t/);
     await page.screenshot({ path: join(ARTIFACTS, 'run.png'), fullPage: true });
@@ -559,8 +565,8 @@ describe('the site in Chromium', () => {
       'git clone https://github.com/servebench/servebench.git servebench && cd servebench',
       `git checkout ${run.harness.git_commit}`,
       'npm ci',
-      // The recorded command without its machine-local --results-dir.
-      `npx ${run.harness.command.filter((a, i, all) => a !== '--results-dir' && all[i - 1] !== '--results-dir').map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
+      // The recorded command without its machine-local --results-dir and the --source a reader's run may not claim.
+      `npx ${withoutOptions(run.harness.command, ['--source', '--results-dir']).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
     ].join('\n'));
     // The clipboard takes text only from the focused document.
     await page.bringToFront();
