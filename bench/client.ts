@@ -23,7 +23,7 @@ import { readChunk } from '../harness/measure/load/openai-chunk.ts';
 import { runLoad } from '../harness/measure/load/run-load.ts';
 import { createSseDecoder } from '../harness/measure/load/sse-decoder.ts';
 import { pinProcess } from '../harness/lib/process/cpu-affinity.ts';
-import { spawnSim } from '../harness/testbed/spawn-cli.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
 import type { Point } from '../harness/contract/result.ts';
 
 const quick = process.argv.includes('--quick');

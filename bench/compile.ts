@@ -21,7 +21,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { parquetReadObjects } from 'hyparquet';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { EXTRA_RELEASES_ENV } from '../harness/contract/releases.ts';
-import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from '../harness/testbed/synthetic-results.ts';
+import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from '../tests/kit/synthetic-results.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' } } });

@@ -16,8 +16,8 @@ import { runLoad } from '../harness/measure/load/run-load.ts';
 import { requestTimings } from '../harness/measure/metrics/summarize.ts';
 import { percentileSorted } from '../harness/measure/metrics/stats.ts';
 import { pinProcess } from '../harness/lib/process/cpu-affinity.ts';
-import { spawnSim } from '../harness/testbed/spawn-cli.ts';
-import { monotonicOriginMs, type GroundTruthDocument } from '../harness/testbed/sim/ground-truth.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
+import { monotonicOriginMs, type GroundTruthDocument } from '../harness/engines/sim/ground-truth.ts';
 
 const SIM_ARGS = ['--decode-base-ms', '10', '--decode-per-seq-ms', '0.05', '--prefill-tokens-per-s', '50000'];
 const POINTS = [

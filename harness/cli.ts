@@ -12,8 +12,8 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
     return createRunCommand((text, relativePath) => checkResultText(relativePath, text, relativePath).problems.map(formatProblemLine));
   },
   load: async () => (await import('./measure/load/command.ts')).loadCommand,
-  sim: async () => (await import('./testbed/sim/command.ts')).simCommand,
-  embedded: async () => (await import('./testbed/embedded/command.ts')).embeddedCommand,
+  sim: async () => (await import('./engines/sim/command.ts')).simCommand,
+  embedded: async () => (await import('./engines/embedded/command.ts')).embeddedCommand,
   llamacpp: async () => (await import('./measure/builds/command.ts')).llamacppCommand,
   workloads: async () => (await import('./measure/workloads/command.ts')).workloadsCommand,
   engines: async () => (await import('./measure/engines/command.ts')).enginesCommand,

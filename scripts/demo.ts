@@ -8,8 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { main } from '../harness/cli.ts';
-import { ensureDummyModel, ensureDummyTokenizer } from '../harness/testbed/embedded/dummy-model.ts';
-import { modelCacheDir } from '../harness/testbed/embedded/command.ts';
+import { ensureDummyModel, ensureDummyTokenizer } from '../harness/engines/embedded/dummy-model.ts';
+import { modelCacheDir } from '../harness/engines/embedded/command.ts';
 import { serveStatic } from './static-server.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));

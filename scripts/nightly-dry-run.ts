@@ -19,7 +19,7 @@
  * webhook goes through the environment instead (SERVEBENCH_GITHUB_API_URL,
  * SERVEBENCH_REGISTRY_OVERRIDE, SERVEBENCH_WEBHOOK_URL: the loopback fakes), so no flag differs.
  *
- * This script is a test harness: it imports the loopback fakes from harness/testbed/fakes/ (one server on
+ * This script is a test harness: it imports the loopback fakes from tests/kit/fakes/ (one server on
  * 127.0.0.1 answers for GitHub's releases and issues APIs, Docker Hub and the webhook). Nothing
  * leaves the machine, and everything is written into a temp folder (never the repository's
  * results/ or fleet/), which marks itself as a dry run (DRY-RUN.md, results/README.md).
@@ -69,17 +69,17 @@ import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { spawnSim } from '../harness/testbed/spawn-cli.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
 import { emptyReleases } from '../harness/contract/releases.ts';
 import { checkResultText } from '../harness/store/check-result.ts';
 import { listResultFiles } from '../harness/store/result-files.ts';
-import { fakeGithub } from '../harness/testbed/fakes/fake-github-releases.ts';
-import { createFakeGitHub, type FakeGitHub } from '../harness/testbed/fakes/fake-github-issues.ts';
+import { fakeGithub } from '../tests/kit/fakes/fake-github-releases.ts';
+import { createFakeGitHub, type FakeGitHub } from '../tests/kit/fakes/fake-github-issues.ts';
 import { groupKey, type ScenarioRef } from '../harness/pipeline/alert/groups.ts';
 import { groupKeyOfBody, stateOfBody } from '../harness/pipeline/alert/markdown.ts';
-import { fakeDockerHub } from '../harness/testbed/fakes/fake-registries.ts';
-import { startFakeServer, type FakeServer, type RecordedRequest } from '../harness/testbed/fakes/fake-server.ts';
-import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../harness/testbed/fakes/fake-webhook.ts';
+import { fakeDockerHub } from '../tests/kit/fakes/fake-registries.ts';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '../tests/kit/fakes/fake-server.ts';
+import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../tests/kit/fakes/fake-webhook.ts';
 import { loadFleet, loadNewReleases, planLoadedFleet } from '../harness/pipeline/plan/inputs.ts';
 import { renderLanes } from '../harness/pipeline/plan/lanes.ts';
 import { renderMatrix } from '../harness/pipeline/plan/matrix.ts';
@@ -753,7 +753,7 @@ const MARKER = `# DRY RUN of the servebench nightly pipeline
 
 Written by scripts/nightly-dry-run.ts. Nothing here is an official result:
 - the "GPU fleet" is the embedded CPU engine (llama.cpp with a dummy-weight model) on this machine;
-- GitHub, Docker Hub and the webhook were loopback fakes (harness/testbed/fakes/); the git repository here
+- GitHub, Docker Hub and the webhook were loopback fakes (tests/kit/fakes/); the git repository here
   has no remote, and its commits are the dry run's;
 - the simulated engine's releases "1.0.0+dryrun" and "1.1.0+dryrun" are names this dry run gave
   \`servebench sim\` runs with --decode-base-ms 8 and 12 (a planted 1.5x slower step), so that

@@ -4,7 +4,7 @@
  * Usage: npm run quickstart [-- extra `servebench load` flags]
  */
 import { main } from '../harness/cli.ts';
-import { spawnSim } from '../harness/testbed/spawn-cli.ts';
+import { spawnSim } from '../harness/lib/process/spawn-cli.ts';
 
 const sim = await spawnSim();
 process.stderr.write(`quickstart: simulated engine at ${sim.url} (vLLM-like stream, default cost model)\n`);

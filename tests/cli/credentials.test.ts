@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, spawnSim, type SimChild } from '../../harness/testbed/spawn-cli.ts';
+import { CLI_PATH, spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
 import { findCredentials } from '../../harness/contract/credentials.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli, type CliOutcome, resultFilesIn } from './run-cli.ts';

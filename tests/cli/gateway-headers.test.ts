@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSim, type SimChild } from '../../harness/testbed/spawn-cli.ts';
+import { spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
 import { findCredentials, REDACTED } from '../../harness/contract/credentials.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli } from './run-cli.ts';

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSim, type SimChild, CLI_PATH } from '../../harness/testbed/spawn-cli.ts';
+import { spawnSim, type SimChild, CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli } from './run-cli.ts';
 

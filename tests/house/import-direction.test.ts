@@ -1,6 +1,6 @@
 /**
  * The house's rules, on the real tree: every import goes from a stage to one before it (or beside,
- * for the testbed), the site takes only the contract's types, nothing under harness/ or site/
+ * for servebench's own engines), the site takes only the contract's types, nothing under harness/ or site/
  * imports scripts, tests or benchmarks, and no two folders import each other. The checker is shown
  * to catch a planted upward import and a planted cycle, so it is not a test that cannot fail.
  */
@@ -41,7 +41,7 @@ describe('the import direction of the house', () => {
       'harness/contract/planted.ts:1 imports harness/store/compile.ts: contract may not import store (allowed: lib)',
       'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or values from harness/contract/site-data.ts, harness/contract/metric-catalog.ts',
       'site/lib/planted.ts:2 imports harness/store/derive.ts: site may not import store (allowed: contract)',
-      'harness/util/planted.ts: not in a stage folder (harness/lib, contract, measure, testbed, store, pipeline)',
+      'harness/util/planted.ts: not in a stage folder (harness/lib, contract, measure, engines, store, pipeline)',
       'site/components/Planted.tsx:1 imports harness/contract/site-data.ts: site-data.ts values (zod schemas) only in build-time code (site/pages/, site/lib/data.ts)',
     ]);
     // The planted upward import closes a cycle too (the store imports the contract).

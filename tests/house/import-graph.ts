@@ -5,16 +5,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 
-export type Stage = 'entry' | 'lib' | 'contract' | 'measure' | 'testbed' | 'store' | 'pipeline' | 'site' | 'unknown' | 'outside';
+export type Stage = 'entry' | 'lib' | 'contract' | 'measure' | 'engines' | 'store' | 'pipeline' | 'site' | 'unknown' | 'outside';
 
 /** What each stage may import (besides itself); data flows one way, downstream never into upstream. */
 export const ALLOWED: Record<Exclude<Stage, 'outside' | 'unknown'>, readonly Stage[]> = {
-  entry: ['lib', 'contract', 'measure', 'testbed', 'store', 'pipeline'],
+  entry: ['lib', 'contract', 'measure', 'engines', 'store', 'pipeline'],
   lib: [],
   contract: ['lib'],
   measure: ['lib', 'contract'],
   // Beside the measuring tool: the test engines reuse its corpus and tokenizer, and it never imports them.
-  testbed: ['lib', 'contract', 'measure'],
+  engines: ['lib', 'contract', 'measure'],
   store: ['lib', 'contract'],
   // The nightly drives every stage before it (plan renders serve commands; collect validates).
   pipeline: ['lib', 'contract', 'measure', 'store'],
@@ -37,7 +37,7 @@ export function stageOf(path: string): Stage {
   if (parts[0] !== 'harness') return 'outside';
   // Every file under harness/ belongs to a stage: a new folder (or a file beside cli.ts) must be placed.
   if (parts.length === 2) return parts[1] === 'cli.ts' ? 'entry' : 'unknown';
-  return (['lib', 'contract', 'measure', 'testbed', 'store', 'pipeline'] as const).find((s) => s === parts[1]) ?? 'unknown';
+  return (['lib', 'contract', 'measure', 'engines', 'store', 'pipeline'] as const).find((s) => s === parts[1]) ?? 'unknown';
 }
 
 export interface Import {
@@ -80,7 +80,7 @@ export function directionProblems(files: ReadonlyMap<string, string>): string[] 
   const problems: string[] = [];
   for (const [path, text] of files) {
     const from = stageOf(path);
-    if (from === 'unknown') problems.push(`${path}: not in a stage folder (harness/lib, contract, measure, testbed, store, pipeline)`);
+    if (from === 'unknown') problems.push(`${path}: not in a stage folder (harness/lib, contract, measure, engines, store, pipeline)`);
     if (from === 'outside' || from === 'unknown') continue;
     for (const imp of importsOf(path, text)) {
       const to = stageOf(imp.to);

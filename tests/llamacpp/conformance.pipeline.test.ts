@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { listLlamaCppBuilds, type LlamaCppBuild } from '../../harness/measure/builds/llamacpp-build.ts';
 import { installedSource } from '../../harness/measure/builds/llamacpp-source.ts';
-import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/testbed/embedded/dummy-model.ts';
+import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/engines/embedded/dummy-model.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { CLI_PATH, runCli } from '../cli/run-cli.ts';
 

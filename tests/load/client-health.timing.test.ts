@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCpus, pinProcess } from '../../harness/lib/process/cpu-affinity.ts';
-import { spawnSim, type SimChild } from '../../harness/testbed/spawn-cli.ts';
+import { spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
 import { loadAgainst } from './run-sim.ts';
 
 describe('client health', () => {

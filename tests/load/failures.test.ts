@@ -1,7 +1,7 @@
 /** Every failure class, provoked by the sim's fault injection and seen from the client side. */
 import { describe, expect, it } from 'vitest';
 import type { FailureClass } from '../../harness/contract/vocabulary.ts';
-import type { FaultKind } from '../../harness/testbed/sim/config.ts';
+import type { FaultKind } from '../../harness/engines/sim/config.ts';
 import { loadAgainst } from './run-sim.ts';
 import { fastSim } from './sim-fixture.ts';
 

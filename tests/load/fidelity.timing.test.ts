@@ -17,8 +17,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestTimings } from '../../harness/measure/metrics/summarize.ts';
 import { allCpus, pinProcess } from '../../harness/lib/process/cpu-affinity.ts';
-import { spawnSim, type SimChild } from '../../harness/testbed/spawn-cli.ts';
-import { monotonicOriginMs, type GroundTruthDocument } from '../../harness/testbed/sim/ground-truth.ts';
+import { spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
+import { monotonicOriginMs, type GroundTruthDocument } from '../../harness/engines/sim/ground-truth.ts';
 import { loadAgainst, median } from './run-sim.ts';
 
 const TOLERANCE_MS = 2;

@@ -1,6 +1,6 @@
 /** Closed loop, open loop (schedule adherence, concurrency cap, queueing), sweeps and duration stops. */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { spawnSim } from '../../harness/testbed/spawn-cli.ts';
+import { spawnSim } from '../../harness/lib/process/spawn-cli.ts';
 import { arrivalOffsetsMs } from '../../harness/measure/load/schedule.ts';
 import { loadAgainst } from './run-sim.ts';
 import { fastSim } from './sim-fixture.ts';

@@ -2,7 +2,7 @@
 import type { RawOptions } from '../../harness/lib/cli/options.ts';
 import { normalizeLoadOptions } from '../../harness/measure/load/load-options.ts';
 import { runLoad, type LoadRun } from '../../harness/measure/load/run-load.ts';
-import type { GroundTruthRecord } from '../../harness/testbed/sim/ground-truth.ts';
+import type { GroundTruthRecord } from '../../harness/engines/sim/ground-truth.ts';
 
 export async function loadAgainst(url: string, flags: RawOptions): Promise<LoadRun> {
   const config = normalizeLoadOptions({ endpoint: url, model: 'sim-model', 'no-progress': true, ...flags }, {});

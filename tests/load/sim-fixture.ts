@@ -1,7 +1,7 @@
 /** An in-process sim for functional (not timing) tests of the load generator, closed after each test. */
 import { afterEach } from 'vitest';
-import type { SimConfig } from '../../harness/testbed/sim/config.ts';
-import { startSimServer, type SimServer } from '../../harness/testbed/sim/server.ts';
+import type { SimConfig } from '../../harness/engines/sim/config.ts';
+import { startSimServer, type SimServer } from '../../harness/engines/sim/server.ts';
 
 const open: SimServer[] = [];
 

@@ -18,9 +18,9 @@ import { parseRegressionReport } from '../../harness/pipeline/alert/input.ts';
 import { groupBody, groupKeyOfBody, groupTitle, MAX_BODY_LENGTH, stateOfBody } from '../../harness/pipeline/alert/markdown.ts';
 import { nextLink, rateLimitWait } from '../../harness/pipeline/alert/github-issues.ts';
 import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
-import { createFakeGitHub, secondaryRateLimit, type FakeGitHub, type FakeIssue } from '../../harness/testbed/fakes/fake-github-issues.ts';
-import { startFakeServer, type FakeServer, type RecordedRequest } from '../../harness/testbed/fakes/fake-server.ts';
-import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../../harness/testbed/fakes/fake-webhook.ts';
+import { createFakeGitHub, secondaryRateLimit, type FakeGitHub, type FakeIssue } from '../kit/fakes/fake-github-issues.ts';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '../kit/fakes/fake-server.ts';
+import { createFakeWebhook, WEBHOOK_PATH, type FakeWebhook } from '../kit/fakes/fake-webhook.ts';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/alert/regressions.json', import.meta.url));
 type Row = Record<string, unknown>;

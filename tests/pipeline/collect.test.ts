@@ -1,5 +1,5 @@
 /**
- * `servebench collect` on SYNTHETIC results (harness/testbed/synthetic-results.ts) laid out in temp
+ * `servebench collect` on SYNTHETIC results (tests/kit/synthetic-results.ts) laid out in temp
  * folders as the nightly's downloaded artifacts, as a Kubernetes results claim copied out with
  * `kubectl cp`, and as a SLURM job's shared folder: valid files land at their content-derived
  * paths, a re-run writes nothing, conflicts and invalid files are refused and reported, stray
@@ -23,11 +23,11 @@ import { ServebenchError } from '../../harness/lib/errors.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { syntheticResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
+import { syntheticResult, type SyntheticRun } from '../kit/synthetic-results.ts';
 import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';
-import { fakeGithub, type FakeGithub } from '../../harness/testbed/fakes/fake-github-releases.ts';
-import { fakeDockerHub, type FakeDockerHub } from '../../harness/testbed/fakes/fake-registries.ts';
-import { startFakeServer, type FakeServer } from '../../harness/testbed/fakes/fake-server.ts';
+import { fakeGithub, type FakeGithub } from '../kit/fakes/fake-github-releases.ts';
+import { fakeDockerHub, type FakeDockerHub } from '../kit/fakes/fake-registries.ts';
+import { startFakeServer, type FakeServer } from '../kit/fakes/fake-server.ts';
 import { CLI_PATH } from '../cli/run-cli.ts';
 
 const FLEET = 'tests/fixtures/fleet/fleet.yaml';

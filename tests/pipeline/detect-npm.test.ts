@@ -25,7 +25,7 @@ import { isBundlingVersion, type BundleLookup } from '../../harness/pipeline/det
 import type { DetectState } from '../../harness/pipeline/detect/state.ts';
 import { defaultPolicy } from '../../harness/pipeline/http/http-conditional.ts';
 import { fetchPackument, npmClient } from '../../harness/pipeline/http/npm-registry.ts';
-import { startFakeServer, type FakeServer } from '../../harness/testbed/fakes/fake-server.ts';
+import { startFakeServer, type FakeServer } from '../kit/fakes/fake-server.ts';
 import { fakeNpmRegistry, RECORDED_TAGS, type FakeNpmRegistry } from './fake-npm-registry.ts';
 
 let server: FakeServer;

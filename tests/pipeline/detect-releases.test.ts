@@ -11,9 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readReleasesFile } from '../../harness/contract/releases.ts';
 import { runDetect } from '../../harness/pipeline/detect/command.ts';
 import { engineVersionKnown } from '../../harness/store/known-releases.ts';
-import { fakeGithub, type FakeGithub } from '../../harness/testbed/fakes/fake-github-releases.ts';
-import { fakeDockerHub, type FakeDockerHub } from '../../harness/testbed/fakes/fake-registries.ts';
-import { startFakeServer, type FakeServer } from '../../harness/testbed/fakes/fake-server.ts';
+import { fakeGithub, type FakeGithub } from '../kit/fakes/fake-github-releases.ts';
+import { fakeDockerHub, type FakeDockerHub } from '../kit/fakes/fake-registries.ts';
+import { startFakeServer, type FakeServer } from '../kit/fakes/fake-server.ts';
 import { fakeNpmRegistry, RECORDED_TAGS, type FakeNpmRegistry } from './fake-npm-registry.ts';
 
 let server: FakeServer;

@@ -19,9 +19,9 @@ import { compareVersions, looksLikePrerelease, tagVersion, versionFromTag } from
 import { rateLimitWaitS } from '../../harness/pipeline/http/http-conditional.ts';
 import { imageRef, parseRegistryOverrides, parseWwwAuthenticate } from '../../harness/pipeline/http/registry-tags.ts';
 import { ServebenchError } from '../../harness/lib/errors.ts';
-import { fakeGithub, type FakeGithub } from '../../harness/testbed/fakes/fake-github-releases.ts';
-import { fakeDockerHub, fakeOciRegistry, type FakeDockerHub, type FakeOciRegistry } from '../../harness/testbed/fakes/fake-registries.ts';
-import { startFakeServer, type FakeServer, type RecordedRequest } from '../../harness/testbed/fakes/fake-server.ts';
+import { fakeGithub, type FakeGithub } from '../kit/fakes/fake-github-releases.ts';
+import { fakeDockerHub, fakeOciRegistry, type FakeDockerHub, type FakeOciRegistry } from '../kit/fakes/fake-registries.ts';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '../kit/fakes/fake-server.ts';
 import { fakeNpmRegistry, type FakeNpmRegistry } from './fake-npm-registry.ts';
 
 const START = Date.parse('2026-10-01T06:00:00Z');

@@ -6,7 +6,7 @@
  * package/llama/llama.cpp.info.json (the llama.cpp tag) and package/llama/gitRelease.bundle (a real
  * one-commit git bundle, tiny, not llama.cpp's source). ETags and 304s as the registry's CDN sends
  * them. Point npm and detect at it with npm_config_registry=<url>.
- * (A test helper; scripts/nightly-dry-run.ts uses it too. Its place is harness/testbed/fakes/.)
+ * (A test helper; scripts/nightly-dry-run.ts uses it too. Its place is tests/kit/fakes/.)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FakeHandler } from '../../harness/testbed/fakes/fake-server.ts';
+import type { FakeHandler } from '../kit/fakes/fake-server.ts';
 
 export const RECORDED_PACKUMENT = fileURLToPath(new URL('./fixtures/node-llama-cpp.packument.json', import.meta.url));
 /** What the recorded versions' tarballs bundle (read from the real tarballs: llama/llama.cpp.info.json). */

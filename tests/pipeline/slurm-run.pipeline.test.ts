@@ -2,7 +2,7 @@
  * One night on SLURM, for real, on this machine: `servebench plan --format slurm` for a tiny fleet
  * of the simulated engine (three jobs on a "cpu" partition, each `servebench run --launcher
  * process`, which starts `servebench sim` on 127.0.0.1 and measures it), plan/slurm/submit-all.sh
- * under the fake sbatch (harness/testbed/fakes/slurm: it runs each script as a batch job would,
+ * under the fake sbatch (tests/kit/fakes/slurm: it runs each script as a batch job would,
  * two "nodes" at a time), the wait with the fake squeue as the README writes it, then
  * `servebench collect --from <the shared folder> --since <submission>`: the results land in
  * results/, pass `servebench validate`, and no planned job is missing; a result deleted from the
@@ -19,7 +19,7 @@ import type { Plan } from '../../harness/pipeline/plan/plan-file.ts';
 import { resultFilesIn, runCli } from '../cli/run-cli.ts';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
-const FAKE_SLURM = join(REPO, 'harness', 'testbed', 'fakes', 'slurm');
+const FAKE_SLURM = join(REPO, 'tests', 'kit', 'fakes', 'slurm');
 const MODELS = ['sim-a', 'sim-b', 'sim-c'];
 /** The README's wait, with a short poll. */
 const WAIT = 'ids=$(paste -sd, "$1")\nwhile [ -n "$(squeue -h -j "$ids" -o %i)" ]; do sleep 1; done\n';

@@ -14,7 +14,7 @@ import { RunResultSchema } from '../../harness/contract/result.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import { EXIT } from '../../harness/lib/errors.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
-import { CLI_PATH } from '../../harness/testbed/spawn-cli.ts';
+import { CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
 import { resultFilesIn, runCli } from '../cli/run-cli.ts';
 
 const quick = ['--model', 'sim-model', '--workload', 'smoke', '--concurrency', '1', '--tokenizer', 'tests/fixtures/tokenizer-words', '--no-progress'];

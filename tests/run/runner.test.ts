@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_PATH } from '../../harness/testbed/spawn-cli.ts';
+import { CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { runCli, resultFilesIn } from '../cli/run-cli.ts';
 

@@ -12,7 +12,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, spawnSim } from '../../harness/testbed/spawn-cli.ts';
+import { CLI_PATH, spawnSim } from '../../harness/lib/process/spawn-cli.ts';
 import { exitCodeFor, STOP_SIGNALS } from '../../harness/lib/process/stop-signals.ts';
 import { killOwnedGroups } from '../../harness/lib/process/owned-groups.ts';
 import { WATCHDOG_NAME } from '../../harness/lib/process/watchdog.ts';

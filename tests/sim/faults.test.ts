@@ -5,8 +5,8 @@
  * stall, being about wall-clock time, is in step-timing.timing.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { decideFault } from '../../harness/testbed/sim/faults.ts';
-import { countSimTokens } from '../../harness/testbed/sim/tokens.ts';
+import { decideFault } from '../../harness/engines/sim/faults.ts';
+import { countSimTokens } from '../../harness/engines/sim/tokens.ts';
 import { completionBody, jsonEvents, post, readSse, sim, streamedText } from './helpers.ts';
 
 const COMPLETIONS = '/v1/completions';

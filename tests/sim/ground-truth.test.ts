@@ -1,7 +1,7 @@
 /** The sim's recorded timings are self-consistent and match what a client sees (cadence: step-timing.timing.test.ts). */
 import { describe, expect, it } from 'vitest';
-import type { GroundTruthDocument } from '../../harness/testbed/sim/ground-truth.ts';
-import { countSimTokens } from '../../harness/testbed/sim/tokens.ts';
+import type { GroundTruthDocument } from '../../harness/engines/sim/ground-truth.ts';
+import { countSimTokens } from '../../harness/engines/sim/tokens.ts';
 import { chatBody, completionBody, jsonEvents, readSse, sim, streamedText } from './helpers.ts';
 
 describe('ground truth', () => {

@@ -3,8 +3,8 @@
  * (streaming TextDecoder) instead of using a client library, so tests see the exact wire format.
  */
 import { afterEach } from 'vitest';
-import type { SimConfig } from '../../harness/testbed/sim/config.ts';
-import { startSimServer, type SimServer } from '../../harness/testbed/sim/server.ts';
+import type { SimConfig } from '../../harness/engines/sim/config.ts';
+import { startSimServer, type SimServer } from '../../harness/engines/sim/server.ts';
 
 const open: SimServer[] = [];
 

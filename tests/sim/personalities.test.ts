@@ -6,9 +6,9 @@
  * when usage comes, how a natural stop ends, error bodies and error events.
  */
 import { describe, expect, it } from 'vitest';
-import type { Personality } from '../../harness/testbed/sim/config.ts';
-import { SIM_EOS_TOKEN_ID } from '../../harness/testbed/sim/wire-format.ts';
-import { countSimTokens, outputText, promptHash } from '../../harness/testbed/sim/tokens.ts';
+import type { Personality } from '../../harness/engines/sim/config.ts';
+import { SIM_EOS_TOKEN_ID } from '../../harness/engines/sim/wire-format.ts';
+import { countSimTokens, outputText, promptHash } from '../../harness/engines/sim/tokens.ts';
 import {
   LLAMACPP_V040_CHAT_EVENTS,
   LLAMACPP_V040_COMPLETIONS_EVENTS,

@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { countSimTokens } from '../../harness/testbed/sim/tokens.ts';
+import { countSimTokens } from '../../harness/engines/sim/tokens.ts';
 import { sim } from './helpers.ts';
 
 const STREAMS = 2000;

@@ -1,8 +1,8 @@
 /** The pure continuous-batching model on hand-computed cases, driven with made-up clocks. */
 import { describe, expect, it } from 'vitest';
-import type { CostParams } from '../../harness/testbed/sim/config.ts';
-import { nextDeadline, stepDurationMs } from '../../harness/testbed/sim/cost-model.ts';
-import { Scheduler, type Sequence } from '../../harness/testbed/sim/scheduler.ts';
+import type { CostParams } from '../../harness/engines/sim/config.ts';
+import { nextDeadline, stepDurationMs } from '../../harness/engines/sim/cost-model.ts';
+import { Scheduler, type Sequence } from '../../harness/engines/sim/scheduler.ts';
 
 const COST: CostParams = {
   prefillTokensPerS: 20_000,

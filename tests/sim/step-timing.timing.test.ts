@@ -3,7 +3,7 @@
  * vitest config runs them after the other files, one at a time, away from CPU contention.
  */
 import { describe, expect, it } from 'vitest';
-import { decideFault } from '../../harness/testbed/sim/faults.ts';
+import { decideFault } from '../../harness/engines/sim/faults.ts';
 import { completionBody, median, readSse, sim } from './helpers.ts';
 
 const body = completionBody({ max_tokens: 10, ignore_eos: true });

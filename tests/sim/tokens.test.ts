@@ -1,6 +1,6 @@
 /** The sim tokenizer and deterministic output, and the fault draw, without a server. */
 import { describe, expect, it } from 'vitest';
-import { decideFault, parseFaultSpec, planGeneration } from '../../harness/testbed/sim/faults.ts';
+import { decideFault, parseFaultSpec, planGeneration } from '../../harness/engines/sim/faults.ts';
 import {
   SIM_VOCABULARY,
   countChatTokens,
@@ -8,7 +8,7 @@ import {
   naturalLength,
   outputText,
   promptHash,
-} from '../../harness/testbed/sim/tokens.ts';
+} from '../../harness/engines/sim/tokens.ts';
 
 describe('tokens', () => {
   it('counts whitespace-separated words', () => {

@@ -1,13 +1,13 @@
 /**
  * Result validation: a good file passes; every kind of bad and hostile file ends as problems
- * naming the JSON path, never as an exception. The files are SYNTHETIC (harness/testbed/synthetic-results.ts).
+ * naming the JSON path, never as an exception. The files are SYNTHETIC (tests/kit/synthetic-results.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { MAX_RESULT_BYTES } from '../../harness/store/result-files.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { syntheticResult } from '../../harness/testbed/synthetic-results.ts';
+import { syntheticResult } from '../kit/synthetic-results.ts';
 
 function good(): RunResult {
   return syntheticResult({ engine: 'vllm', version: '0.11.0', model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', date: new Date('2026-03-01T12:00:00Z'), concurrencies: [1, 8], tpotMs: 10, ttftMs: 50, noise: 0, seed: 7 });

@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { syntheticResult, writeResult, type SyntheticRun } from '../../harness/testbed/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
 
 export const PLANTED_FACTOR = 1 / 0.85;
 

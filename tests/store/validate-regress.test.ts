@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compareReleases, summarizeLogs } from '../../harness/store/significance.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { syntheticResult, writeResult } from '../../harness/testbed/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../kit/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
 

@@ -258,7 +258,7 @@ const OPTIONS: readonly OptionSpec[] = [
     long: 'nodes',
     short: 'N',
     set: (_, v) => {
-      if (!/^1(-1)?$/.test(v)) throw new SlurmError(`fake sbatch runs each job on one node: --nodes=${v} is not implemented (harness/testbed/fakes/slurm)`);
+      if (!/^1(-1)?$/.test(v)) throw new SlurmError(`fake sbatch runs each job on one node: --nodes=${v} is not implemented (tests/kit/fakes/slurm)`);
     },
   },
   { long: 'ntasks', short: 'n', set: (o, v) => void (o.ntasks = positiveInt('--ntasks', v)) },
@@ -279,7 +279,7 @@ const OPTIONS: readonly OptionSpec[] = [
   {
     long: 'export',
     set: (_, v) => {
-      if (v !== 'ALL') throw new SlurmError(`fake sbatch implements --export=ALL only (the default), not --export=${v} (harness/testbed/fakes/slurm)`);
+      if (v !== 'ALL') throw new SlurmError(`fake sbatch implements --export=ALL only (the default), not --export=${v} (tests/kit/fakes/slurm)`);
     },
   },
   { long: 'parsable', flag: true, set: (o) => void (o.parsable = true) },
@@ -313,14 +313,14 @@ function parseOptions(words: readonly string[], options: Options, stopAtOperand:
       if (eq >= 0) value = word.slice(eq + 1);
       spec = OPTIONS.find((o) => o.long === long);
       if (!spec) {
-        if (NOT_IMPLEMENTED.includes(long)) throw new SlurmError(`fake sbatch does not implement --${long} (harness/testbed/fakes/slurm): implement it faithfully or leave it out`);
+        if (NOT_IMPLEMENTED.includes(long)) throw new SlurmError(`fake sbatch does not implement --${long} (tests/kit/fakes/slurm): implement it faithfully or leave it out`);
         throw new SlurmError(`unrecognized option '${word}'`);
       }
     } else {
       const short = word[1]!;
       spec = OPTIONS.find((o) => o.short === short);
       if (!spec) {
-        if (NOT_IMPLEMENTED_SHORT[short]) throw new SlurmError(`fake sbatch does not implement -${short} (--${NOT_IMPLEMENTED_SHORT[short]}) (harness/testbed/fakes/slurm): implement it faithfully or leave it out`);
+        if (NOT_IMPLEMENTED_SHORT[short]) throw new SlurmError(`fake sbatch does not implement -${short} (--${NOT_IMPLEMENTED_SHORT[short]}) (tests/kit/fakes/slurm): implement it faithfully or leave it out`);
         throw new SlurmError(`invalid option -- '${short}'`);
       }
       if (word.length > 2) value = word.slice(2);
@@ -428,11 +428,11 @@ export function parseTimeLimit(text: string): number | null {
 }
 
 function parseDependency(text: string): Dependency[] {
-  if (text.includes('?')) throw new SlurmError('fake sbatch does not implement "?" (any-of) dependencies (harness/testbed/fakes/slurm)');
+  if (text.includes('?')) throw new SlurmError('fake sbatch does not implement "?" (any-of) dependencies (tests/kit/fakes/slurm)');
   return text.split(',').map((part) => {
     const [type, ...ids] = part.split(':');
     if (type !== 'after' && type !== 'afterany' && type !== 'afterok' && type !== 'afternotok') {
-      throw new SlurmError(type === 'singleton' || type === 'aftercorr' || type === 'afterburstbuffer' ? `fake sbatch does not implement ${type} dependencies (harness/testbed/fakes/slurm)` : 'Batch job submission failed: Job dependency problem');
+      throw new SlurmError(type === 'singleton' || type === 'aftercorr' || type === 'afterburstbuffer' ? `fake sbatch does not implement ${type} dependencies (tests/kit/fakes/slurm)` : 'Batch job submission failed: Job dependency problem');
     }
     if (ids.length === 0 || ids.some((id) => !/^\d+$/.test(id))) throw new SlurmError('Batch job submission failed: Job dependency problem');
     return { type, ids: ids.map(Number) };
@@ -488,7 +488,7 @@ async function sbatch(argv: readonly string[]): Promise<number> {
   }
   for (const pattern of [options.output, options.error]) {
     if (pattern !== undefined && !pattern.includes('\\') && /%\d*[^%AajNuxn]/.test(pattern.replace(/%%/g, ''))) {
-      throw new SlurmError(`fake sbatch does not implement ${/%\d*[^%AajNuxn]/.exec(pattern.replace(/%%/g, ''))![0]} in an output pattern (harness/testbed/fakes/slurm)`);
+      throw new SlurmError(`fake sbatch does not implement ${/%\d*[^%AajNuxn]/.exec(pattern.replace(/%%/g, ''))![0]} in an output pattern (tests/kit/fakes/slurm)`);
     }
   }
 
@@ -862,7 +862,7 @@ function parseFormat(format: string): FormatPart[] {
   for (let m = re.exec(format); m !== null; m = re.exec(format)) {
     if (m.index > last) parts.push(format.slice(last, m.index));
     const field = FIELDS[m[3]!];
-    if (!field) throw new SlurmError(`fake squeue does not implement the format field %${m[3]} (harness/testbed/fakes/slurm)`);
+    if (!field) throw new SlurmError(`fake squeue does not implement the format field %${m[3]} (tests/kit/fakes/slurm)`);
     parts.push({ field, width: m[2] === undefined ? null : Number(m[2]), right: m[1] === '.' });
     last = re.lastIndex;
   }
@@ -974,7 +974,7 @@ function scancel(argv: readonly string[]): number {
     else if (word.startsWith('--user=')) user = word.slice(7);
     else if (word === '--me') user = userInfo().username;
     else if (/^\d+$/.test(word)) ids.push(Number(word));
-    else throw new SlurmError(`fake scancel does not implement ${word} (harness/testbed/fakes/slurm)`);
+    else throw new SlurmError(`fake scancel does not implement ${word} (tests/kit/fakes/slurm)`);
   }
   let code = 0;
   const targets =

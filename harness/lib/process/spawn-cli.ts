@@ -6,9 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { pinProcess } from '../lib/process/cpu-affinity.ts';
+import { pinProcess } from './cpu-affinity.ts';
 
-export const CLI_PATH = fileURLToPath(new URL('../cli.ts', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../cli.ts', import.meta.url));
 const TSX_LOADER = import.meta.resolve('tsx');
 
 export interface ChildCli {
