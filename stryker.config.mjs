@@ -7,7 +7,11 @@
  * it to one module. The weekly workflow (.github/workflows/mutation.yml) runs it all.
  */
 
-/** The validator: every module `checkResultText` (harness/store/check-result.ts) calls for a rule. */
+/**
+ * The validator: every module `checkResultText` (harness/store/check-result.ts) calls for a rule,
+ * harness/contract's among them ([lengths-exact], [path-matches-content], [synthetic], the
+ * scenario's hash).
+ */
 export const VALIDATOR = [
   'harness/store/check-result.ts',
   'harness/store/plausibility.ts',
@@ -24,6 +28,10 @@ export const VALIDATOR = [
   'harness/store/signature-sidecar.ts',
   'harness/lib/cli/recorded-argv.ts',
   'harness/contract/credentials.ts',
+  'harness/contract/lengths-evidence.ts',
+  'harness/contract/result-path.ts',
+  'harness/contract/workload-hash.ts',
+  'harness/contract/synthetic.ts',
 ];
 
 /** The statistics a page publishes: the metric summary, significance, regressions, derived tables and capacity. */
@@ -33,6 +41,9 @@ export const STATISTICS = [
   'harness/store/significance.ts',
   'harness/store/regress.ts',
   'harness/store/derive.ts',
+  'harness/store/noise.ts',
+  'harness/store/pareto.ts',
+  'harness/store/capacity.ts',
   'harness/contract/sla-tiers.ts',
 ];
 
