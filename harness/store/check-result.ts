@@ -18,6 +18,7 @@ import { fileSizeProblem, limitRule, LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DE
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
 import { checkCommandAgreement } from './command-agreement.ts';
 import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
+import { syntheticMark } from '../contract/synthetic.ts';
 
 export interface ResultProblem {
   readonly file: string;
@@ -110,11 +111,19 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
   else checkCommandAgreement(result, recorded.parsed, RESULT_COMMAND_OPTIONS.run, add);
 }
 
+export interface CheckOptions {
+  /**
+   * The file is in (or bound for) the repository's own results/ (repository-results.ts): a
+   * SYNTHETIC file (harness/contract/synthetic.ts) is refused there, and only there.
+   */
+  readonly publishedStore?: boolean;
+}
+
 /**
  * Checks one file's text. `relativePath` is its path under the results folder (forward
  * slashes); null skips the path check (a file checked on its own).
  */
-export function checkResultText(file: string, text: string, relativePath: string | null): CheckedResult {
+export function checkResultText(file: string, text: string, relativePath: string | null, options: CheckOptions = {}): CheckedResult {
   const problems: ResultProblem[] = [];
   const add = (path: string, message: string, fix: string) => problems.push({ file, path, message, fix });
   const bytes = Buffer.byteLength(text);
@@ -159,6 +168,10 @@ export function checkResultText(file: string, text: string, relativePath: string
   // Results are public: the harness redacts when it records, so a credential here was put in by hand or by an older harness.
   for (const finding of findCredentials(data)) {
     add(finding.path, `[credential] holds a credential (${finding.what}); results are public`, 'remove it or replace it with <redacted> (servebench redacts these when it records a run)');
+  }
+  if (options.publishedStore === true) {
+    const mark = syntheticMark(result);
+    if (mark !== null) add(mark, '[synthetic] a SYNTHETIC result (made by the test kit, measuring nothing) in the published results/', 'keep synthetic files in a temporary folder (tests and benchmarks compile them from there); results/ holds only runs servebench measured');
   }
   checkPlausibility(result, add);
   checkProvenance(result, add);

@@ -9,6 +9,7 @@ import { checkResultText, type ResultProblem } from './check-result.ts';
 import { readResultText } from './result-files.ts';
 import { fileSizeProblem, stagedLineBytes } from './store-limits.ts';
 import { checkSignatureSidecar } from './signature-sidecar.ts';
+import { isInRepositoryResults } from './repository-results.ts';
 import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type Value } from './columns.ts';
 
 export interface BatchFile {
@@ -108,7 +109,7 @@ export function parseBatch(job: BatchJob): BatchOutcome {
         verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `[unreadable] cannot read: ${(error as Error).message}`, fix: 'check the file permissions' }] });
         continue;
       }
-      const checked = checkResultText(file.relativePath, text, file.placed === false ? null : file.relativePath);
+      const checked = checkResultText(file.relativePath, text, file.placed === false ? null : file.relativePath, { publishedStore: isInRepositoryResults(file.absolutePath) });
       if (!checked.result) {
         verdicts.push({ relativePath: file.relativePath, runId: null, problems: checked.problems });
         continue;

@@ -207,4 +207,15 @@ describe('the harness image: build context (.dockerignore)', () => {
     // And nothing else that git tracks.
     expect(tracked.filter((f) => !ig.ignores(f) && !runPath.includes(f))).toEqual([]);
   });
+
+  it('holds no test kit: the fakes and synthetic results stay out, and nothing let in imports tests/, scripts/ or bench/', () => {
+    const kit = tracked.filter((f) => f.startsWith('tests/kit/'));
+    expect(kit).toEqual(expect.arrayContaining(['tests/kit/synthetic-results.ts', 'tests/kit/fakes/fake-server.ts', 'tests/kit/fakes/slurm/sbatch']));
+    expect(kit.filter((f) => !ig.ignores(f))).toEqual([]);
+    const shipped = tracked.filter((f) => !ig.ignores(f) && /\.(ts|mjs)$/.test(f));
+    const reachesOut = shipped.filter((f) => /from '(\.\.\/)+(tests|scripts|bench)\/|import\('(\.\.\/)+(tests|scripts|bench)\//.test(readFileSync(join(REPO, f), 'utf8')));
+    expect(reachesOut).toEqual([]);
+    // The only fake left in the shipped tree would be named so: none is.
+    expect(shipped.filter((f) => /(^|\/)fake-|synthetic-results/.test(f))).toEqual([]);
+  });
 });

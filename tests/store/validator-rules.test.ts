@@ -206,6 +206,7 @@ const FILE_RULES: RuleCase[] = [
   { rule: 'result-path', breaks: 'a path that is no result path', path: '', problems: () => placedProblemsOf(textOf(valid()), '../etc/passwd.json') },
   { rule: 'json', breaks: 'text that is not JSON', path: '', problems: () => checkResultText('f.json', '{"schema_version": 1,', null).problems },
   { rule: 'json', breaks: 'JSON that is not an object', path: '', problems: () => checkResultText('f.json', '[1]', null).problems },
+  { rule: 'synthetic', breaks: 'the SYNTHETIC fixture checked as bound for the repository\'s results/', path: 'run.host.os', problems: () => checkResultText('f.json', textOf(valid()), null, { publishedStore: true }).problems },
   { rule: 'schema-version', breaks: 'a schema version this validator does not know', path: 'schema_version', problems: () => problemsOf({ ...valid(), schema_version: 2 }) },
   edited('nesting-depth', 'a free-form object nested past 32 levels', `workload.extra_body${'.a'.repeat(MAX_NESTING_DEPTH - 2)}`, (r) => {
     let deep: Record<string, unknown> = {};

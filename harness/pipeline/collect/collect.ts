@@ -35,6 +35,7 @@ import { resultRelativePath } from '../../contract/result-path.ts';
 import { checkResultText, type ResultProblem } from '../../store/check-result.ts';
 import { listResultFiles, readResultText, readRunId } from '../../store/result-files.ts';
 import { fileSizeProblem } from '../../store/store-limits.ts';
+import { isInRepositoryResults } from '../../store/repository-results.ts';
 import { checkSignatureSidecar, isSignatureFile, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from '../../store/signature-sidecar.ts';
 import type { RunResult } from '../../contract/result.ts';
 import { loadDetectState, putBackPending, saveDetectState, serializeDetectState, type PutBack, type PutBackOutcome } from '../detect/state.ts';
@@ -243,7 +244,7 @@ function planFileProblem(file: string, name: string, text: string): ResultProble
  * logs counted, the rest reported as stray. A folder that cannot be read is a problem (results
  * may be in it); a filesystem's lost+found is skipped.
  */
-function readCandidates(from: string): { candidates: Candidate[]; invalid: ResultProblem[]; stray: ResultProblem[]; found: number; ignored: number } {
+function readCandidates(from: string, publishedStore: boolean): { candidates: Candidate[]; invalid: ResultProblem[]; stray: ResultProblem[]; found: number; ignored: number } {
   const candidates: Candidate[] = [];
   const invalid: ResultProblem[] = [];
   const stray: ResultProblem[] = [];
@@ -313,7 +314,7 @@ function readCandidates(from: string): { candidates: Candidate[]; invalid: Resul
     }
     // The content is checked here; its place in results/ is derived from it below, so the
     // validator's path check holds by construction.
-    const checked = checkResultText(file, text, null);
+    const checked = checkResultText(file, text, null, { publishedStore });
     if (!checked.result) {
       invalid.push(...checked.problems);
       continue;
@@ -430,7 +431,7 @@ export async function collectResults(options: CollectOptions): Promise<CollectRe
     throw usageError(`--from: no folder ${from}; give the folder the results are in: the jobs' downloaded artifacts, a Kubernetes results claim copied out, or a SLURM job's shared results folder (create it empty when none came)`);
   }
   if (isCheckout(from)) throw usageError(`--from: ${from} is a servebench checkout, not a results folder; give the folder its runs wrote into (${join(from, 'results')}, the fleet's results_dir), or a copy of it`);
-  const { candidates, invalid, stray, found, ignored } = readCandidates(from);
+  const { candidates, invalid, stray, found, ignored } = readCandidates(from, isInRepositoryResults(options.resultsDir));
   const collected: CollectedFile[] = [];
   const alreadyPresent: CollectedFile[] = [];
   const duplicates: CollectReport['duplicates'] = [];
