@@ -33,6 +33,8 @@ export const SITE_FILES = {
   changes: 'changes.json',
   /** The release rows of community and unverified-version runs: shown apart, never ranked (CommunityReleaseSchema). */
   community: 'community.json',
+  /** The lanes the runs were measured on (hardware, virtualization, weights, engines), each said in one line (LaneSchema). */
+  lanes: 'lanes.json',
   scenario: (id: string) => `scenarios/${id}.json`,
   /** One scenario's rows of releases.arrow (same columns), for the SLA filter of its page. */
   releasesOf: (id: string) => `releases/${id}.arrow`,
@@ -312,6 +314,40 @@ export const ChangesFileSchema = z
   })
   .strict();
 
+/**
+ * One lane: the runs of one hardware key (store/lane.ts), what they were measured on as their own
+ * fields say, and the line every page that shows their numbers states (`label`). Why: a hardware
+ * key such as cpu-2x-AMD EPYC reads as a dual-socket server, and nothing else says that the
+ * weights were random or the CPUs a shared virtual machine's.
+ */
+export const LaneSchema = z
+  .object({
+    /** The hardware key of the configurations (result paths and configuration ids are named by it). */
+    hardware: text,
+    kind: z.enum(['cpu', 'gpu']),
+    gpu: text.nullable(),
+    gpu_count: count,
+    /** The runs' host CPU and its logical CPUs (the most common, where a GPU lane's hosts differ). */
+    host_cpu: text,
+    host_cpus: count,
+    /** The runs' distinct host_virtualization values, sorted ("none": bare metal; "unknown": not recorded). */
+    virtualization: z.array(text),
+    /** Median and largest host_steal_pct of the runs that recorded it; null when none did. */
+    steal_pct_median: z.number().nonnegative().nullable(),
+    steal_pct_max: z.number().nonnegative().nullable(),
+    /** The runs' distinct model weights, sorted: "dummy" (seeded random weights of the real shape) or "checkpoint" (the published model). */
+    weights: z.array(z.enum(['checkpoint', 'dummy'])),
+    engines: z.array(text),
+    runs: count,
+    /** The display name of the hardware key: "2 vCPU AMD EPYC (KVM)", "8× NVIDIA H100 80GB HBM3". */
+    hardware_label: text,
+    /** What throughput is divided by: one GPU, or the whole host on a CPU lane. */
+    throughput_per: z.enum(['GPU', 'host']),
+    /** The lane in one line: "CPU lane: 2 vCPU AMD EPYC (KVM guest, …), dummy-weight models, engines on the CPU: …". */
+    label: text,
+  })
+  .strict();
+
 export const ManifestFileSchema = z.object({ path: text, sha256: text, bytes: count, rows: count.nullable() }).strict();
 
 export type Delta = z.infer<typeof DeltaSchema>;
@@ -327,6 +363,7 @@ export type SiteMeta = z.infer<typeof SiteMetaSchema>;
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 export type EngineVersion = z.infer<typeof EngineVersionSchema>;
 export type ManifestFile = z.infer<typeof ManifestFileSchema>;
+export type Lane = z.infer<typeof LaneSchema>;
 export type CapacityRow = z.infer<typeof CapacityRowSchema>;
 export type SlaTier = z.infer<typeof SlaTierSchema>;
 export type SlaTiersFile = z.infer<typeof SlaTiersFileSchema>;

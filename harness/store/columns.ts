@@ -10,6 +10,9 @@ import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } 
 import { versionOrderKey } from './version-order.ts';
 import { engineVersionKnown } from './known-releases.ts';
 import { workloadUsesShippedSpec } from './workload-claims.ts';
+import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
+import { MIN_SAMPLES, percentileColumn } from '../contract/sufficiency.ts';
+import { insufficientPercentiles, INTERVAL_DISTRIBUTIONS, percentileIntervalOf, sampleCounts } from './sample-counts.ts';
 
 export type SqlType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'INTEGER' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE';
 export type Value = string | number | boolean | null;
@@ -73,9 +76,10 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('engine_version_order', 'VARCHAR', null, 'Sort key of engine_version (numeric parts zero-padded; pre-releases before their release; llama.cpp build numbers bNNNN before its semantic versions)', (c) => versionOrderKey(c.run.engine.version)),
   from('model', 'VARCHAR', null, 'Model id (Hugging Face id or file name)', (c) => c.run.model.id),
   from('precision', 'VARCHAR', null, 'quantization/dtype as requested; "default" when neither was set', (c) => precisionOf(c.run)),
+  from('model_weights', 'VARCHAR', null, "dummy: a model file servebench made with seeded random weights of the real model's shape (its compute and memory traffic, never its output quality); null: the published checkpoint's weights", (c) => c.run.model.file?.weights ?? null),
   from('gpu', 'VARCHAR', null, 'GPU model name; null on CPU-only runs', (c) => gpusOf(c)[0]?.name ?? null),
   from('gpu_count', 'INTEGER', 'GPUs', 'GPUs the run owned (0 on CPU-only runs)', (c) => gpusOf(c).length),
-  from('hardware', 'VARCHAR', null, 'Hardware label: <count>x-<gpu> or cpu-<cpus>x-<cpu model>', (c) => hardwareLabel(c.result)),
+  from('hardware', 'VARCHAR', null, 'Hardware key: <count>x-<gpu> or cpu-<cpus>x-<cpu model>, where <cpus> counts logical CPUs (vCPUs on a virtual machine), not sockets; the site shows it as the lane says (lanes.json hardware_label)', (c) => hardwareLabel(c.result)),
   from('workload', 'VARCHAR', null, 'Workload scenario name (workloads/*.yaml)', (c) => c.result.workload.name ?? 'command-line'),
   from('workload_sha256', 'VARCHAR', null, 'sha256 of the effective workload spec; a changed spec is a different configuration', (c) => c.result.workload.spec_sha256),
   from('workload_spec_shipped', 'BOOLEAN', null, 'The run used the scenario as workloads/<workload>.yaml ships it today (workload_sha256 equals its hash); false: flags changed it, or the shipped spec changed since, or no such scenario', (c) => workloadUsesShippedSpec(c.result)),
@@ -101,9 +105,11 @@ export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('driver', 'VARCHAR', null, 'GPU driver version', (c) => c.run.hardware?.driver ?? null),
   from('cuda', 'VARCHAR', null, 'CUDA version', (c) => c.run.hardware?.cuda ?? null),
   from('host_cpu', 'VARCHAR', null, 'Host CPU model', (c) => c.run.host.cpu_model),
-  from('host_cpus', 'INTEGER', 'cores', 'Host logical CPUs', (c) => c.run.host.cpus),
+  from('host_cpus', 'INTEGER', 'CPUs', 'Host logical CPUs (vCPUs on a virtual machine: host_virtualization)', (c) => c.run.host.cpus),
   from('host_memory_bytes', 'BIGINT', 'bytes', 'Host memory', (c) => c.run.host.memory_bytes),
   from('host_os', 'VARCHAR', null, 'Host operating system and kernel', (c) => c.run.host.os),
+  from('host_virtualization', 'VARCHAR', null, 'The hypervisor when the host was a virtual machine (kvm, …: its CPUs are vCPUs shared with other tenants), none on bare metal; null when not recorded', (c) => c.run.host.virtualization ?? null),
+  from('host_steal_pct', 'DOUBLE', '%', 'CPU time the hypervisor stole from the host over the measured window, % of all CPU time (/proc/stat); null when not readable or not recorded', (c) => c.run.host.steal_pct ?? null),
   from('harness_version', 'VARCHAR', null, 'servebench version', (c) => c.result.harness.version),
   from('harness_git_commit', 'VARCHAR', null, 'servebench commit', (c) => c.result.harness.git_commit ?? null),
   from('harness_git_dirty', 'BOOLEAN', null, 'The harness checkout had uncommitted changes', (c) => c.result.harness.git_dirty ?? null),
@@ -138,6 +144,26 @@ const DISTRIBUTION_NAMES = DISTRIBUTIONS.map(([name]) => name);
 export const STATS = ['mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
 
 const metricsOf = (c: PointContext) => c.point.metrics;
+
+/**
+ * Sample sufficiency (contract/sufficiency.ts, docs/metrics.md#sample-sufficiency): the count
+ * behind each distribution, which percentiles it cannot support, and for the headline
+ * percentiles of per-request metrics their distribution-free 95% interval where the requests were saved.
+ */
+const SAMPLE_COLUMNS: ReadonlyArray<SourceColumn<PointContext>> = [
+  ...DISTRIBUTIONS.map(([name, , what]) => from<PointContext>(`${name}_n`, 'BIGINT', 'samples', `${what}: the samples behind its statistics (requests; tokens for itl_ms; event gaps for itl_event_ms), recorded or derived (sample_counts); null when it has none`, (c) => sampleCounts(c.point).counts[name])),
+  from('sample_counts', 'VARCHAR', null, 'recorded: the file gives each distribution\'s count; derived: an older file, counted from the point (docs/metrics.md#sample-sufficiency: TPOT and interactivity at most the completed requests, ITL the output tokens after each first)', (c) => sampleCounts(c.point).source),
+  from('insufficient', 'VARCHAR', null, `The percentile columns whose sample is too small to support them, comma-separated (p is supported from n ≥ ⌈1/(1−p)⌉: ${Object.entries(MIN_SAMPLES).map(([stat, n]) => `${stat} ${n}`).join(', ')}); the site shows their sample size instead and never ranks, compares or judges them; null when none`, (c) => insufficientPercentiles(sampleCounts(c.point).counts).join(',') || null),
+  ...HEADLINE_METRICS.flatMap((m) => {
+    const parsed = percentileColumn(m.column);
+    if (parsed === null || !INTERVAL_DISTRIBUTIONS.includes(parsed.distribution)) return [];
+    const interval = (c: PointContext) => percentileIntervalOf(c.point, parsed.distribution, parsed.stat);
+    return [
+      from<PointContext>(`${m.column}_ci_low`, 'DOUBLE', m.unit, `Distribution-free 95% confidence interval of ${m.column} from order statistics (binomial ranks; Conover 1999, §3.2), low end; null without saved requests (the percentiles alone do not determine it) or too few of them`, (c) => interval(c)?.[0] ?? null),
+      from<PointContext>(`${m.column}_ci_high`, 'DOUBLE', m.unit, `The same interval's high end`, (c) => interval(c)?.[1] ?? null),
+    ];
+  }),
+];
 const perCompleted = (total: number, completed: number) => (completed > 0 ? Math.round(total / completed) : null);
 
 export const POINT_ONLY_COLUMNS: ReadonlyArray<SourceColumn<PointContext>> = [
@@ -173,6 +199,7 @@ export const POINT_ONLY_COLUMNS: ReadonlyArray<SourceColumn<PointContext>> = [
   from('overloaded', 'BOOLEAN', null, 'Open loop at a finite rate: the client or the server fell behind the schedule (sent or completed under 98% of the scheduled rate); never ranked. Null for other loads, when too few requests to tell, and in results written before it was recorded', (c) => c.point.overloaded ?? null),
   from('overload_reason', 'VARCHAR', null, 'Why overloaded is true (how far behind the schedule) or null', (c) => c.point.overload_reason ?? null),
   ...DISTRIBUTIONS.flatMap(([name, unit, what]) => STATS.map((stat) => from<PointContext>(`${name}_${stat}`, 'DOUBLE', unit, `${what}: ${stat}`, (c) => metricsOf(c)[name]?.[stat] ?? null))),
+  ...SAMPLE_COLUMNS,
   from('gpu_peak_memory_mib', 'DOUBLE', 'MiB', 'Peak GPU memory used during the point (busiest GPU)', (c) => c.point.telemetry?.gpu?.peak_memory_mib ?? null),
   from('gpu_mean_power_w', 'DOUBLE', 'W', 'Mean power of all the run GPUs together', (c) => c.point.telemetry?.gpu?.mean_power_w ?? null),
   from('gpu_energy_j', 'DOUBLE', 'J', 'Energy of all the run GPUs over the point', (c) => c.point.telemetry?.gpu?.energy_j ?? null),

@@ -18,6 +18,7 @@ import {
   DeltaSchema,
   EngineVersionSchema,
   HeadlineMetricSchema,
+  LaneSchema,
   LeaderboardRowSchema,
   NoiseRowSchema,
   RegressionsFileSchema,
@@ -34,6 +35,7 @@ import {
 import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
 import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } from './columns.ts';
 import { computeNoise } from './derive.ts';
+import { compileLanes } from './lane.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
 import { findRegressions } from './regress.ts';
@@ -204,6 +206,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     json(SITE_FILES.slaTiers, SlaTiersFileSchema, inputs.tiers);
     json(SITE_FILES.capacity, z.array(CapacityRowSchema), await jsonRows('SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order'));
     json(SITE_FILES.noise, z.array(NoiseRowSchema), await computeNoise(connection));
+    json(SITE_FILES.lanes, z.array(LaneSchema), await compileLanes(connection));
     json(SITE_FILES.community, z.array(CommunityReleaseSchema), await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM community_releases ORDER BY model, precision, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, config_id, engine, engine_version_order DESC, source`));
     const changes = await whatChanged(connection, deltas, inputs);
     json(SITE_FILES.changes, ChangesFileSchema, changes);
