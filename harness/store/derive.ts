@@ -17,7 +17,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareReleases, tMultiplier } from './significance.ts';
+import { compareReleases } from './significance.ts';
+import { tMultiplier } from '../lib/stats/log-interval.ts';
 import { LOG_STAT_COLUMNS, noiseOf, noisePools, releaseSummary } from './noise.ts';
 import type { PriceTable } from '../contract/prices.ts';
 import type { SlaTiers } from '../contract/sla-tiers.ts';

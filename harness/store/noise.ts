@@ -16,7 +16,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { COMPARED_METRICS } from '../contract/metric-catalog.ts';
 import type { NoiseRow } from '../contract/site-data.ts';
 import { columnOf } from './columns.ts';
-import { pooledLogVariance, type SampleSummary } from './significance.ts';
+import { pooledLogVariance } from './significance.ts';
+import type { SampleSummary } from '../lib/stats/log-interval.ts';
 
 /** What a noise pool is: the release columns whose values it shares. */
 export const NOISE_KEY = ['engine', 'hardware', 'load'] as const;

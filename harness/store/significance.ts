@@ -6,15 +6,9 @@
  * - otherwise: the same test with the noise σ pooled from every repeated configuration of that
  *   metric (the "noise band"); a single run on each side is flagged only beyond it;
  * - no repeats anywhere: the noise is unknown, and nothing is called significant.
+ * The log summaries and Student's t are shared with the measuring tool (harness/lib/stats/log-interval.ts).
  */
-
-export interface SampleSummary {
-  readonly n: number;
-  /** Mean of the natural logs of the values. */
-  readonly meanLog: number;
-  /** Sample variance (n − 1) of the logs; null for n < 2. */
-  readonly varLog: number | null;
-}
+import { SIGNIFICANCE_LEVEL, studentQuantileTwoSided, studentTwoSidedP, type SampleSummary } from '../lib/stats/log-interval.ts';
 
 export interface Comparison {
   /** new / old, from the mean logs (a geometric-mean ratio). */
@@ -27,76 +21,6 @@ export interface Comparison {
   readonly df: number | null;
   readonly method: 'welch' | 'noise-band' | 'unknown-noise';
   readonly significant: boolean;
-}
-
-export const SIGNIFICANCE_LEVEL = 0.05;
-
-export function summarizeLogs(values: readonly number[]): SampleSummary {
-  const logs = values.filter((v) => v > 0).map(Math.log);
-  const n = logs.length;
-  const meanLog = logs.reduce((a, b) => a + b, 0) / n;
-  const varLog = n >= 2 ? logs.reduce((a, b) => a + (b - meanLog) ** 2, 0) / (n - 1) : null;
-  return { n, meanLog, varLog };
-}
-
-/** ln Γ(x), Lanczos approximation (g = 7, n = 9): 15 significant digits for x > 0. */
-function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const z = x - 1;
-  let sum = c[0]!;
-  for (let i = 1; i < 9; i++) sum += c[i]! / (z + i);
-  const t = z + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-
-/** Continued fraction of the incomplete beta function (modified Lentz). */
-function betaContinuedFraction(a: number, b: number, x: number): number {
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - ((a + b) * x) / (a + 1);
-  d = 1 / (Math.abs(d) < tiny ? tiny : d);
-  let h = d;
-  for (let m = 1; m <= 300; m++) {
-    const m2 = 2 * m;
-    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
-    d = 1 / (Math.abs(1 + aa * d) < tiny ? tiny : 1 + aa * d);
-    c = Math.abs(1 + aa / c) < tiny ? tiny : 1 + aa / c;
-    h *= d * c;
-    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
-    d = 1 / (Math.abs(1 + aa * d) < tiny ? tiny : 1 + aa * d);
-    c = Math.abs(1 + aa / c) < tiny ? tiny : 1 + aa / c;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < 1e-15) break;
-  }
-  return h;
-}
-
-/** Regularized incomplete beta I_x(a, b). */
-export function incompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(a, b, x)) / a : 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b;
-}
-
-/** P(|T| ≥ |t|) for Student's t with df degrees of freedom (df may be fractional). */
-export function studentTwoSidedP(t: number, df: number): number {
-  if (!Number.isFinite(t)) return 0;
-  return incompleteBeta(df / (df + t * t), df / 2, 0.5);
-}
-
-/** The t with P(|T| ≥ t) = p, by bisection (monotone; 1e-10 precision is plenty here). */
-export function studentQuantileTwoSided(p: number, df: number): number {
-  let low = 0;
-  let high = 1e3;
-  for (let i = 0; i < 200 && high - low > 1e-10; i++) {
-    const mid = (low + high) / 2;
-    if (studentTwoSidedP(mid, df) > p) low = mid;
-    else high = mid;
-  }
-  return (low + high) / 2;
 }
 
 /**
@@ -137,12 +61,4 @@ function tTest(diff: number, se: number, df: number, method: 'welch' | 'noise-ba
   const pValue = studentTwoSidedP(diff / se, df);
   const q = studentQuantileTwoSided(level, df);
   return { ratio, pValue, ci: [Math.exp(diff - q * se), Math.exp(diff + q * se)], df, method, significant: pValue < level };
-}
-
-/**
- * The two-sided (1 − level) t multiplier of a release's interval over `runs` values:
- * t_{1−level/2, runs−1} (t_{0.975, runs−1} at the default level); null for fewer than 2 runs.
- */
-export function tMultiplier(runs: number, level = SIGNIFICANCE_LEVEL): number | null {
-  return runs >= 2 ? studentQuantileTwoSided(level, runs - 1) : null;
 }

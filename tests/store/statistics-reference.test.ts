@@ -22,7 +22,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Delta } from '../../harness/contract/site-data.ts';
 import { findRegressions } from '../../harness/store/regress.ts';
-import { compareReleases, incompleteBeta, pooledLogVariance, studentQuantileTwoSided, studentTwoSidedP, summarizeLogs, tMultiplier, type SampleSummary } from '../../harness/store/significance.ts';
+import { compareReleases, pooledLogVariance } from '../../harness/store/significance.ts';
+import { incompleteBeta, studentQuantileTwoSided, studentTwoSidedP, summarizeLogs, tMultiplier, type SampleSummary } from '../../harness/lib/stats/log-interval.ts';
 
 /** Mean and sample variance of raw values, as a SampleSummary (the test's own arithmetic, not summarizeLogs). */
 function rawSummary(values: readonly number[]): SampleSummary {
