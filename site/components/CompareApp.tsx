@@ -24,6 +24,8 @@ export interface CompareOption {
 interface Props {
   readonly options: readonly CompareOption[];
   readonly releasesUrl: string;
+  /** Each hardware key's display name (lanes.json hardware_label): "2 vCPU AMD EPYC (KVM)", not "cpu-2x-AMD EPYC". */
+  readonly hardwareNames: Readonly<Record<string, string>>;
 }
 
 type Outcome = { kind: 'idle' } | { kind: 'loading' } | { kind: 'done'; rows: CompareRow[] } | { kind: 'failed'; message: string };
@@ -41,7 +43,7 @@ function statusText(outcome: Outcome): string {
   }
 }
 
-export default function CompareApp({ options: every, releasesUrl }: Props) {
+export default function CompareApp({ options: every, releasesUrl, hardwareNames }: Props) {
   const official = every.filter((o) => !o.community);
   const [community, setCommunity] = useState(false);
   // The switch needs this script: it appears once the island runs (never in the prerendered HTML).
@@ -133,7 +135,7 @@ export default function CompareApp({ options: every, releasesUrl }: Props) {
             {/* Rows are replaced whole on each comparison, so their position is a stable key. */}
             {outcome.kind === 'done' && outcome.rows.map((row, index) => (
               <tr key={index}>
-                <td className="text">{`${row.model} · ${row.precision} · ${row.hardware} · ${row.workload} · ${row.load}`}</td>
+                <td className="text">{`${row.model} · ${row.precision} · ${hardwareNames[row.hardware] ?? row.hardware} · ${row.workload} · ${row.load}`}</td>
                 {COMPARE_METRICS.map((m) => {
                   const x = row[`a_${m.column}`] as number | null;
                   const y = row[`b_${m.column}`] as number | null;

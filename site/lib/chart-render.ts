@@ -102,9 +102,10 @@ export interface ParetoRender {
 
 /**
  * The Pareto chart: linear scales, and log scales on both axes too when the values span enough
- * to need them. `base` prefixes the run links (the site's base path, without a trailing slash).
+ * to need them. `base` prefixes the run links (the site's base path, without a trailing slash);
+ * `per`: what y is divided by, one GPU or the whole host of a CPU lane (lanes.json throughput_per).
  */
-export function renderPareto(points: readonly ParetoChartPoint[], title: string, colours: ReadonlyMap<string, string>, base: string): ParetoRender {
+export function renderPareto(points: readonly ParetoChartPoint[], title: string, colours: ReadonlyMap<string, string>, base: string, per: 'GPU' | 'host'): ParetoRender {
   const newest = points.filter((p) => p.latest_version);
   const older = points.filter((p) => !p.latest_version);
   const frontier = newest.filter((p) => p.on_overall_frontier);
@@ -169,7 +170,7 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
         g.append(bars);
       }
       if (p.latest_version) g.append(el('text', { class: 'load-label', y: -13, 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, p.load));
-      const label = `${p.series}${p.latest_version ? ' (newest)' : ''} at ${p.load}: interactivity p50 ${withInterval(p.interactivity, p.x_interval)} tok/s/user, ${withInterval(p.throughput_per_gpu, p.y_interval)} tok/s per GPU${runsText(p.runs)}${p.on_overall_frontier ? ', on the overall frontier' : ''}`;
+      const label = `${p.series}${p.latest_version ? ' (newest)' : ''} at ${p.load}: interactivity p50 ${withInterval(p.interactivity, p.x_interval)} tok/s/user, ${withInterval(p.throughput_per_gpu, p.y_interval)} tok/s per ${per}${runsText(p.runs)}${p.on_overall_frontier ? ', on the overall frontier' : ''}`;
       const link = pointLink(el, `${base}/run/${p.latest_run_id}/`, label, p === firstStop);
       if (p.on_overall_frontier) link.append(el('circle', { class: 'ring', r: 8, fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5 }));
       const r = p.latest_version ? 4.5 : 3.5;
@@ -188,10 +189,10 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
   const variant = (scale: 'linear' | 'log'): RenderedVariant => {
     const xy = { x: 'interactivity', y: 'throughput_per_gpu' } as const;
     const rendered = renderPlotWithScales({
-      ariaLabel: `${title}: throughput per GPU against interactivity, one curve per engine version${scale === 'log' ? ', log scales' : ''}`,
+      ariaLabel: `${title}: throughput per ${per} against interactivity, one curve per engine version${scale === 'log' ? ', log scales' : ''}`,
       marginRight: 100,
       x: { type: scale, domain: padded(xs, scale), label: `Interactivity p50 (tokens/s per user${scale === 'log' ? ', log scale' : ''}) →`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
-      y: { type: scale, domain: padded(ys, scale), label: `↑ Output throughput per GPU (tokens/s${scale === 'log' ? ', log scale' : ''})`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
+      y: { type: scale, domain: padded(ys, scale), label: `↑ Output throughput per ${per} (tokens/s${scale === 'log' ? ', log scale' : ''})`, grid: true, nice: scale === 'linear', labelArrow: 'none' },
       marks: [
         Plot.line(frontier, { ...xy, ariaHidden: 'true', sort: 'interactivity', stroke: 'currentColor', strokeOpacity: 0.13, strokeWidth: 14, strokeLinecap: 'round', strokeLinejoin: 'round' }),
         mark as unknown as Plot.Markish,

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
-import { repositoryUrlFromEnv, SITE_FILES, type CapacityRow, type ChangesFile, type CommunityRelease, type Delta, type NoiseRow, type SlaTiersFile, type EngineVersion, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
+import { repositoryUrlFromEnv, SITE_FILES, type CapacityRow, type ChangesFile, type CommunityRelease, type Delta, type NoiseRow, type SlaTiersFile, type EngineVersion, type Lane, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -29,6 +29,8 @@ export const changes = (): ChangesFile | null => read<ChangesFile | null>(`site/
 export const noise = (): NoiseRow[] => read<NoiseRow[]>(`site/${SITE_FILES.noise}`, []);
 /** Community and unverified-version releases: shown apart behind the community filter, never ranked. */
 export const community = (): CommunityRelease[] => read<CommunityRelease[]>(`site/${SITE_FILES.community}`, []);
+/** The lanes the runs were measured on (one per hardware key), each with the line the pages state. */
+export const lanes = (): Lane[] => read<Lane[]>(`site/${SITE_FILES.lanes}`, []);
 export const runIds = (): string[] => (existsSync(join(DATA_DIR, 'site/runs')) ? readdirSync(join(DATA_DIR, 'site/runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : []);
 export const runDetail = (id: string): RunDetail | null => read<RunDetail | null>(`site/${SITE_FILES.run(id)}`, null);
 /** Read once per build: every page names the same repository (the compile's Reproduce blocks use the same definition). */
