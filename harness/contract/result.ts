@@ -32,6 +32,12 @@ export const DistributionSchema = z
     p99: finite,
     p999: finite,
     max: finite,
+    count: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The samples behind the summary: requests (ttft, e2el, tpot, queue, interactivity), tokens (itl per token) or gaps between events (itl per event); absent in results written before it was recorded (compile derives it from the point, docs/metrics.md#sample-sufficiency)'),
   })
   .strict()
   .describe('Summary of a sample: population std, percentiles by linear interpolation (numpy default).');

@@ -258,6 +258,10 @@ export const CapacityRowSchema = z
     runs: count,
     /** The latest run of the chosen point. */
     run_id: text.nullable(),
+    /** The release's load points the tier could not judge: a p95 it limits has too few samples to be published (n < 20); the page says so. */
+    unjudged_loads: count,
+    /** The largest sample among those load points (the smaller of TTFT's and TPOT's); null when there are none. */
+    unjudged_samples_max: count.nullable(),
     tiers_version: z.number().int().positive(),
   })
   .strict();

@@ -29,6 +29,7 @@ import type { Delta } from '../contract/site-data.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
 import { deriveCapacity } from './capacity.ts';
 import { derivePareto } from './pareto.ts';
+import { publishedPointsSql, rankSql, releaseEvidenceSql } from './published-values.ts';
 
 
 export type { Delta };
@@ -136,6 +137,8 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j
     FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date)`;
   await connection.run(pricedPointsSql);
+  // The statistics read what a point may contribute (published-values.ts), never its raw percentiles.
+  await connection.run(publishedPointsSql());
   // One set of values per metric for the release value, its interval and the tests: the logs of
   // the positive values. DuckDB evaluates ln() before an aggregate's FILTER, and ln(0) is an error,
   // not NULL: the logarithm is taken of positive values only, and the aggregates skip the NULLs.
@@ -156,11 +159,12 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       median(isl) AS isl,
       median(osl) AS osl,
       ${values},
-      ${logStats}
-    FROM priced_points
-    WHERE status = 'completed' AND engine_version IS NOT NULL`, `${pricedPointsSql}|${JSON.stringify(prices)}`);
+      ${logStats},
+      ${releaseEvidenceSql()}
+    FROM published_points
+    WHERE status = 'completed' AND engine_version IS NOT NULL`, `${pricedPointsSql}|${publishedPointsSql()}|${JSON.stringify(prices)}`);
   await materializeReleases(connection);
-  const ranks = HEADLINE_METRICS.map((m) => `(rank() OVER (PARTITION BY config_id ORDER BY ${columnOf(m.column)} ${m.better === 'higher' ? 'DESC' : 'ASC'} NULLS LAST))::INTEGER AS ${columnOf(`rank_${m.column}`)}`).join(',\n      ');
+  const ranks = HEADLINE_METRICS.map((m) => rankSql(m.column, m.better)).join(',\n      ');
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE leaderboard AS
     SELECT * EXCLUDE (${COMPARED_METRICS.flatMap((m) => [`${m.column}__meanlog`, `${m.column}__varlog`, `${m.column}__n`].map(columnOf)).join(', ')}),

@@ -11,6 +11,7 @@ import { TABLES, tableQueries } from './tables.ts';
 import { DELTA_COLUMN_DESCRIPTIONS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS } from './columns.ts';
 import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { ID_COLUMNS } from './ids.ts';
+import { describeEvidenceColumn } from './published-values.ts';
 
 const KNOWN = new Map([...RUN_COLUMNS, ...POINT_COLUMNS, ...PRICED_COLUMNS, ...METRIC_COLUMNS, ...ID_COLUMNS].map((c) => [c.name, { unit: c.unit, description: c.description }]));
 const HEADLINE = new Map(HEADLINE_METRICS.map((m) => [m.column, m]));
@@ -47,6 +48,8 @@ const CAPACITY: Record<string, { unit: string | null; description: string }> = {
   runs: { unit: 'runs', description: "Completed runs behind the chosen load point (with none meeting the tier: the most runs of any of the release's load points)" },
   run_id: { unit: null, description: 'The latest run of the chosen load point; null when none meets the tier' },
   tiers_version: { unit: null, description: 'Version of fleet/sla-tiers.yaml the tier limits come from' },
+  unjudged_loads: { unit: 'load points', description: "The release's load points the tier could not judge: TTFT p95 or TPOT p95 has too few samples to be published (p95 needs n ≥ 20, docs/metrics.md#sample-sufficiency), so such a point never meets a tier" },
+  unjudged_samples_max: { unit: 'samples', description: 'The largest sample among those load points (the smaller of its TTFT and TPOT samples); null when there are none' },
 };
 
 export function describeColumn(table: string, name: string): { unit: string | null; description: string } {
@@ -68,6 +71,8 @@ export function describeColumn(table: string, name: string): { unit: string | nu
     const end = interval[2] === 'lo' ? 'Low' : 'High';
     return { unit: metric.unit, description: `${end} end of the 95% interval (confidence interval of the geometric mean) of ${metric.label} over the release's runs: exp(mean ln ± t(0.975, n−1)·sd/√n), the interval the regression test uses (null with fewer than 2 runs)${metric.column === 'output_throughput_per_gpu' ? "; output throughput's interval divided by gpu_count" : ''}` };
   }
+  const evidence = describeEvidenceColumn(name);
+  if (evidence !== null) return evidence;
   if (table === 'metrics' && name === 'metric') return { unit: null, description: `Metric name, one of: ${[...new Set(LONG_METRICS.map(([m]) => m))].join(', ')}` };
   const known = DERIVED[name] ?? KNOWN.get(name);
   if (!known) throw new Error(`no description for column ${table}.${name}: add one in harness/store/dictionary.ts`);

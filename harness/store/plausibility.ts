@@ -10,6 +10,7 @@
 import { MAX_OUTPUT_TOKENS_PER_S, MAX_REQUESTS_PER_S, MAX_RUN_DAYS, OLDEST_RESULT, FUTURE_SLACK_MS } from './physical-bounds.ts';
 import { OVERLOAD_RATIO, type DistributionJson, type Point, type RunResult } from '../contract/result.ts';
 import { lengthMismatch } from '../contract/lengths-evidence.ts';
+import { checkSampleCounts } from './sample-counts.ts';
 
 export type AddProblem = (path: string, message: string, fix: string) => void;
 
@@ -213,6 +214,7 @@ function checkPoint(result: RunResult, point: Point, i: number, add: AddProblem)
   if (m.completed === 0 && (m.ttft_ms !== null || m.e2el_ms !== null)) add(`${at}.metrics`, rule('latency-present', 'latencies without a completed request'), 'latencies are measured on completed requests');
   if (m.ttft_ms && m.e2el_ms) checkTtftBelowE2el(m.ttft_ms, m.e2el_ms, at, add);
   checkInteractivity(point, at, add);
+  checkSampleCounts(point, at, add);
   checkRequests(point, at, add);
   checkSteady(point, at, add);
   checkOverloaded(point, at, add);

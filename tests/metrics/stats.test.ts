@@ -29,7 +29,12 @@ describe('distribution', () => {
   });
 
   it('a single sample is every statistic', () => {
-    expect(distribution([7])).toEqual({ mean: 7, std: 0, min: 7, p50: 7, p90: 7, p95: 7, p99: 7, p999: 7, max: 7 });
+    expect(distribution([7])).toEqual({ mean: 7, std: 0, min: 7, p50: 7, p90: 7, p95: 7, p99: 7, p999: 7, max: 7, count: 1 });
+  });
+
+  it('records how many samples the percentiles come from', () => {
+    expect(distribution([4, 3, 2, 1])!.count).toBe(4);
+    expect(distribution(Float64Array.from({ length: 1000 }, (_, i) => i))!.count).toBe(1000);
   });
 
   it('refuses an empty percentile', () => {

@@ -26,6 +26,8 @@ interface Row {
   ttft95?: number | null;
   tpot95?: number | null;
   runs?: number;
+  /** The largest sample behind TTFT p95 and TPOT p95 among the runs (published-values.ts): with a null p95, fewer than its 20. */
+  samples?: number | null;
 }
 const sql = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? `${v}::DOUBLE` : `'${String(v)}'`);
 
@@ -37,12 +39,13 @@ async function releases(rows: readonly Row[], newest: ReadonlyArray<[string, str
       `${r.scenario}|${r.load}`, r.scenario, 'synthetic/m', 'bf16', gpus > 0 ? `${gpus}x-Synthetic H100` : 'cpu-2x-synthetic', gpus > 0 ? 'Synthetic H100' : null, `${gpus}::INTEGER`, 'w', 'sha', 'm1', r.load, r.engine, r.version, `${r.order}::INTEGER`,
       r.x ?? null, gpus > 0 && y !== null ? y / gpus : null, y, y === null ? null : y * 0.9, y === null ? null : y * 1.1, gpus > 0 && y !== null ? (y * 0.9) / gpus : null, gpus > 0 && y !== null ? (y * 1.1) / gpus : null,
       r.ttft95 ?? null, r.tpot95 ?? null, `${r.runs ?? 3}::INTEGER`, `${Number(r.load.slice(2))}::INTEGER`, 1.5, `run-${r.engine}-${r.version}-${r.load}`,
+      `${r.samples ?? 'NULL'}::INTEGER`, `${r.samples ?? 'NULL'}::INTEGER`,
     ];
     return `(${cols.map((c) => (typeof c === 'string' && c.includes('::') ? c : sql(c))).join(', ')})`;
   });
   await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT * FROM (VALUES ${values.join(', ')}) t(config_id, scenario_id, model, precision, hardware, gpu, gpu_count, workload, workload_sha256, methodology, load, engine, engine_version, engine_version_order,
     interactivity_tok_s_p50, output_throughput_per_gpu, output_throughput, output_throughput__lo, output_throughput__hi, output_throughput_per_gpu__lo, output_throughput_per_gpu__hi,
-    ttft_ms_p95, tpot_ms_p95, runs, concurrency, cost_per_1m_output_tokens, latest_run_id)`);
+    ttft_ms_p95, tpot_ms_p95, runs, concurrency, cost_per_1m_output_tokens, latest_run_id, ttft_ms_p95__samples_max, tpot_ms_p95__samples_max)`);
   const latest = newest.map(([scenario, engine, version]) => `('${scenario}', '${engine}', '${version}')`).join(', ');
   await connection.run(`CREATE OR REPLACE TEMP TABLE leaderboard AS SELECT r.config_id, r.engine, r.engine_version FROM releases r JOIN (VALUES ${latest}) n(scenario_id, engine, engine_version) USING (scenario_id, engine, engine_version)`);
 }
@@ -151,5 +154,26 @@ describe('capacity at SLA tiers: the best measured load point within both limits
     ]);
     const tight = rows.find((r) => r.engine_version === '1' && r.tier === 'tight')!;
     expect([tight.throughput_per_gpu_lo, tight.throughput_per_gpu_hi]).toEqual([225, 275]);
+  });
+
+  it('a load point whose p95 has too few samples to be published meets no tier, and the row says how many such points and their largest sample', async () => {
+    await releases(
+      [
+        { scenario: 's', engine: 'a', version: '1', order: 1, load: 'c=1', y: 500, ttft95: 100, tpot95: 20, runs: 3, gpus: 2, samples: 64 },
+        // The most throughput, but its p95s rest on 8 and 12 requests (compile published them as null): not judged.
+        { scenario: 's', engine: 'a', version: '1', order: 1, load: 'c=2', y: 2000, ttft95: null, tpot95: null, runs: 3, gpus: 2, samples: 8 },
+        { scenario: 's', engine: 'a', version: '1', order: 1, load: 'c=4', y: 3000, ttft95: null, tpot95: null, runs: 3, gpus: 2, samples: 12 },
+        // No TPOT measured at all (not a matter of samples): fails, but is no unjudged point.
+        { scenario: 's', engine: 'a', version: '1', order: 1, load: 'c=8', y: 4000, ttft95: 10, tpot95: null, runs: 3, gpus: 2 },
+      ],
+      [['s', 'a', '1']],
+    );
+    await deriveCapacity(connection, TIERS);
+    const rows = await rowsOf(`SELECT tier, meets, load, unjudged_loads, unjudged_samples_max FROM capacity ORDER BY tier_order`);
+    expect(rows.map((r) => [r.tier, r.meets, r.load, r.unjudged_loads, r.unjudged_samples_max])).toEqual([
+      ['loose', true, 'c=1', 2, 12],
+      ['tight', true, 'c=1', 2, 12],
+      ['none', false, null, 2, 12],
+    ]);
   });
 });

@@ -73,9 +73,14 @@ function ruleSitesInSources(): Map<string, number> {
 
 // ---- Results --------------------------------------------------------------------------------
 
-/** The synthetic fixture run (vllm 1.0.0 on 1 × Synthetic H100, chat at c=1 and c=8, 64 requests each), its requests saved. */
-function valid(changes: Parameters<typeof synthetic>[0] = {}): RunResult {
+/**
+ * The synthetic fixture run (vllm 1.0.0 on 1 × Synthetic H100, chat at c=1 and c=8, 64 requests each), its requests saved.
+ * Without the distributions' sample counts, as files written before them (an edit of a point's
+ * counts would break [sample-count] too); `counted` keeps them as the harness writes them.
+ */
+function valid(changes: Parameters<typeof synthetic>[0] = {}, keepCounts = false): RunResult {
   const result = synthetic(changes);
+  if (!keepCounts) for (const point of result.points) for (const d of Object.values(point.metrics)) if (typeof d === 'object' && d !== null) delete d.count;
   for (const point of result.points) {
     const m = point.metrics;
     const [input, output] = [m.input_tokens / m.completed, m.output_tokens / m.completed];
@@ -99,6 +104,8 @@ function valid(changes: Parameters<typeof synthetic>[0] = {}): RunResult {
   }
   return result;
 }
+
+const counted = () => valid({}, true);
 
 /** The synthetic run relabelled Llama 3.1 8B in bf16 on H100 SXM (as nvidia-smi names it): the roofline bounds apply. */
 function onH100(concurrencies: number[] = [1, 8]): RunResult {
@@ -299,6 +306,16 @@ const FILE_RULES: RuleCase[] = [
   edited('interactivity=1000/tpot', 'an interactivity max 1% above 1000 / TPOT min', 'points[0].metrics.interactivity_tok_s.max', (r) => (m0(r).interactivity_tok_s!.max *= 1.01)),
   edited('e2el=ttft+(n−1)·tpot', 'a saved request whose TPOT is 10% off', 'points[0].requests[0].tpot_ms', (r) => (req0(r).tpot_ms = 11)),
   edited('requests=counts', 'a saved request that failed while every request completed', 'points[0].requests', (r) => Object.assign(req0(r), { ok: false, failure: 'timeout' })),
+  edited('sample-count', 'a TTFT counted over one request more than completed', 'points[0].metrics.ttft_ms.count', (r) => (m0(r).ttft_ms!.count = m0(r).completed + 1), [], counted),
+  edited('sample-count', 'an end-to-end latency counted over one request less than completed', 'points[0].metrics.e2el_ms.count', (r) => (m0(r).e2el_ms!.count = m0(r).completed - 1), [], counted),
+  edited('sample-count', 'a queueing time counted over one request less than were sent', 'points[0].metrics.queue_ms.count', (r) => (m0(r).queue_ms!.count = p0(r).requests_sent - 1), [], counted),
+  edited('sample-count', 'a TPOT counted over one request less than the saved requests with a TPOT', 'points[0].metrics.tpot_ms.count', (r) => (m0(r).tpot_ms!.count = m0(r).completed - 1), [], counted),
+  edited('sample-count', 'without saved requests, a TPOT counted over more requests than completed', 'points[0].metrics.tpot_ms.count', (r) => {
+    delete p0(r).requests;
+    // Interactivity's count follows (it is TPOT's where every TPOT is positive): only TPOT's is wrong.
+    m0(r).tpot_ms!.count = m0(r).interactivity_tok_s!.count = m0(r).completed + 1;
+  }, [], counted),
+  edited('sample-count', 'an interactivity counted over one request less than TPOT, every TPOT positive', 'points[0].metrics.interactivity_tok_s.count', (r) => (m0(r).interactivity_tok_s!.count = m0(r).tpot_ms!.count! - 1), [], counted),
   edited('ok⇔no-failure', 'a saved request ok with a failure class', 'points[0].requests[0].ok', (r) => (req0(r).failure = 'timeout')),
   edited('point-inside-run', 'a point that started 10 minutes before its run', 'points[1].started_at', (r) => (r.points[1]!.started_at = new Date(Date.parse(r.created_at) - 600_000).toISOString())),
   edited('point-inside-run', 'a point that started 10 minutes after its run ended', 'points[1].started_at', (r) => (r.points[1]!.started_at = new Date(Date.parse(r.finished_at) + 600_000).toISOString())),
@@ -447,6 +464,13 @@ const VALID_EDGES: Array<readonly [string, () => RunResult]> = [
       m0(r).interactivity_tok_s = null;
     })],
   ['a TPOT min of 0 (that request has no interactivity; the max is of the others)', () => withEdit(valid(), (r) => (m0(r).tpot_ms!.min = 0))],
+  ['without saved requests, a TPOT counted over fewer requests than completed (some produced one token)', () =>
+    withEdit(counted(), (r) => {
+      delete p0(r).requests;
+      m0(r).tpot_ms!.count = m0(r).interactivity_tok_s!.count = m0(r).completed - 3;
+    })],
+  ['every sample count as the harness writes it', counted],
+  ['an interactivity counted over fewer requests than TPOT, where a TPOT is 0', () => withEdit(counted(), (r) => ((m0(r).tpot_ms!.min = 0), (m0(r).interactivity_tok_s!.count = m0(r).tpot_ms!.count! - 1)))],
   ['a failure rate 1e-10 off failed / sent', () => withEdit(valid(), (r) => (r.outcome.failure_rate = 1e-10))],
   [`a served model name of exactly ${MAX_NAME_CHARS} characters`, () => withEdit(valid(), (r) => (r.run!.model.served_name = 'a'.repeat(MAX_NAME_CHARS)))],
   ['a free-form object nested exactly 32 levels', () =>

@@ -16,6 +16,11 @@ export interface Distribution {
   p99: number;
   p999: number;
   max: number;
+  /**
+   * The sample size behind the percentiles: a p99 of 8 samples is the maximum, so readers
+   * (compile's sufficiency rule, docs/metrics.md#sample-sufficiency) need it beside the values.
+   */
+  count: number;
 }
 
 /** Percentile q (0–100) of an ascending-sorted, non-empty array. */
@@ -50,5 +55,6 @@ export function distribution(values: ArrayLike<number>): Distribution | null {
     p99: percentileSorted(sorted, PERCENTILES.p99),
     p999: percentileSorted(sorted, PERCENTILES.p999),
     max: sorted[n - 1],
+    count: n,
   };
 }
