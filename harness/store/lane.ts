@@ -9,6 +9,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Lane } from '../contract/site-data.ts';
+import { OFFICIAL_RUN_SQL } from './official.ts';
 
 /** What the runs of one hardware key say about where they ran; describeLane words it. */
 export type LaneFacts = Omit<Lane, 'kind' | 'hardware_label' | 'throughput_per' | 'label'>;
@@ -84,7 +85,8 @@ export async function laneFacts(connection: DuckDBConnection): Promise<LaneFacts
       coalesce(list_sort(list_distinct(list(host_virtualization) FILTER (WHERE host_virtualization IS NOT NULL))), []) AS virtualization,
       round(median(host_steal_pct), 3)::DOUBLE AS steal_pct_median, max(host_steal_pct)::DOUBLE AS steal_pct_max,
       list_sort(list_distinct(list(coalesce(model_weights, 'checkpoint')))) AS weights,
-      list_sort(list_distinct(list(engine))) AS engines, count(*)::INTEGER AS runs
+      -- The ranked engines (official runs): community ones are shown only behind their filter. A lane of community runs alone names its own.
+      coalesce(list_sort(list_distinct(list(engine) FILTER (WHERE ${OFFICIAL_RUN_SQL}))), list_sort(list_distinct(list(engine)))) AS engines, count(*)::INTEGER AS runs
     FROM valid_runs GROUP BY hardware ORDER BY hardware`)).getRowObjectsJS() as Array<Record<string, unknown>>;
   return rows.map((r) => {
     return {

@@ -61,39 +61,45 @@ describe('compile of the committed results states their lane', () => {
   const gpu = synthetic({ gpuCount: 8 });
   gpu.run!.host.virtualization = 'none';
   gpu.run!.host.steal_pct = 0;
+  // SYNTHETIC community runs: one beside the official GPU run, one alone on a lane of its own.
+  const beside = synthetic({ gpuCount: 8, engine: 'lmdeploy', version: '1.0.0', source: 'community', seed: 7 });
+  const alone = synthetic({ gpuCount: 2, engine: 'sglang', version: '2.0.0', source: 'community', seed: 8 });
   beforeAll(async () => {
     cpSync(RESULTS_DIR, join(out, 'results'), { recursive: true });
-    const text = `${JSON.stringify(gpu, null, 2)}\n`;
-    const path = join(out, 'results', resultRelativePath(gpu, text));
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
+    for (const result of [gpu, beside, alone]) {
+      const text = `${JSON.stringify(result, null, 2)}\n`;
+      const path = join(out, 'results', resultRelativePath(result, text));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    }
     const report = await compile({ resultsDir: join(out, 'results'), outDir: join(out, 'data'), prices: loadPrices(), now: new Date('2026-12-03T00:00:00Z') });
     expect(report.problems).toEqual([]);
   }, 120_000);
 
-  it('lanes.json: the CPU lane from the files own host, weights and engines, and the GPU lane beside it', () => {
+  it('lanes.json: the CPU lane from the files own host, weights and engines, and the GPU lanes beside it (their ranked engines; a community lane its own)', () => {
     const lanes = z.array(LaneSchema).parse(JSON.parse(readFileSync(join(out, 'data', 'site', SITE_FILES.lanes), 'utf8')));
     const steal = committed.map((c) => c.result.run!.host.steal_pct!).sort((a, b) => a - b);
     const middle = steal.length / 2;
     expect(steal).toHaveLength(60);
-    // By hardware key.
+    // By hardware key. Runs that recorded no virtualization or steal (the community ones) leave them to those that did.
     expect(lanes).toEqual([
-      describeLane({ hardware: '8x-Synthetic H100', gpu: 'Synthetic H100', gpu_count: 8, host_cpu: 'Synthetic CPU', host_cpus: 64, virtualization: ['none'], steal_pct_median: 0, steal_pct_max: 0, weights: ['checkpoint'], engines: ['vllm'], runs: 1 }),
+      describeLane({ hardware: '2x-Synthetic H100', gpu: 'Synthetic H100', gpu_count: 2, host_cpu: 'Synthetic CPU', host_cpus: 64, virtualization: [], steal_pct_median: null, steal_pct_max: null, weights: ['checkpoint'], engines: ['sglang'], runs: 1 }),
+      describeLane({ hardware: '8x-Synthetic H100', gpu: 'Synthetic H100', gpu_count: 8, host_cpu: 'Synthetic CPU', host_cpus: 64, virtualization: ['none'], steal_pct_median: 0, steal_pct_max: 0, weights: ['checkpoint'], engines: ['vllm'], runs: 2 }),
       describeLane({ ...CPU_LANE, steal_pct_median: Math.round(((steal[middle - 1]! + steal[middle]!) / 2) * 1000) / 1000, steal_pct_max: steal.at(-1)! }),
     ]);
-    expect(lanes[1]!.steal_pct_median).toBe(CPU_LANE.steal_pct_median);
+    expect(lanes[2]!.steal_pct_median).toBe(CPU_LANE.steal_pct_median);
   });
 
   it('the Parquet runs table keeps each file\'s weights, virtualization, steal and CPUs; points keep the weights', async () => {
     const runs = await query(`SELECT file, model_weights, host_virtualization, host_steal_pct, host_cpus FROM read_parquet('${out}/data/parquet/latest/runs/*.parquet') ORDER BY file`);
-    expect(runs).toHaveLength(61);
+    expect(runs).toHaveLength(63);
     const byFile = new Map(runs.map((r) => [r['file'], r]));
     for (const { path, result } of committed) {
       expect(byFile.get(path), path).toEqual({ file: path, model_weights: 'dummy', host_virtualization: 'kvm', host_steal_pct: result.run!.host.steal_pct, host_cpus: 2 });
     }
-    expect(runs.find((r) => r['host_cpus'] === 64)).toMatchObject({ model_weights: null, host_virtualization: 'none', host_steal_pct: 0 });
+    expect(runs.filter((r) => r['host_cpus'] === 64).map((r) => [r['model_weights'], r['host_virtualization'], r['host_steal_pct']]).sort()).toEqual([[null, null, null], [null, null, null], [null, 'none', 0]]);
     const points = await query(`SELECT model_weights, count(*)::INTEGER AS n FROM read_parquet('${out}/data/parquet/latest/points/*.parquet') GROUP BY ALL ORDER BY ALL`);
-    expect(points).toEqual([{ model_weights: 'dummy', n: 180 }, { model_weights: null, n: gpu.points.length }]);
+    expect(points).toEqual([{ model_weights: 'dummy', n: 180 }, { model_weights: null, n: gpu.points.length * 3 }]);
   });
 
   it('the data dictionary describes the new columns', () => {
