@@ -12,6 +12,11 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
     return createRunCommand((text, relativePath) => checkResultText(relativePath, text, relativePath).problems.map(formatProblemLine));
   },
   load: async () => (await import('./measure/load/command.ts')).loadCommand,
+  // The embedded engine's dummy shapes are skipped by name; measure may not import the engines, so the CLI hands them over.
+  accuracy: async () => {
+    const [{ createAccuracyCommand }, { SHAPES }] = await Promise.all([import('./measure/accuracy/command.ts'), import('./engines/embedded/dummy-model.ts')]);
+    return createAccuracyCommand(Object.keys(SHAPES));
+  },
   sim: async () => (await import('./engines/sim/command.ts')).simCommand,
   embedded: async () => (await import('./engines/embedded/command.ts')).embeddedCommand,
   llamacpp: async () => (await import('./measure/builds/command.ts')).llamacppCommand,
@@ -38,6 +43,7 @@ function mainHelp(): string {
     'Commands:',
     '  run        Launch an engine, measure a workload, tear it down, write one result into results/',
     '  load       Drive a streaming load against an endpoint and write one result JSON',
+    "  accuracy   Score a running server on GSM8K (lm-eval's gsm8k setting) with a 95% interval; skipped on dummy weights",
     '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
     '  embedded   Start the embedded CPU engine (llama.cpp) on a GGUF or dummy-weight model',
     "  llamacpp   Build upstream llama.cpp's server for the CPU from node-llama-cpp's bundled source; list builds",
