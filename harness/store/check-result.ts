@@ -17,6 +17,7 @@ import { checkWorkloadClaims } from './workload-claims.ts';
 import { fileSizeProblem, limitRule, LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES, tooDeepAt } from './store-limits.ts';
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
 import { checkCommandAgreement } from './command-agreement.ts';
+import { checkRepeat } from './repeat-coherence.ts';
 import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 import { syntheticMark } from '../contract/synthetic.ts';
 
@@ -109,6 +110,7 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
   const recorded = readRecordedArgv(result.harness.command, 'run', RESULT_COMMAND_OPTIONS.run);
   if (!recorded.ok) add(`harness.command[${recorded.problem.index}]`, `[recorded-command] ${recorded.problem.message}`, recorded.problem.fix);
   else checkCommandAgreement(result, recorded.parsed, RESULT_COMMAND_OPTIONS.run, add);
+  checkRepeat(result, recorded.ok ? recorded.parsed : null, RESULT_COMMAND_OPTIONS.run, add);
 }
 
 export interface CheckOptions {

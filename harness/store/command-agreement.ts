@@ -15,7 +15,7 @@ import type { AddProblem } from './plausibility.ts';
 const RULE = '[command-agrees]';
 
 /** The value the command's parser ends with: the last of a repeated flag, else the table's default. */
-function optionValue(command: RecordedCommand, table: readonly OptionSpec[], name: string): string | null {
+export function optionValue(command: RecordedCommand, table: readonly OptionSpec[], name: string): string | null {
   let value: string | null = null;
   for (const option of command.options) if (option.spec.name === name) value = option.value;
   return value ?? table.find((spec) => spec.name === name)?.default ?? null;

@@ -39,6 +39,11 @@ export interface SimConfig extends CostParams {
   readonly stallMs: number;
   /** Seeds the fault draws. */
   readonly seed: number;
+  /**
+   * Run-to-run noise: each launch runs all its costs at one speed factor exp(σ·z), z standard
+   * normal drawn per launch (launch-noise.ts); 0: every launch alike. For testing what repeats see.
+   */
+  readonly runNoise: number;
   readonly sseCrlf: boolean;
   readonly sseNoSpace: boolean;
   /** Interval of ": keep-alive" SSE comments on open streams; 0 disables them. */
@@ -87,6 +92,7 @@ export const SIM_DEFAULTS: SimConfig = {
   ...PERSONALITY_CONNECTIONS.vllm,
 };
 
+  runNoise: 0,
 /** What zero-cost mode uses for the fields the caller did not set. */
 const ZERO_COST_LIMITS = {
   maxNumSeqs: 100_000,
@@ -144,3 +150,4 @@ export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   validateFaultRates(config.faults);
   return config;
 }
+  check(config.runNoise >= 0 && config.runNoise <= 2, 'runNoise must be a σ of ln(speed) in [0, 2]');

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { resolveSimConfig, type SimConfig } from './config.ts';
+import { withLaunchNoise } from './launch-noise.ts';
 import { fitsKvBudget, kvReservation } from './cost-model.ts';
 import { EngineLoop, type EngineSink } from './engine-loop.ts';
 import { decideFault, planGeneration } from './faults.ts';
@@ -38,7 +39,7 @@ const GENERATION_PATHS: Readonly<Record<string, EndpointKind>> = {
 };
 
 export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<SimServer> {
-  const config = resolveSimConfig(partial);
+  const config = withLaunchNoise(resolveSimConfig(partial), process.pid);
   const version = `${SERVEBENCH_VERSION}-sim`;
   const metrics = new SimMetrics();
   const scheduler = new Scheduler<SimStream>(config);

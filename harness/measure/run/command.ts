@@ -21,7 +21,7 @@ import { formatSummaryTable } from '../load/summary-table.ts';
 import { officialImage, type ServeParameters } from '../../contract/engine.ts';
 import { isDummyModelRef } from '../models/real-shape-model.ts';
 import { resolveDummyModel } from '../models/model-ref.ts';
-import { executeRun, localModelPaths, withProgram, type RunPlan } from './runner.ts';
+import { executeRun, localModelPaths, onFreshPort, withProgram, type RunPlan } from './runner.ts';
 import { deliverResult } from '../load/deliver-result.ts';
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
@@ -29,6 +29,8 @@ import { freePort } from './free-port.ts';
 import { KILL_WAIT_MS, STOP_GRACE_MS } from './process-launcher.ts';
 import { killOwnedGroups } from '../../lib/process/owned-groups.ts';
 import { stopOnSignal } from '../../lib/process/stop-signals.ts';
+import { describePolicy, repeatPolicyOf, runRepeatGroup } from './repeats.ts';
+import type { RunOutcome } from './runner.ts';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -39,6 +41,8 @@ const spec: CommandSpec = {
   // The contract's table: validate reads a recorded `servebench run …` by it too.
   options: RUN_OPTIONS,
   epilog: [
+    'With --repeats, each repeat writes its own result as it ends; the group stops at a failed or interrupted repeat, or one whose result',
+    'could not be written, and exits with the last status other than 0 of its repeats (a refused result does not stop it).',
     'Exit status: 0 completed; 1 the run failed (launch, health, probe, measure) or the failure rate was too high; 2 bad input;',
     '3 the result could not be written (it went to stdout instead); 4 a run that did not fail wrote a result `servebench validate`',
     'refuses (each broken rule is printed; the file is kept, and results/ does not take it as it stands);',
@@ -138,6 +142,7 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
   for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
   const load = normalizeLoadOptions(loadRaw);
   if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
+  const repeats = repeatPolicyOf(spec, raw);
   const plan: RunPlan = {
     engine,
     launcher,
@@ -171,6 +176,7 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
       `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
       `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
       `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,
+      ...(repeats ? [`repeats:  ${describePolicy(repeats)}`] : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;
@@ -189,14 +195,19 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
     deadline = setTimeout(() => killOwnedGroups('SIGKILL'), STOP_GRACE_MS).unref();
   });
   const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
-  try {
-    const { result, text, relativePath, path } = await executeRun(
-      plan,
+  const json = booleanOption(raw, 'json');
+  // A repeat is launched as a fresh run would be: on a free port of its own unless --port names one.
+  const freshPort = launcher !== 'external' && raw['port'] === undefined;
+  const runOnce = async (repeat = 1) =>
+    executeRun(
+      repeat > 1 && freshPort ? await onFreshPort(plan) : plan,
       stop.signal,
       booleanOption(raw, 'no-progress') ? undefined : (i, state) => progress.update(i, load.loads[i]!, state),
       () => progress.finishPoint(),
     );
-    const delivered = await deliverResult({ text, path, json: booleanOption(raw, 'json'), summary: () => formatSummaryTable(result.points) });
+  /** Writes one result and checks what was written; the exit status it earns. `stdout`: what it prints there (a result that cannot be written goes there whatever it says). */
+  const deliver = async ({ result, text, relativePath, path }: RunOutcome, stdout: 'json' | 'summary' | 'nothing'): Promise<number> => {
+    const delivered = await deliverResult({ text, path, json: stdout === 'json', summary: () => (stdout === 'summary' ? formatSummaryTable(result.points) : '') });
     // The text as written, through the code `validate` runs: a run never exits 0 with a result
     // that validate, and so results/, would refuse.
     const problems = checkWritten?.(text, relativePath) ?? [];
@@ -212,6 +223,20 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
     if (problems.length > 0) return stop.exitCode() ?? EXIT.resultRefused;
     if (result.outcome.interrupted) return stop.exitCode() ?? EXIT.interrupted;
     return result.outcome.exceeded_max_failure_rate ? EXIT.thresholdExceeded : EXIT.ok;
+  };
+  try {
+    if (repeats === null) return await deliver(await runOnce(), json ? 'json' : 'summary');
+    // Each repeat's file is written as it ends (nothing waits on the group); with --json, stdout
+    // gets the group's verdicts at the end instead of each result.
+    const group = await runRepeatGroup(repeats, {
+      runOnce,
+      deliver: (outcome) => deliver(outcome, json ? 'nothing' : 'summary'),
+      announce: (line) => process.stderr.write(`servebench: ${line}\n`),
+      resultsDir: plan.resultsDir,
+    });
+    const { exitCode, ...verdict } = group;
+    if (json) process.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
+    return exitCode;
   } finally {
     clearTimeout(deadline);
     stop.dispose();

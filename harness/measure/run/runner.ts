@@ -116,7 +116,7 @@ function launch(plan: RunPlan, runId: string, logFile: string, configPath: strin
 }
 
 /** The same plan on another free port (server flags, client endpoint and container mapping). */
-async function onFreshPort(plan: RunPlan): Promise<RunPlan> {
+export async function onFreshPort(plan: RunPlan): Promise<RunPlan> {
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   return {
@@ -295,7 +295,12 @@ export async function executeRun(
       failure,
     },
   }));
+  return outcomeOf(result, plan.resultsDir);
+}
+
+/** A result as its file: the text exactly as written and the path derived from it. */
+export function outcomeOf(result: RunResult, resultsDir: string): RunOutcome {
   const text = `${JSON.stringify(result, null, 2)}\n`;
   const relativePath = resultRelativePath(result, text);
-  return { result, text, relativePath, path: join(plan.resultsDir, relativePath) };
+  return { result, text, relativePath, path: join(resultsDir, relativePath) };
 }
