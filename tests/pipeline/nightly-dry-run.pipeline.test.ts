@@ -5,6 +5,10 @@
  * checkout, with the planted regression of the simulated engine (night 2), a new release whose
  * runner dies (night 3), and the next night's detect. About a minute and a half on two cores.
  *
+ * The dry run is a report (what ran, how each step exited, what each night's steps produced); every
+ * judgement of what the nights should have found is here, against the story the script planted
+ * (scripts/nightly-dry-run/story.ts).
+ *
  * Each servebench command's argv is checked against the `run:` text of
  * .github/workflows/nightly.yml as a scheduled night runs it, so the dry run cannot drift from
  * production's flags unnoticed.
@@ -18,6 +22,9 @@ import { parse as parseYaml } from 'yaml';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
+import { groupKey } from '../../harness/pipeline/alert/groups.ts';
+import { MARKER, REPORT_FILE } from '../../scripts/nightly-dry-run/checkout.ts';
+import { runNightlyDryRun } from '../../scripts/nightly-dry-run/run.ts';
 import {
   BRANCH,
   EMBEDDED_RELEASES,
@@ -26,14 +33,14 @@ import {
   LLAMACPP_RELEASES,
   NEXT_POLL_NIGHT,
   NIGHTLY_WORKFLOW,
+  NIGHTS,
   PLANTED_FACTOR,
+  REGRESSION_NIGHT,
   RUNNER_DIES_NIGHT,
-  runNightlyDryRun,
   SIM_RELEASES,
   SIM_REPEATS,
-  expectedIssueKeys,
-  type DryRunReport,
-} from '../../scripts/nightly-dry-run.ts';
+} from '../../scripts/nightly-dry-run/story.ts';
+import type { DryRunRegression, DryRunReport } from '../../scripts/nightly-dry-run/types.ts';
 
 let dir: string;
 let report: DryRunReport;
@@ -44,13 +51,19 @@ beforeAll(async () => {
 }, 8 * 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const NIGHTS = [1, 2, RUNNER_DIES_NIGHT] as const;
 const night = (n: number) => report.nights[String(n)]!;
 const stepsNamed = (n: number, name: string) => report.steps.filter((s) => s.night === n && s.step === name);
 const versions = (list: ReadonlyArray<{ engine: string; version: string }>) => list.map((v) => `${v.engine} ${v.version}`);
 const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: report.dir, encoding: 'utf8' }).trim();
 /** Results stored after all nights: both jobs and the sim runs on nights 1 and 2, the nightly job alone on night 3. */
 const STORED = 2 * (2 + SIM_REPEATS) + 1;
+/** Results stored by the end of each night. */
+const STORED_BY_NIGHT = [2 + SIM_REPEATS, 2 * (2 + SIM_REPEATS), STORED];
+
+/** The issue keys `servebench alert` files regressions under: one per engine release and configuration. */
+function expectedIssueKeys(regressions: readonly DryRunRegression[]): Set<string> {
+  return new Set(regressions.map((r) => groupKey(r.engine, r.version, r)));
+}
 
 /**
  * The `npm run -s servebench -- <command> …` calls of nightly.yml's `run:` steps, with each step's
@@ -104,12 +117,26 @@ function workflowCommands(): Map<string, string[]> {
 
 describe('the nightly dry run: the CPU lane', () => {
   it('detect reads llama.cpp from the (fake) npm registry; each night plans the official CPU lane for it: 24 runs per release, built first, in lanes', () => {
-    const llamacpp = (n: number) => night(n).detect!.new.filter((v) => v.engine === 'llamacpp').map((v) => [v.version, v.tag]);
-    expect([1, 2, RUNNER_DIES_NIGHT].map(llamacpp)).toEqual([[[LLAMACPP_RELEASES[1]![1]![0], LLAMACPP_RELEASES[1]![1]![1]]], [[...LLAMACPP_RELEASES[2]![0]!]], []]);
+    const llamacpp = (d: NonNullable<DryRunReport['final']['detect']>) => d.new.filter((v) => v.engine === 'llamacpp').map((v) => [v.version, v.tag]);
+    // Night 1 the newest of two, night 2 a new tag, night 3 a release bundling night 2's tag (seen, not reported), the next poll nothing.
+    expect([...NIGHTS.map((n) => night(n).detect!), report.final.detect!].map(llamacpp)).toEqual([[[LLAMACPP_RELEASES[1]![1]![0], LLAMACPP_RELEASES[1]![1]![1]]], [[...LLAMACPP_RELEASES[2]![0]!]], [], []]);
     expect(night(RUNNER_DIES_NIGHT).detect!.notes!.map((n) => n.message)).toContain('3.22.1 recorded as seen, not reported: it bundles llama.cpp b7100, as 3.22.0 does (the same engine build)');
-    expect(night(1).lane).toMatchObject({ runs: { latest: LANE_RUNS, '3.21.1': LANE_RUNS }, commands_ok: true, in_matrix: 0, distinct_ids: true });
+    const newRelease: Record<number, string | null> = { 1: '3.21.1', 2: '3.22.0', [RUNNER_DIES_NIGHT]: null };
+    for (const n of NIGHTS) {
+      const lane = night(n).lane!;
+      const release = newRelease[n]!;
+      expect(lane.runs, `night ${n}`).toEqual(release === null ? { latest: LANE_RUNS } : { latest: LANE_RUNS, [release]: LANE_RUNS });
+      // In lanes, not the bench matrix; every run its own id.
+      expect({ night: n, in_matrix: lane.in_matrix, lanes: lane.lanes > 0, distinct: new Set(lane.jobs.map((j) => j.id)).size === lane.jobs.length }).toEqual({ night: n, in_matrix: 0, lanes: true, distinct: true });
+      // Each run builds its release first, then runs it pinned (--engine-version) as an official result.
+      for (const job of lane.jobs) {
+        const pinned = job.version === 'latest' ? [] : ['--engine-version', job.version];
+        expect({ night: n, in_lane: job.in_lane, build: job.build }).toEqual({ night: n, in_lane: true, build: job.version === 'latest' ? ['llamacpp', 'build'] : ['llamacpp', 'build', '--node-llama-cpp', job.version] });
+        expect(job.argv.slice(0, 5 + pinned.length)).toEqual(['run', '--engine', 'llamacpp', '--launcher', 'process', ...pinned]);
+        expect(job.argv.join(' ')).toContain('--source official');
+      }
+    }
     expect(night(1).lane!.builds).toEqual(['npx tsx harness/cli.ts llamacpp build', 'npx tsx harness/cli.ts llamacpp build --node-llama-cpp 3.21.1']);
-    expect(night(RUNNER_DIES_NIGHT).lane!.runs).toEqual({ latest: LANE_RUNS });
     // The dry-run fleet has no lane: its plan notes the release and plans nothing for it.
     expect(night(1).plan!.notes).toContain('llamacpp 3.21.1 (new): no matrix entry with new_versions: true runs llamacpp; nothing planned');
   });
@@ -128,10 +155,19 @@ describe('the nightly dry run', () => {
     expect(order(RUNNER_DIES_NIGHT)).toEqual(['detect', 'plan', 'job', ...tail]);
     expect(order(NEXT_POLL_NIGHT)).toEqual(['detect']);
     // regress says "regressions found" with exit 1: on night 2 only.
-    expect(NIGHTS.map((n) => stepsNamed(n, 'regress')[0]!.code)).toEqual([0, 1, 0]);
-    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(NIGHTS.map((n) => stepsNamed(n, 'regress')[0]!.code)).toEqual(NIGHTS.map((n) => (n === REGRESSION_NIGHT ? 1 : 0)));
     expect(report.ok).toBe(true);
-    expect(existsSync(join(report.dir, 'DRY-RUN.md'))).toBe(true);
+  });
+
+  it('writes its report where it ran: report.json, and the same in Markdown at the end of DRY-RUN.md', () => {
+    expect(JSON.parse(readFileSync(join(report.dir, REPORT_FILE), 'utf8'))).toEqual(JSON.parse(JSON.stringify(report)));
+    const markdown = readFileSync(join(report.dir, 'DRY-RUN.md'), 'utf8');
+    expect(markdown.startsWith(MARKER)).toBe(true);
+    expect(markdown).toContain('## servebench nightly dry run: OK: every step exited as the workflow allows');
+    const rows = markdown.split('\n').filter((l) => /^\| \d+ \| /.test(l));
+    expect(rows.map((r) => r.split(' | ').slice(0, 4).join(' | '))).toEqual(report.steps.map((s) => `| ${s.night} | ${s.step} | ${s.code} | ${s.expected.join(' or ')}`));
+    // The report is not committed: the checkout holds the marker as the first night found it.
+    expect(gitIn('show', 'HEAD:DRY-RUN.md')).toBe(MARKER.trimEnd());
   });
 
   it("calls every servebench command of nightly.yml, each with exactly the workflow's flags, in the checkout", () => {
@@ -205,8 +241,10 @@ describe('the nightly dry run', () => {
     expect(notLlamacpp(night(2).detect!.new)).toEqual(['embedded 3.22.0']);
     expect(versions(night(2).detect!.pending)).toEqual(['vllm 0.11.1']);
     expect(notLlamacpp(night(RUNNER_DIES_NIGHT).detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
-    expect(notLlamacpp(report.final.detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
-    expect(versions(report.final.detect!.pending)).toEqual(['vllm 0.11.1']);
+    // The next poll: the release whose runner died, and nothing else.
+    expect(versions(report.final.detect!.new)).toEqual([`embedded ${EMBEDDED_RELEASES[RUNNER_DIES_NIGHT]}`]);
+    // vLLM 0.11.1 has no image yet: pending on every poll after its release.
+    for (const d of [night(2).detect!, night(RUNNER_DIES_NIGHT).detect!, report.final.detect!]) expect(versions(d.pending)).toEqual(['vllm 0.11.1']);
     for (const d of [night(1).detect!, night(2).detect!, night(RUNNER_DIES_NIGHT).detect!, report.final.detect!]) expect(d.errors).toEqual([]);
   });
 
@@ -214,6 +252,7 @@ describe('the nightly dry run', () => {
     for (const n of NIGHTS) {
       const matrix = night(n).matrix!.include;
       expect(matrix.map((j) => `${j.engine} ${j.version}`).sort()).toEqual([`embedded ${EMBEDDED_RELEASES[n]}`, 'embedded latest']);
+      expect(night(n).plan!.jobs.map((j) => j.id).sort()).toEqual(matrix.map((j) => j.job_id).sort());
       for (const job of matrix) {
         expect(job.command).toMatch(/^npx tsx harness\/cli\.ts run --engine embedded --launcher process /);
         const ran = report.steps.find((s) => s.night === n && s.command[0] === job.command);
@@ -233,6 +272,8 @@ describe('the nightly dry run', () => {
     expect(n3.collect!.missing.map((m) => ({ job_id: m.job_id, engine: m.engine, version: m.version }))).toEqual([{ job_id: job.id, engine: 'embedded', version: release }]);
     expect(n3.collect_code).toBe(0);
     expect(n3.collect!.detect_state).toMatchObject({ written: true, put_back: [{ engine: 'embedded', version: release }] });
+    expect(n3.collect!.detect_state!.put_back).toHaveLength(1);
+    expect(n3.committed).toBe(true);
     // The state the night committed (what the next night's detect reads): pending again, no longer seen.
     const state = JSON.parse(gitIn('show', `${n3.commit}:fleet/detect-state.json`)) as { engines: Record<string, { seen: Record<string, string>; pending: Record<string, { reason: string }> }> };
     expect(state.engines['embedded']!.pending[release]!.reason).toMatch(/^no result from 1 planned job/);
@@ -244,13 +285,16 @@ describe('the nightly dry run', () => {
   });
 
   it('collect put every result into results/, and every one validates; each was measured by `servebench run`', () => {
-    for (const n of NIGHTS) {
+    NIGHTS.forEach((n, i) => {
       const collect = night(n).collect!;
       expect(collect.collected).toHaveLength(night(n).plan!.jobs.length - night(n).died!.length + (SIM_RELEASES.some((r) => r.night === n) ? SIM_REPEATS : 0));
+      expect(collect.missing).toHaveLength(night(n).died!.length);
       expect(collect.invalid).toEqual([]);
       expect(collect.conflicts).toEqual([]);
       expect(night(n).summary_md!.length).toBeGreaterThan(0);
-    }
+      // After each night's commit, every result stored so far validates.
+      expect(night(n).validate).toEqual({ files: STORED_BY_NIGHT[i], problems: [] });
+    });
     const { files, problems } = listResultFiles(join(report.dir, 'results'));
     expect(problems).toEqual([]);
     expect(files).toHaveLength(STORED);
@@ -271,7 +315,8 @@ describe('the nightly dry run', () => {
     const manifest = JSON.parse(readFileSync(join(data, 'MANIFEST.json'), 'utf8')) as { snapshot: string; runs: number };
     expect(manifest.snapshot).toBe(night(RUNNER_DIES_NIGHT).compile!.snapshot);
     expect(manifest.runs).toBe(STORED);
-    expect(NIGHTS.map((n) => night(n).compile!.tables['runs'])).toEqual([2 + SIM_REPEATS, 2 * (2 + SIM_REPEATS), STORED]);
+    expect(NIGHTS.map((n) => night(n).compile!.tables['runs'])).toEqual(STORED_BY_NIGHT);
+    expect(NIGHTS.map((n) => night(n).compile!.ingest.valid)).toEqual(STORED_BY_NIGHT);
     expect(existsSync(join(data, 'parquet', 'snapshots', manifest.snapshot))).toBe(true);
     expect(readdirSync(join(data, 'parquet', 'snapshots'))).toHaveLength(NIGHTS.length);
     for (const file of ['leaderboard.json', 'deltas.json', 'scenarios.json']) expect(existsSync(join(data, 'site', file))).toBe(true);
@@ -282,7 +327,9 @@ describe('the nightly dry run', () => {
     // One scenario for the embedded engine, one for the simulated releases.
     expect(leaderboards).toHaveLength(2);
     for (const page of leaderboards) expect(readFileSync(join(site, page), 'utf8')).toMatch(/Leaderboard at c=\d/);
-    expect(night(2).site!.regressions_page_names).toContain(SIM_RELEASES[1].version);
+    // Every night's site: both scenarios' leaderboards and the regressions page, which names the planted release.
+    for (const n of NIGHTS) expect({ night: n, leaderboards: night(n).site!.leaderboard_pages.length, regressions: night(n).site!.regressions_page }).toEqual({ night: n, leaderboards: 2, regressions: true });
+    expect(night(REGRESSION_NIGHT).site!.regressions_page_names).toContain(SIM_RELEASES[1].version);
   });
 
   it('regress --base found the planted regression of the simulated engine on night 2, and only that', () => {
@@ -313,6 +360,7 @@ describe('the nightly dry run', () => {
     expect([...issue!.labels].sort()).toEqual(['engine:sim', 'regression', 'servebench']);
     expect(issue!.title).toContain(`sim ${SIM_RELEASES[1].version} vs ${SIM_RELEASES[0].version} on `);
     expect(night(2).alert!.actions).toEqual([{ action: 'create', key: issue!.key, issue: issue!.number }]);
+    expect(night(1).alert!.actions).toEqual([]);
     expect(night(RUNNER_DIES_NIGHT).alert!.actions).toEqual([]);
     expect(report.github.webhook_posts).toBe(1);
     expect(report.final.alert_rerun_writes).toBe(0);
