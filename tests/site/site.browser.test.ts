@@ -447,7 +447,7 @@ describe('the site in Chromium', () => {
     const page = await open('/compare/?a=vllm%401.0.0&b=vllm%401.1.0', 'compare');
     await page.locator('table[data-compare-table]').waitFor({ state: 'visible', timeout: 60_000 });
     const rows = await page.locator('table[data-compare-table] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!)));
-    expect(rows.map((r) => r[0])).toEqual(['synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=1', 'synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat · c=8']);
+    expect(rows.map((r) => r[0])).toEqual(['synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · chat · c=1', 'synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · chat · c=8']);
     for (const [i, concurrency] of [1, 8].entries()) {
       const tput = (version: string) => geoMean(results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === version).map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics.output_throughput!));
       expect(rows[i]![3]).toBe(formatPercent((tput('1.1.0') / tput('1.0.0') - 1) * 100));
@@ -479,7 +479,7 @@ describe('the site in Chromium', () => {
     const shown = page.locator('section[data-config]:visible');
     await expect(shown.count()).resolves.toBe(1);
     // The default configuration has the most engines (chat: both engines' releases), at its highest load.
-    await expect(shown.locator('h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · chat');
+    await expect(shown.locator('h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · chat');
     const ranking = shown.locator('[data-config-load="c=8"] table[data-ranking]');
     const box = (await ranking.boundingBox())!;
     expect(box.y).toBeLessThan(900);
@@ -518,7 +518,7 @@ describe('the site in Chromium', () => {
     expect(changes.changes.some((d) => d.engine === 'vllm' && d.verdict === 'worse')).toBe(true);
     // One item per release and configuration, throughput first, each metric once at the load where it moved most.
     await expect(aside.locator('[data-changes="worse"] li').count()).resolves.toBe(1);
-    await expect(aside.locator('[data-changes="worse"] li').first().innerText()).resolves.toMatch(/^vllm 1\.0\.0 → 1\.1\.0 synthetic\/llama-8b · bfloat16 · 1x-Synthetic H100 · chat\s+Output throughput ▼ −1\d\.\d% at c=\d · .* · \d+ more metrics$/);
+    await expect(aside.locator('[data-changes="worse"] li').first().innerText()).resolves.toMatch(/^vllm 1\.0\.0 → 1\.1\.0 synthetic\/llama-8b · bfloat16 · 1× Synthetic H100 · chat\s+Output throughput ▼ −1\d\.\d% at c=\d · .* · \d+ more metrics$/);
     const failure = aside.locator('[data-failed-runs] li').first();
     await expect(failure.innerText()).resolves.toMatch(/^vllm 1\.1\.0 · failed in launch: CUDA out of memory while loading the weights/);
     await failure.locator('a').click();
@@ -534,7 +534,7 @@ describe('the site in Chromium', () => {
     await page.keyboard.press('ArrowDown');
     await expect(workload.inputValue()).resolves.toBe('summarize');
     const shown = page.locator('section[data-config]:visible');
-    await expect(shown.locator('h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · summarize');
+    await expect(shown.locator('h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · summarize');
     expect(await page.locator('select[data-field="load"] option').allInnerTexts()).toEqual(['c=2', 'c=4']);
     await expect(page.locator('select[data-field="load"]').inputValue()).resolves.toBe('c=4');
     await page.keyboard.press('Tab');
@@ -548,7 +548,7 @@ describe('the site in Chromium', () => {
     const expected = extra.map((r) => [r.run!.engine.name, r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 2)!.metrics.output_throughput!] as const).sort((a, b) => b[1] - a[1]).map(([e]) => e);
     expect((await shown.locator('[data-config-load="c=2"] tbody tr td:nth-child(2)').allInnerTexts()).map((t) => t.split(/\s+/)[0])).toEqual(expected);
     const again = await open(`/${url.search}`, 'home-filter-permalink');
-    await expect(again.locator('section[data-config]:visible h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1x-Synthetic H100 · summarize');
+    await expect(again.locator('section[data-config]:visible h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · summarize');
     await expect(again.locator('select[data-field="load"]').inputValue()).resolves.toBe('c=2');
     await again.close();
     await page.close();
@@ -617,6 +617,49 @@ describe('the site in Chromium', () => {
     expect(focusables.every((t) => t >= 0)).toBe(true);
     await page.close();
   }, 120_000);
+
+  it('every page type states its lane from the data: the GPU fixture and the committed CPU lane, which never says per GPU', async () => {
+    const run = [...results].sort((a, b) => b.created_at.localeCompare(a.created_at))[0]!;
+    const overview = await open('/', 'lane-overview');
+    const scenario = (await overview.locator('#scenarios a').first().getAttribute('href'))!;
+    await overview.close();
+    const pageTypes = (runId: string, scenarioPath: string) => ({ home: '/', scenario: scenarioPath, run: `/run/${runId}/`, regressions: '/regressions/', compare: '/compare/', downloads: '/downloads/', methodology: '/methodology/' });
+    // The SYNTHETIC fixture: one GPU, a host that recorded no virtualization, published weights (no model file made by servebench).
+    for (const [name, path] of Object.entries(pageTypes(run.run_id, scenario))) {
+      const page = await open(path, `lane-gpu-${name}`);
+      await expect(page.locator('[data-lane-line] p').allInnerTexts(), name).resolves.toEqual([expect.stringMatching(/^GPU lane: 1× Synthetic H100 \(host: 64 logical CPUs Synthetic CPU, virtualization not recorded\), published model weights, engines: .*vllm/)]);
+      await page.close();
+    }
+    // The committed CPU lane of 2026-12-02 (real results), compiled and built on its own.
+    const cpuRoot = mkdtempSync(join(tmpdir(), 'servebench-cpu-site-'));
+    await compile({ resultsDir: join(REPO, 'results'), outDir: join(cpuRoot, 'data'), prices: loadPrices(), now: new Date('2026-12-03T00:00:00Z') });
+    await buildSite({ SERVEBENCH_DATA: join(cpuRoot, 'data'), SERVEBENCH_SITE_OUT: join(cpuRoot, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
+    const cpuSite = await serveStatic(join(cpuRoot, 'site'));
+    try {
+      const lanes = JSON.parse(readFileSync(join(cpuRoot, 'data', 'site', 'lanes.json'), 'utf8')) as Array<{ label: string }>;
+      const cpuRun = (JSON.parse(readFileSync(join(cpuRoot, 'data', 'site', 'leaderboard.json'), 'utf8')) as Array<{ latest_run_id: string }>)[0]!.latest_run_id;
+      const home = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await home.goto(`${cpuSite.url}/`);
+      const cpuScenario = (await home.locator('#scenarios a').first().getAttribute('href'))!;
+      await home.close();
+      for (const [name, path] of Object.entries(pageTypes(cpuRun, cpuScenario))) {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        page.on('pageerror', (error) => consoleErrors.push(`cpu ${path}: ${error.message}`));
+        await page.goto(`${cpuSite.url}${path}`);
+        await page.screenshot({ path: join(ARTIFACTS, `lane-cpu-${name}.png`), fullPage: true });
+        const lines = await page.locator('[data-lane-line] p').allInnerTexts();
+        expect(lines, name).toEqual([expect.stringMatching(/^CPU lane: 2 vCPU AMD EPYC \(KVM guest, CPU steal median 0\.072%, max 5\.3%\), dummy-weight models .*engines on the CPU: embedded, llamacpp/)]);
+        expect(lines[0]!.startsWith(lanes[0]!.label), name).toBe(true);
+        // The methodology explains "per GPU" for GPU lanes; every page with the lane's numbers says per host.
+        if (name !== 'methodology') expect(await page.locator('body').innerText(), name).not.toMatch(/per GPU|tok\/s\/GPU/);
+        if (name === 'home' || name === 'scenario' || name === 'run') expect(await page.locator('main').innerText(), name).toContain('2 vCPU AMD EPYC (KVM)');
+        if (name === 'scenario') await expect(page.locator('#h-pareto').innerText()).resolves.toBe('Throughput per host vs interactivity');
+        await page.close();
+      }
+    } finally {
+      await cpuSite.close();
+    }
+  }, 300_000);
 
   it('made no request to another host and logged no console error', () => {
     expect(foreignRequests).toEqual([]);
