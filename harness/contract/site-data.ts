@@ -334,7 +334,7 @@ export const LaneSchema = z
     /** The runs' host CPU and its logical CPUs (the most common, where a GPU lane's hosts differ). */
     host_cpu: text,
     host_cpus: count,
-    /** The runs' distinct host_virtualization values, sorted ("none": bare metal; "unknown": not recorded). */
+    /** The runs' distinct host_virtualization values, sorted ("none": bare metal); empty when no run recorded it. */
     virtualization: z.array(text),
     /** Median and largest host_steal_pct of the runs that recorded it; null when none did. */
     steal_pct_median: z.number().nonnegative().nullable(),
