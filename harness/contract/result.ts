@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { COUNT_SOURCES, FAILURE_CLASSES, LATER_FAILURE_CLASSES, TOKENIZER_SOURCES, type FailureClass, type LaterFailureClass } from './vocabulary.ts';
 import { APIS, ARRIVALS, SloSchema } from './common.ts';
 import { WorkloadSchema } from './workload.ts';
+import { CACHE_REUSE_AFTER, CACHE_SOURCES, CACHE_VERDICTS } from './cache-audit.ts';
 
 export { APIS, ARRIVALS, SloSchema };
 
@@ -154,6 +155,13 @@ export const RequestSummarySchema = z
       .strict()
       .optional()
       .describe("The server's own timings, where it reports them (llama.cpp's final-chunk timings): prompt tokens evaluated and their time, tokens generated and the time from the first to the last"),
+    reusable_prompt_tokens: count
+      .optional()
+      .describe('Prompt tokens a perfect prefix cache would have reused for this request, given what the workload shares and which earlier requests were done when it was sent (docs/metrics.md#cache-audit); absent in older results'),
+    cached_prompt_tokens: count
+      .nullable()
+      .optional()
+      .describe('Prompt tokens the server said it took from its cache (cache.source says where it said so); null: it said nothing; absent in older results'),
   })
   .strict();
 
@@ -212,6 +220,25 @@ const noteText = z
   .max(MAX_LENGTHS_REASON_CHARS)
   .regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a reason holds no control or invisible format characters');
 
+/** The cache-fidelity audit of a point (harness/measure/metrics/cache-audit.ts; docs/metrics.md#cache-audit). */
+export const CacheAuditSchema = z
+  .object({
+    requests: count.describe('Completed requests counted (every sum below is over them)'),
+    prompt_tokens: count.describe('Their prompt tokens'),
+    reusable_tokens: count.describe('Σ reusable_prompt_tokens: what a perfect prefix cache would have reused'),
+    cached_tokens: count.nullable().describe('Σ cached prompt tokens as the server reported them; null: not reported for every counted request'),
+    theoretical_hit_rate: z.number().min(0).max(1).describe('reusable_tokens / prompt_tokens (0 with no prompt tokens)'),
+    observed_hit_rate: z.number().min(0).max(1).nullable().describe('cached_tokens / prompt_tokens; null with cached_tokens'),
+    observed_reason: noteText.optional().describe('Why observed_hit_rate is null'),
+    source: z.enum(CACHE_SOURCES).nullable().describe('Where the cached counts were read (the first of the requests; harness/contract/cache-audit.ts); null when none was'),
+    reuse_after: z.enum(CACHE_REUSE_AFTER).describe("When an earlier request's prompt counted as reusable: end (llama.cpp's per-slot cache) or prefill (vLLM, SGLang)"),
+    theory: z.enum(['exact', 'approximate']).describe("exact: shared lengths in the model tokenizer's tokens; approximate: in corpus words (no tokenizer)"),
+    min_ratio: z.number().positive().max(1).describe('The verdict threshold: cache_mismatch when observed_hit_rate < min_ratio × theoretical_hit_rate'),
+    verdict: z.enum(CACHE_VERDICTS).nullable().describe('null: nothing to judge (theoretical_hit_rate 0: the workload shares no prefix; or observed_hit_rate null)'),
+    cause: noteText.optional().describe('With cache_mismatch: the likely cause (client rewrote history, caching off, eviction, block size)'),
+  })
+  .strict();
+
 export const PointSchema = z
   .object({
     load: LoadSchema,
@@ -258,6 +285,7 @@ export const PointSchema = z
       .optional()
       .describe(`Open loop at a finite rate: the client or the server fell behind the schedule (a ratio of achieved_rate below ${OVERLOAD_RATIO}); null: too few requests to tell. An overloaded point is not ranked, and the sweep does not climb past it`),
     overload_reason: noteText.optional().describe('Why overloaded is true or null'),
+    cache: CacheAuditSchema.optional().describe("The prefix cache's hit rate against a perfect cache's for this workload, and the verdict (docs/metrics.md#cache-audit); absent in older results"),
   })
   .strict();
 
@@ -482,6 +510,7 @@ export type ClientHealth = z.infer<typeof ClientHealthSchema>;
 export type RequestSummary = z.infer<typeof RequestSummarySchema>;
 export type FailureMessage = z.infer<typeof FailureMessageSchema>;
 export type Point = z.infer<typeof PointSchema>;
+export type CacheAudit = z.infer<typeof CacheAuditSchema>;
 export type RunResult = z.infer<typeof RunResultSchema>;
 export type RunBlock = z.infer<typeof RunBlockSchema>;
 export type Probe = z.infer<typeof ProbeSchema>;

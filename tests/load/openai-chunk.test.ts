@@ -20,15 +20,15 @@ describe('readChunk', () => {
   // has no field at all (SGLang's "content": null, "usage": null; TensorRT-LLM's trailing space)
   // read as no text and no usage, and the one usage-bearing event gives the counts.
   it.each([
-    ['vLLM chat', streams.VLLM_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3 }],
-    ['vLLM completions', streams.VLLM_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3 }],
-    ['SGLang chat', streams.SGLANG_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3 }],
-    ['SGLang completions', streams.SGLANG_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3 }],
-    ['TensorRT-LLM chat', streams.TRTLLM_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3 }],
-    ['TensorRT-LLM completions', streams.TRTLLM_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3 }],
-    ['llama.cpp v0.4.0 chat (recorded)', streams.LLAMACPP_V040_CHAT_EVENTS, ' amell', { promptTokens: 43, completionTokens: 3 }],
-    ['llama.cpp v0.4.0 completions (recorded)', streams.LLAMACPP_V040_COMPLETIONS_EVENTS, 'lll', { promptTokens: 20, completionTokens: 3 }],
-    ['llama.cpp b4753 chat (recorded)', streams.LLAMACPP_CHAT_EVENTS, ' amell', { promptTokens: 43, completionTokens: 3 }],
+    ['vLLM chat', streams.VLLM_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3, cachedTokens: null }],
+    ['vLLM completions', streams.VLLM_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3, cachedTokens: null }],
+    ['SGLang chat', streams.SGLANG_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3, cachedTokens: null }],
+    ['SGLang completions', streams.SGLANG_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3, cachedTokens: null }],
+    ['TensorRT-LLM chat', streams.TRTLLM_CHAT_EVENTS, ' café 日本語 🙂', { promptTokens: 12, completionTokens: 3, cachedTokens: 0 }],
+    ['TensorRT-LLM completions', streams.TRTLLM_COMPLETIONS_EVENTS, ' café 日本語 🙂', { promptTokens: 6, completionTokens: 3, cachedTokens: 0 }],
+    ['llama.cpp v0.4.0 chat (recorded)', streams.LLAMACPP_V040_CHAT_EVENTS, ' amell', { promptTokens: 43, completionTokens: 3, cachedTokens: 0 }],
+    ['llama.cpp v0.4.0 completions (recorded)', streams.LLAMACPP_V040_COMPLETIONS_EVENTS, 'lll', { promptTokens: 20, completionTokens: 3, cachedTokens: 1 }],
+    ['llama.cpp b4753 chat (recorded)', streams.LLAMACPP_CHAT_EVENTS, ' amell', { promptTokens: 43, completionTokens: 3, cachedTokens: null }],
   ] as const)('%s: the text, one finish reason, one usage, [DONE]', (_name, events, text, usage) => {
     expect(readStream(events)).toEqual({ text, finishReasons: ['length'], usage: [usage], done: true });
   });
@@ -38,7 +38,7 @@ describe('readChunk', () => {
     expect(readings[0]).toEqual({ kind: 'chunk', text: '', finishReason: null, usage: null, timings: null });
     expect(readings.slice(1, 4).map((r) => (r.kind === 'chunk' ? r.text : null))).toEqual([' café', ' 日本語', ' 🙂']);
     expect(readings[3]).toMatchObject({ kind: 'chunk', text: ' 🙂', finishReason: 'length' });
-    expect(readings[4]).toEqual({ kind: 'chunk', text: '', finishReason: null, usage: { promptTokens: 12, completionTokens: 3 }, timings: null });
+    expect(readings[4]).toEqual({ kind: 'chunk', text: '', finishReason: null, usage: { promptTokens: 12, completionTokens: 3, cachedTokens: null }, timings: null });
     expect(readings[5]).toEqual({ kind: 'done' });
   });
 
@@ -47,8 +47,8 @@ describe('readChunk', () => {
       kind: 'chunk',
       text: '',
       finishReason: 'length',
-      usage: { promptTokens: 43, completionTokens: 3 },
-      timings: { promptN: 43, promptMs: 0.731, predictedN: 3, predictedMs: 3.297 },
+      usage: { promptTokens: 43, completionTokens: 3, cachedTokens: null },
+      timings: { promptN: 43, promptMs: 0.731, predictedN: 3, predictedMs: 3.297, cacheN: null },
     });
   });
 

@@ -58,6 +58,13 @@ export interface SimConfig extends CostParams {
    * as a cancel to cpp-httplib. A client that reuses the connection at once loses the request.
    */
   readonly closeAfterStream: boolean;
+  /** Prompts the prefix cache keeps (prefix-cache.ts; 0: no prefix caching, as with it switched off). */
+  readonly prefixCacheSequences: number;
+  /**
+   * Report cached prompt tokens in usage.prompt_tokens_details, as vLLM does with
+   * --enable-prompt-tokens-details and SGLang with --enable-cache-report (llama.cpp always reports them).
+   */
+  readonly reportCachedTokens: boolean;
 }
 
 /** How each imitated server treats connections, where the sim's defaults follow the personality. */
@@ -85,14 +92,16 @@ export const SIM_DEFAULTS: SimConfig = {
   faults: {},
   stallMs: 5000,
   seed: 0,
+  runNoise: 0,
   sseCrlf: false,
   sseNoSpace: false,
   keepaliveMs: 0,
   idleTimeoutMs: 5000,
+  prefixCacheSequences: 64,
+  reportCachedTokens: false,
   ...PERSONALITY_CONNECTIONS.vllm,
 };
 
-  runNoise: 0,
 /** What zero-cost mode uses for the fields the caller did not set. */
 const ZERO_COST_LIMITS = {
   maxNumSeqs: 100_000,
@@ -144,10 +153,11 @@ export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   check(Number.isInteger(config.stepsPerFlush) && config.stepsPerFlush >= 1, 'stepsPerFlush must be an integer ≥ 1');
   check(config.stallMs >= 0 && Number.isFinite(config.stallMs), 'stallMs must be a finite number ≥ 0');
   check(Number.isInteger(config.seed), 'seed must be an integer');
+  check(config.runNoise >= 0 && config.runNoise <= 2, 'runNoise must be a σ of ln(speed) in [0, 2]');
   check(config.keepaliveMs >= 0 && Number.isFinite(config.keepaliveMs), 'keepaliveMs must be a finite number ≥ 0 (0 = off)');
   check(config.idleTimeoutMs >= 0 && Number.isFinite(config.idleTimeoutMs), 'idleTimeoutMs must be a finite number ≥ 0 (0 = never)');
   check(Number.isInteger(config.maxRequestsPerConnection) && config.maxRequestsPerConnection >= 0, 'maxRequestsPerConnection must be an integer ≥ 0 (0 = no limit)');
+  check(Number.isInteger(config.prefixCacheSequences) && config.prefixCacheSequences >= 0, 'prefixCacheSequences must be an integer ≥ 0 (0 = no prefix cache)');
   validateFaultRates(config.faults);
   return config;
 }
-  check(config.runNoise >= 0 && config.runNoise <= 2, 'runNoise must be a σ of ln(speed) in [0, 2]');

@@ -6,6 +6,7 @@ import type { Personality } from './config.ts';
 import { pythonRepr, pythonTupleRepr } from './python-repr.ts';
 import type { EndpointKind, StreamOptions } from './wire-format.ts';
 import { chatPromptText, countChatTokens, countSimTokens, promptHash, type ChatMessageText } from './tokens.ts';
+import { promptTokenIds } from './prefix-cache.ts';
 
 export class RequestError extends Error {
   readonly status: number;
@@ -39,6 +40,8 @@ export function errorBody(status: number, message: string, type: string = errorT
 export interface SimRequest {
   readonly kind: EndpointKind;
   readonly promptTokens: number;
+  /** The prompt's tokens, for the prefix cache (prefix-cache.ts). */
+  readonly promptIds: Uint32Array;
   readonly maxTokens: number;
   readonly minTokens: number;
   readonly ignoreEos: boolean;
@@ -153,16 +156,19 @@ export function parseSimRequest(kind: EndpointKind, body: Record<string, unknown
   }
   let promptText: string;
   let promptTokens: number;
+  let promptIds: Uint32Array;
   if (kind === 'chat') {
     const messages = parseMessages(body['messages']);
     promptText = chatPromptText(messages);
     promptTokens = countChatTokens(messages);
+    promptIds = promptTokenIds({ messages });
   } else {
     const prompt = body['prompt'];
     if (typeof prompt !== 'string') throw bad('prompt must be a string (the sim does not take token-id or batched prompts)');
     promptTokens = countSimTokens(prompt);
     if (promptTokens === 0) throw bad('prompt is empty');
     promptText = prompt;
+    promptIds = promptTokenIds({ text: prompt });
   }
   const maxTokens = (kind === 'chat' ? optionalInteger(body, 'max_completion_tokens', 1) : undefined)
     ?? optionalInteger(body, 'max_tokens', 1) ?? DEFAULT_MAX_TOKENS;
@@ -181,6 +187,7 @@ export function parseSimRequest(kind: EndpointKind, body: Record<string, unknown
   return {
     kind,
     promptTokens,
+    promptIds,
     maxTokens,
     minTokens,
     ignoreEos: optionalBoolean(body, 'ignore_eos') ?? false,

@@ -8,6 +8,8 @@ import { kvReservation, fitsKvBudget, stepDurationMs } from './cost-model.ts';
 
 export interface SequenceInit<T> {
   readonly promptTokens: number;
+  /** Prompt tokens found in the prefix cache: not prefilled again (< promptTokens). */
+  readonly cachedTokens?: number;
   /** The client's max_tokens: what is reserved in the KV budget. */
   readonly maxTokens: number;
   /** How many tokens this request will actually produce (≤ maxTokens). */
@@ -45,6 +47,7 @@ export class Sequence<T> {
     this.outputTokens = init.outputTokens;
     this.stallAfter = init.stallAfter ?? -1;
     this.stallMs = init.stallMs ?? 0;
+    this.prefilled = init.cachedTokens ?? 0;
   }
 }
 

@@ -21,6 +21,7 @@ import { RequestError, errorBody, parseBody, parseSimRequest, type SimRequest } 
 import { Scheduler } from './scheduler.ts';
 import { SimStream, type StreamHost } from './stream.ts';
 import { naturalLength } from './tokens.ts';
+import { SimPrefixCache, cacheGranularity } from './prefix-cache.ts';
 
 export interface SimServer {
   readonly url: string;
@@ -43,6 +44,8 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
   const version = `${SERVEBENCH_VERSION}-sim`;
   const metrics = new SimMetrics();
   const scheduler = new Scheduler<SimStream>(config);
+  const prefixCache = new SimPrefixCache(config.prefixCacheSequences, cacheGranularity(config.personality));
+  const promptIds = new WeakMap<SimStream, Uint32Array>();
   const active = new Set<SimStream>();
   const startedAt = Math.floor(Date.now() / 1000);
   const monotonicOrigin = monotonicOriginMs();
@@ -57,6 +60,7 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
     framing: { crlf: config.sseCrlf, noSpace: config.sseNoSpace },
     keepaliveMs: config.keepaliveMs,
     closeAfterStream: config.closeAfterStream,
+    reportCachedTokens: config.reportCachedTokens,
     metrics,
     markDirty: (stream) => dirty.push(stream),
     release: (stream) => {
@@ -70,6 +74,8 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
     },
     token: (sequence) => {
       metrics.generationTokens++;
+      // The first token ends the prefill: from now on the prompt is in the cache for others.
+      if (sequence.generated === 1) prefixCache.insert(promptIds.get(sequence.payload)!);
       sequence.payload.onToken(sequence.generated - 1);
     },
     finished: (sequence) => sequence.payload.onFinish(),
@@ -137,10 +143,13 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
       const format = request.stream ? streamFormat(config.personality, host.framing, view) : null;
       return streamEndless(res, record, format, request.hash, () => metrics.fail(fault));
     }
-    const stream = new SimStream({ res, record, request, plan, fault, view, host });
+    const cachedTokens = prefixCache.lookup(request.promptIds);
+    const stream = new SimStream({ res, record, request, plan, fault, view, host, cachedTokens });
+    promptIds.set(stream, request.promptIds);
     active.add(stream);
     stream.sequence = scheduler.enqueue({
       promptTokens: request.promptTokens,
+      cachedTokens,
       maxTokens: request.maxTokens,
       outputTokens: plan.outputTokens,
       stallAfter: plan.stallAfter,

@@ -21,6 +21,8 @@ export interface StreamHost {
   readonly keepaliveMs: number;
   /** Close the connection once a streamed response is out, without having announced it. */
   readonly closeAfterStream: boolean;
+  /** vLLM's and SGLang's usage carries cached tokens only when started to (SimConfig.reportCachedTokens). */
+  readonly reportCachedTokens: boolean;
   readonly metrics: SimMetrics;
   /** The response has bytes to write at the next flush. */
   markDirty(stream: SimStream): void;
@@ -36,6 +38,8 @@ export interface StreamInit {
   readonly fault: FaultKind | null;
   readonly view: ResponseView;
   readonly host: StreamHost;
+  /** Prompt tokens the prefix cache held for this request. */
+  readonly cachedTokens: number;
 }
 
 /**
@@ -55,6 +59,7 @@ export class SimStream {
   private readonly fault: FaultKind | null;
   private readonly view: ResponseView;
   private readonly host: StreamHost;
+  private readonly cachedTokens: number;
   private readonly format: StreamFormat | null;
   private pending = '';
   private pendingTokens = 0;
@@ -78,6 +83,7 @@ export class SimStream {
     this.fault = init.fault;
     this.view = init.view;
     this.host = init.host;
+    this.cachedTokens = init.cachedTokens;
     this.format = init.request.stream ? streamFormat(init.host.personality, init.host.framing, init.view) : null;
     this.record.status = 200;
     this.res.on('close', this.onClose);
@@ -183,6 +189,8 @@ export class SimStream {
       completionTokens: this.plan.outputTokens,
       promptMs: firstToken - admitted,
       predictedMs: now - firstToken,
+      cachedTokens: this.cachedTokens,
+      cachedReported: this.host.reportCachedTokens,
     };
   }
 

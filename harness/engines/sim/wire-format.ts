@@ -19,6 +19,10 @@ export interface UsageCounts {
   /** llama.cpp reports prefill and decode times; others ignore these. */
   readonly promptMs: number;
   readonly predictedMs: number;
+  /** Prompt tokens found in the prefix cache (prefix-cache.ts). */
+  readonly cachedTokens: number;
+  /** vLLM and SGLang put cachedTokens in usage only when started to (SimConfig.reportCachedTokens); llama.cpp always does. */
+  readonly cachedReported: boolean;
 }
 
 /** The `stream_options` a request sent: null when it sent none. */

@@ -10,7 +10,9 @@
  *   chatcmpl- here too), and usage and timings on the finish chunk itself, the id between them;
  * - usage (completion_tokens, prompt_tokens, total_tokens, prompt_tokens_details) and timings
  *   (cache_n, then per prompt and per prediction: n, ms, ms per token, tokens per second) come
- *   whatever stream_options says;
+ *   whatever stream_options says; cache_n and cached_tokens are the prompt tokens found in the
+ *   slot's cache, prompt_n those evaluated (n_prompt_tokens_cache, server_slot_stats: their sum
+ *   is prompt_tokens);
  * - the recording has one token per chunk; the server may coalesce, and the sim cycles 1–4 so
  *   clients cannot assume one per event;
  * - an error ends the stream with {"error": format_error_response(...)} ({"code", "message",
@@ -19,7 +21,7 @@
 import type { StreamFormat, UsageCounts, WireContext } from './wire-format.ts';
 
 export function llamacppUsageJson(usage: UsageCounts): string {
-  return `{"completion_tokens":${usage.completionTokens},"prompt_tokens":${usage.promptTokens},"total_tokens":${usage.promptTokens + usage.completionTokens},"prompt_tokens_details":{"cached_tokens":0}}`;
+  return `{"completion_tokens":${usage.completionTokens},"prompt_tokens":${usage.promptTokens},"total_tokens":${usage.promptTokens + usage.completionTokens},"prompt_tokens_details":{"cached_tokens":${usage.cachedTokens}}}`;
 }
 
 function round3(value: number): number {
@@ -30,12 +32,13 @@ function round3(value: number): number {
 export function llamacppTimingsJson(usage: UsageCounts): string {
   const promptMs = round3(usage.promptMs);
   const predictedMs = round3(usage.predictedMs);
+  const evaluated = usage.promptTokens - usage.cachedTokens;
   return JSON.stringify({
-    cache_n: 0,
-    prompt_n: usage.promptTokens,
+    cache_n: usage.cachedTokens,
+    prompt_n: evaluated,
     prompt_ms: promptMs,
-    prompt_per_token_ms: promptMs / usage.promptTokens,
-    prompt_per_second: (1e3 / promptMs) * usage.promptTokens,
+    prompt_per_token_ms: promptMs / evaluated,
+    prompt_per_second: (1e3 / promptMs) * evaluated,
     predicted_n: usage.completionTokens,
     predicted_ms: predictedMs,
     predicted_per_token_ms: predictedMs / usage.completionTokens,

@@ -43,8 +43,10 @@ export function sglangStream(ctx: WireContext): StreamFormat {
       : `{"index":0,"text":${textJson},"logprobs":null,"finish_reason":"${reason}","matched_stop":${matchedStop(reason)}}`;
   const contentOpen = ctx.open + head + (ctx.chat ? '{"index":0,"delta":{"role":null,"content":' : '{"index":0,"text":');
   const contentClose = `${ctx.chat ? ',"reasoning_content":null,"tool_calls":null}' : ''},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}${ctx.close}`;
-  const usageChunk = (usage: UsageCounts): string =>
-    ctx.event(`${head}],"usage":{${usageFields(usage)}${ctx.chat ? ',"prompt_tokens_details":null' : ''},"reasoning_tokens":0}}`);
+  // prompt_tokens_details carries cached_tokens with --enable-cache-report; chat dumps it null otherwise, completions drop it.
+  const details = (usage: UsageCounts): string =>
+    usage.cachedReported ? `,"prompt_tokens_details":{"cached_tokens":${usage.cachedTokens}}` : ctx.chat ? ',"prompt_tokens_details":null' : '';
+  const usageChunk = (usage: UsageCounts): string => ctx.event(`${head}],"usage":{${usageFields(usage)}${details(usage)},"reasoning_tokens":0}}`);
   return {
     rolePrelude: ctx.chat ? ctx.event(`${head}{"index":0,"delta":{"role":"assistant","content":"","reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`) : '',
     keepalive: ctx.keepalive,

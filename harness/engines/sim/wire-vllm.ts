@@ -29,8 +29,10 @@
 import type { FinishReason } from './faults.ts';
 import type { StreamFormat, UsageCounts, WireContext } from './wire-format.ts';
 
+/** prompt_tokens_details (PromptTokenUsageInfo: cached_tokens) only with --enable-prompt-tokens-details, dumped after completion_tokens. */
 export function vllmUsageJson(usage: UsageCounts): string {
-  return `{"prompt_tokens":${usage.promptTokens},"total_tokens":${usage.promptTokens + usage.completionTokens},"completion_tokens":${usage.completionTokens}}`;
+  const details = usage.cachedReported ? `,"prompt_tokens_details":{"cached_tokens":${usage.cachedTokens}}` : '';
+  return `{"prompt_tokens":${usage.promptTokens},"total_tokens":${usage.promptTokens + usage.completionTokens},"completion_tokens":${usage.completionTokens}${details}}`;
 }
 
 export function vllmStream(ctx: WireContext): StreamFormat {

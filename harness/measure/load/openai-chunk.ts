@@ -8,6 +8,8 @@ import { serverMessage } from './failure.ts';
 export interface Usage {
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
+  /** usage.prompt_tokens_details.cached_tokens: prompt tokens served from the prefix cache, where reported. */
+  readonly cachedTokens: number | null;
 }
 
 /** The server's own account of a request (llama.cpp's `timings` in its final chunk). */
@@ -18,6 +20,8 @@ export interface ServerTimings {
   /** Tokens generated, and the time from the first to the end of generation. */
   readonly predictedN: number;
   readonly predictedMs: number;
+  /** Prompt tokens taken from the slot's cache (`cache_n`, from mid-2025 builds; null where absent, as in b4753). */
+  readonly cacheN: number | null;
 }
 
 export type ChunkReading =
@@ -48,7 +52,9 @@ function readUsage(value: unknown): Usage | null {
   const usage = value as Record<string, unknown>;
   const promptTokens = reportedCount(usage['prompt_tokens']);
   const completionTokens = reportedCount(usage['completion_tokens']);
-  return promptTokens === null && completionTokens === null ? null : { promptTokens, completionTokens };
+  const details = usage['prompt_tokens_details'];
+  const cachedTokens = details !== null && typeof details === 'object' ? reportedCount((details as Record<string, unknown>)['cached_tokens']) : null;
+  return promptTokens === null && completionTokens === null ? null : { promptTokens, completionTokens, cachedTokens };
 }
 
 function textOf(choice: Record<string, unknown>): string {
@@ -72,7 +78,7 @@ function readTimings(value: unknown): ServerTimings | null {
   const predictedMs = t['predicted_ms'];
   if (promptN === null || predictedN === null || typeof promptMs !== 'number' || typeof predictedMs !== 'number') return null;
   if (!Number.isFinite(promptMs) || !Number.isFinite(predictedMs) || promptMs < 0 || predictedMs < 0) return null;
-  return { promptN, promptMs, predictedN, predictedMs };
+  return { promptN, promptMs, predictedN, predictedMs, cacheN: reportedCount(t['cache_n']) };
 }
 
 export function readChunk(data: string): ChunkReading {

@@ -6,7 +6,7 @@
  * (deterministic, so any request can be made again after the point).
  */
 import { createHash } from 'node:crypto';
-import { buildRequest, type BuildContext, type Purpose } from '../workloads/build-request.ts';
+import { buildRequest, type BuildContext, type BuiltRequest, type Purpose } from '../workloads/build-request.ts';
 import { requestBody, type BodyOptions } from './request-body.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import { settle, settleSoon } from '../tokenizer/deferred.ts';
@@ -14,6 +14,8 @@ import { settle, settleSoon } from '../tokenizer/deferred.ts';
 export interface PromptSpec {
   readonly build: BuildContext;
   readonly body: BodyOptions;
+  /** Tests only (RunLoadEffects.alterRequest): a planted client bug, applied to what is sent but not to what the workload intends. */
+  readonly alter?: (request: BuiltRequest, index: number) => BuiltRequest;
 }
 
 export interface PointPrompts {
@@ -32,13 +34,15 @@ export async function pointPrompts(spec: PromptSpec, pointIndex: number, purpose
   const get = (i: number): { prepared: PreparedRequest; digest: string } => {
     let entry = built.get(i);
     if (!entry) {
-      const request = buildRequest(spec.build, pointIndex, purpose, i);
+      const intended = buildRequest(spec.build, pointIndex, purpose, i);
+      const request = spec.alter ? { ...spec.alter(intended, i), reuse: intended.reuse } : intended;
       entry = {
         prepared: {
           index: i,
           body: Buffer.from(JSON.stringify(requestBody(spec.body, request))),
           declaredInputTokens: request.inputTokens,
           maxTokens: request.maxTokens,
+          reuse: request.reuse,
         },
         // The hash covers what every engine must receive alike (prompt and max_tokens), not the
         // model name or engine-specific fields, so runs on different engines compare.

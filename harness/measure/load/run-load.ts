@@ -100,6 +100,11 @@ export interface RunLoadEffects {
    * one its engine's container, log files and labels were named with. Default: a new run now.
    */
   readonly run?: { readonly id: string; readonly createdAt: Date };
+  /**
+   * Tests only, never set by a command: alters each measured request before its body is made (a
+   * planted client bug, e.g. an earlier turn rewritten by one byte, that the cache audit must catch).
+   */
+  readonly alterRequest?: (request: BuiltRequest, index: number) => BuiltRequest;
 }
 
 export interface LoadRun {
@@ -162,6 +167,7 @@ export async function runLoad(config: LoadConfig, effects: RunLoadEffects): Prom
   const prompts: PromptSpec = {
     build: { workload, tokenizer },
     body: bodyOptionsOf(config),
+    ...(effects.alterRequest ? { alter: effects.alterRequest } : {}),
   };
   const lengthCheck = await verifyPromptLengths(
     `${config.endpoint.origin}${config.endpoint.basePath}/tokenize`,

@@ -8,6 +8,7 @@ import type { RequestRecord } from '../metrics/request-record.ts';
 import { requestTimings, summarizePoint, type Slo } from '../metrics/summarize.ts';
 import { steadyWindow } from '../metrics/steady-window.ts';
 import { judgeOverload } from '../metrics/overload.ts';
+import { auditCache, type RequestCache } from '../metrics/cache-audit.ts';
 import type { Load, Point, RequestSummary } from '../../contract/result.ts';
 import { startClientMonitor } from './client-monitor.ts';
 import { driveClosedLoop, driveOpenLoop, type DriveOptions } from './drive.ts';
@@ -48,7 +49,7 @@ export interface PointProgress {
   readonly startedMs: number;
 }
 
-function summarizeRequest(record: RequestRecord): RequestSummary {
+function summarizeRequest(record: RequestRecord, cache: RequestCache | undefined): RequestSummary {
   const timings = record.failure === null ? requestTimings(record) : null;
   return {
     index: record.index,
@@ -77,6 +78,7 @@ function summarizeRequest(record: RequestRecord): RequestSummary {
           },
         }
       : {}),
+    ...(cache !== undefined ? { reusable_prompt_tokens: cache.reusable, cached_prompt_tokens: cache.cached } : {}),
   };
 }
 
@@ -193,6 +195,7 @@ export async function runPoint(
     const summary = summarizePoint(records, plan.slo);
     const steady = steadyWindow(records, load);
     const overload = judgeOverload(records, load);
+    const cache = auditCache(records, (i) => measured.built(i));
     const messages = failureMessages(records);
     return {
       load,
@@ -211,12 +214,13 @@ export async function runPoint(
       steady: steady.steady,
       ...(steady.reason !== null ? { steady_reason: steady.reason } : {}),
       ...(overload ?? {}),
+      cache: cache.block,
       failures: summary.failures,
       ...(messages !== null ? { failure_messages: messages } : {}),
       token_count_sources: summary.token_count_sources,
       itl_split: summary.itl_split,
       client,
-      ...(plan.saveRequests ? { requests: records.map(summarizeRequest) } : {}),
+      ...(plan.saveRequests ? { requests: records.map((r) => summarizeRequest(r, cache.perRequest.get(r.index))) } : {}),
       records,
     };
   } finally {

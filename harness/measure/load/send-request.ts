@@ -109,6 +109,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
             if (reading.usage) {
               if (reading.usage.promptTokens !== null) record.serverPromptTokens = reading.usage.promptTokens;
               if (reading.usage.completionTokens !== null) record.serverCompletionTokens = reading.usage.completionTokens;
+              if (reading.usage.cachedTokens !== null) record.serverCachedTokens = reading.usage.cachedTokens;
             }
             if (reading.timings) record.serverTimings = reading.timings;
         }

@@ -46,8 +46,10 @@ export interface RequestRecord {
   finishReason: string | null;
   /** Times it was re-sent because its connection closed before any response byte. */
   retries: number;
-  /** The server's own timings of the request, where it reports them (llama.cpp). */
-  serverTimings: { promptN: number; promptMs: number; predictedN: number; predictedMs: number } | null;
+  /** The server's own timings of the request, where it reports them (llama.cpp; cacheN from mid-2025 builds). */
+  serverTimings: { promptN: number; promptMs: number; predictedN: number; predictedMs: number; cacheN: number | null } | null;
+  /** usage.prompt_tokens_details.cached_tokens exactly as the server reported it (the cache audit's evidence). */
+  serverCachedTokens: number | null;
 }
 
 /** A record before anything happened: filled in by the request as facts arrive. */
@@ -74,5 +76,6 @@ export function emptyRecord(index: number, requestId: string, scheduledMs: numbe
     finishReason: null,
     retries: 0,
     serverTimings: null,
+    serverCachedTokens: null,
   };
 }

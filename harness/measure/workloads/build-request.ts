@@ -15,6 +15,7 @@ import { loadDataset, type DatasetEntry } from './datasets.ts';
 import type { ChatMessage, ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 import { sampleLength } from './lengths.ts';
 import { corpusWordText, exactText } from './synthesize.ts';
+import { NO_REUSE, sharedPrefixTokens, type PromptReuse, type SharedPrefix } from './reuse.ts';
 
 export type Purpose = 'measure' | 'warmup';
 
@@ -24,6 +25,8 @@ export interface BuiltRequest {
   /** Input tokens as the server should count them: exact with a tokenizer, else the drawn length. */
   readonly inputTokens: number;
   readonly maxTokens: number;
+  /** What a perfect prefix cache could reuse of it (reuse.ts). */
+  readonly reuse: PromptReuse;
 }
 
 export interface BuildContext {
@@ -129,7 +132,28 @@ function fromDataset(ctx: BuildContext, dataset: Dataset, pointIndex: number, pu
   const entry = entries[position]!;
   const text = dataset.text === 'original' && entry.text !== null ? entry.text : singleTurn(ctx, `${base}-${index}`, entry.inputTokens, null).text;
   const input = workload.api === 'completions' ? { prompt: text } : { messages: [user(text)] };
-  return { input, inputTokens: entry.inputTokens, maxTokens: entry.outputTokens };
+  // Dataset conversations are sent as single prompts: nothing is shared by design.
+  return { input, inputTokens: entry.inputTokens, maxTokens: entry.outputTokens, reuse: NO_REUSE };
+}
+
+/** A conversation's tokens as the server counts the request (approximate: words, without a tokenizer). */
+function conversationTokens(ctx: BuildContext, messages: readonly ChatMessage[]): number {
+  const { tokenizer } = ctx;
+  return tokenizer
+    ? (tokenizer.countChat(messages) ?? tokenizer.count(messages.map((m) => m.content).join('\n')))
+    : messages.reduce((sum, m) => sum + m.content.split(' ').length, 0);
+}
+
+/**
+ * Turn `turn` of a conversation holds every earlier turn's whole request (its history and user
+ * message, up to the assistant's header), and leaves its own behind. The assistant replies are
+ * pre-written, not the server's, so what the server generated is never part of what recurs.
+ */
+function conversationReuse(ctx: BuildContext, label: string, turn: number, lengths: (t: number) => { input: number; output: number }, inputTokens: number): PromptReuse {
+  const key = (t: number): string => `${label}-turn-${t}`;
+  const contains: SharedPrefix[] = [];
+  for (let t = 0; t < turn; t++) contains.push({ key: key(t), tokens: conversationTokens(ctx, conversation(ctx, label, t, lengths)), chars: null });
+  return { contains, provides: [{ key: key(turn), tokens: inputTokens, chars: null }], exact: ctx.tokenizer !== null };
 }
 
 export function buildRequest(ctx: BuildContext, pointIndex: number, purpose: Purpose, index: number): BuiltRequest {
@@ -146,11 +170,10 @@ export function buildRequest(ctx: BuildContext, pointIndex: number, purpose: Pur
     const conversationIndex = Math.floor(index / turns);
     const turn = index % turns;
     const lengths = (t: number): { input: number; output: number } => lengthsOf(conversationIndex * turns + t);
-    const messages = conversation(ctx, `${base}-conversation-${conversationIndex}`, turn, lengths);
-    const inputTokens = tokenizer
-      ? (tokenizer.countChat(messages) ?? tokenizer.count(messages.map((m) => m.content).join('\n')))
-      : messages.reduce((sum, m) => sum + m.content.split(' ').length, 0);
-    return { input: { messages }, inputTokens, maxTokens: lengths(turn).output };
+    const label = `${base}-conversation-${conversationIndex}`;
+    const messages = conversation(ctx, label, turn, lengths);
+    const inputTokens = conversationTokens(ctx, messages);
+    return { input: { messages }, inputTokens, maxTokens: lengths(turn).output, reuse: conversationReuse(ctx, label, turn, lengths, inputTokens) };
   }
 
   const { input, output } = lengthsOf(index);
@@ -158,6 +181,12 @@ export function buildRequest(ctx: BuildContext, pointIndex: number, purpose: Pur
     ? piece(ctx, `${base}-prefix-${index % workload.shared_prefix.groups}`, workload.shared_prefix.tokens).trimEnd()
     : null;
   const { text, tokens } = singleTurn(ctx, `${base}-${index}`, input, prefix);
-  if (workload.api === 'completions') return { input: { prompt: text }, inputTokens: tokens, maxTokens: output };
-  return { input: { messages: [user(text)] }, inputTokens: tokens, maxTokens: output };
+  let reuse = NO_REUSE;
+  if (prefix !== null) {
+    const shared = sharedPrefixTokens(tokenizer, workload.api, prefix, workload.shared_prefix!.tokens);
+    const group: SharedPrefix = { key: `group-${index % workload.shared_prefix!.groups}`, tokens: shared.tokens, chars: prefix.length };
+    reuse = { contains: [group], provides: [group], exact: shared.exact };
+  }
+  if (workload.api === 'completions') return { input: { prompt: text }, inputTokens: tokens, maxTokens: output, reuse };
+  return { input: { messages: [user(text)] }, inputTokens: tokens, maxTokens: output, reuse };
 }

@@ -1,0 +1,38 @@
+/**
+ * The words of the cache-fidelity audit (docs/metrics.md#cache-audit), shared by the harness that
+ * writes a point's `cache` block (harness/measure/metrics/cache-audit.ts), the validator that
+ * checks it (harness/store/cache-audit-check.ts) and compile.
+ */
+
+/**
+ * Where a request's cached prompt tokens were read, in the order they are preferred:
+ * - timings_cache_n: llama.cpp's `timings.cache_n` (v0.4.0: tools/server/server-common.cpp, server_slot_stats::to_json);
+ * - usage_cached_tokens: `usage.prompt_tokens_details.cached_tokens` (llama.cpp v0.4.0 always; vLLM
+ *   with --enable-prompt-tokens-details; SGLang with --enable-cache-report);
+ * - timings_prompt_n: usage.prompt_tokens − llama.cpp's `timings.prompt_n`, the prompt tokens it
+ *   evaluated (b4753 reports nothing else: tests/fixtures/streams.ts LLAMACPP_B4753_*).
+ */
+export const CACHE_SOURCES = ['timings_cache_n', 'usage_cached_tokens', 'timings_prompt_n'] as const;
+export type CacheSource = (typeof CACHE_SOURCES)[number];
+
+/** consistent: the server reused at least CACHE_MIN_RATIO of what a perfect cache would have. */
+export const CACHE_VERDICTS = ['consistent', 'cache_mismatch'] as const;
+export type CacheVerdict = (typeof CACHE_VERDICTS)[number];
+
+/**
+ * A point whose observed hit rate is below this fraction of its theoretical one is a
+ * cache_mismatch. Derived from honest runs of the real llama.cpp builds (docs/metrics.md#cache-audit:
+ * the smallest observed/theoretical ratio measured, with margin below it).
+ */
+export const CACHE_MIN_RATIO = 0.8;
+
+/**
+ * When a request's prefix becomes reusable by a later request:
+ * - end: llama.cpp keeps a prompt in the slot that served it, for the next task that slot takes
+ *   (server_context::get_available_slot picks an idle slot by prompt similarity, else the least
+ *   recently used): nothing of a request in flight can be reused;
+ * - prefill: vLLM's and SGLang's caches are shared by every running request as soon as the
+ *   prompt's blocks (vLLM) or radix-tree nodes (SGLang) are computed.
+ */
+export const CACHE_REUSE_AFTER = ['end', 'prefill'] as const;
+export type CacheReuseAfter = (typeof CACHE_REUSE_AFTER)[number];
