@@ -43,12 +43,13 @@ import { ALL_RELEASES, sqlString } from './tables.ts';
 import { reproduceCommand } from '../lib/shell/reproduce.ts';
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
 import { RUN_OPTIONS } from '../contract/command-options.ts';
+import { SAMPLED_DISTRIBUTIONS } from '../contract/sufficiency.ts';
 
 // Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
 const ARROW_POINT_COLUMNS: readonly Column[] = [
   ...ID_COLUMNS,
   ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at', 'run_id'].includes(c.name)),
-  ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput'].includes(c.name)),
+  ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput', 'insufficient'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
   ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens'),
 ];
@@ -302,7 +303,10 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
   const points = (await connection.runAndReadAll(`
     SELECT run_id, point, load, requests_sent, completed, failed, isl, osl, duration_s, request_throughput, output_throughput, output_throughput_per_gpu,
       ttft_ms_p50, ttft_ms_p99, tpot_ms_p50, tpot_ms_p95, itl_ms_p99, e2el_ms_p50, e2el_ms_p99, interactivity_tok_s_p50, gpu_peak_memory_mib, gpu_mean_power_w,
-      cost_per_1m_output_tokens, price_source, client_saturated
+      cost_per_1m_output_tokens, price_source, client_saturated,
+      -- The page shows a percentile its sample cannot support as "n = …" (site/lib/format.ts samplesOf), and throughput over the steady window beside the whole run's.
+      ${SAMPLED_DISTRIBUTIONS.map((d) => `${d}_n::INTEGER AS ${d}_n`).join(', ')}, insufficient, sample_counts,
+      steady_output_throughput, steady_request_throughput, steady_start_s, steady_end_s, steady_reason, overloaded, overload_reason
     FROM priced_points WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const byRun = new Map<string, Array<Record<string, unknown>>>();
   for (const p of points) {

@@ -1,5 +1,6 @@
 /** Number and delta formatting: one place, so every page says the same thing the same way. */
 import type { Delta } from '../../harness/contract/site-data.ts';
+import { MIN_SAMPLES, percentileColumn, sampleCountColumn } from '../../harness/contract/sufficiency.ts';
 
 /** Counts as whole numbers; otherwise three significant digits below 100, whole numbers above; "–" when missing. */
 export function formatNumber(value: unknown): string {
@@ -90,3 +91,44 @@ export function visibleText(value: unknown): string {
   const text = value === null || value === undefined ? '' : String(value);
   return text.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
 }
+
+/** A percentile shown as its sample size, and why (docs/metrics.md#sample-sufficiency). */
+export interface SamplesView {
+  /** "n = 8", or "n = 4–8" over a release's runs. */
+  readonly text: string;
+  readonly title: string;
+}
+
+const samplesTitle = (column: string) => {
+  const parsed = percentileColumn(column)!;
+  return `Too few samples for a ${parsed.stat}: it needs n ≥ ${MIN_SAMPLES[parsed.stat]} (below that it is the sample maximum). Never ranked, compared or judged against a limit.`;
+};
+
+/**
+ * In place of a percentile its sample cannot support: a release row whose value compile withheld
+ * (`<column>__samples_min`/`__samples_max` say the runs' samples), or a point row whose
+ * `insufficient` list names the column (`<distribution>_n` says n); null where the value stands.
+ */
+export function samplesOf(row: Readonly<Record<string, unknown>>, column: string): SamplesView | null {
+  if (percentileColumn(column) === null) return null;
+  const [low, high] = [row[`${column}__samples_min`], row[`${column}__samples_max`]];
+  if (row[column] === null && typeof high === 'number') {
+    return { text: typeof low === 'number' && low !== high ? `n = ${low}–${high}` : `n = ${high}`, title: samplesTitle(column) };
+  }
+  const n = row[sampleCountColumn(column)!];
+  if (typeof row.insufficient === 'string' && row.insufficient.split(',').includes(column) && (typeof n === 'number' || typeof n === 'string')) {
+    return { text: `n = ${n}`, title: samplesTitle(column) };
+  }
+  return null;
+}
+
+/**
+ * A scenario's methodology ends in its runs' effective lengths (harness/contract/methodology.ts):
+ * "approximate" runs did not measure the workload as declared (the server counted their prompts
+ * otherwise), so they form their own series and the pages label them.
+ */
+export function approximateLengths(methodology: unknown): boolean {
+  return typeof methodology === 'string' && methodology.endsWith('.approximate');
+}
+
+export const APPROXIMATE_NOTE = 'Approximate lengths: the server counted these prompts at other lengths than they were built to (its own tokenizer, template or special tokens), so these runs did not measure the declared workload; they are ranked only among themselves, never beside exact runs.';

@@ -65,6 +65,18 @@ describe('the compiled site data parses with its contract', () => {
     for (const row of leaderboard) for (const m of COMPARED_METRICS) expect(row).toHaveProperty(`${m.column}__lo`);
   });
 
+  it('each release row says what its values rest on: the samples behind each headline percentile, the throughput window, overload', () => {
+    const leaderboard = z.array(LeaderboardRowSchema).parse(read(SITE_FILES.leaderboard));
+    for (const row of leaderboard) {
+      // The fixture's 64 requests a point: TTFT p95 has its 20, TTFT p99 lacks its 100 (null, "n = 64" on the page).
+      expect([row.ttft_ms_p95__samples_max, row.ttft_ms_p99__samples_max, row.ttft_ms_p99, row.rank_ttft_ms_p99]).toEqual([64, 64, null, null]);
+      expect(row.ttft_ms_p95).toEqual(expect.any(Number));
+      expect([row.throughput_window, row.overloaded]).toEqual(['whole run', false]);
+    }
+    const capacity = z.array(CapacityRowSchema).parse(read(SITE_FILES.capacity));
+    for (const row of capacity) expect([row.unjudged_loads, row.unjudged_samples_max]).toEqual([0, null]);
+  });
+
   it('capacity at the SLA tiers, the tier file, the noise and what changed', () => {
     const tiers = SlaTiersFileSchema.parse(read(SITE_FILES.slaTiers));
     // compile's default: the repository's tier file.

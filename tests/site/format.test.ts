@@ -1,7 +1,7 @@
 /** The site's pure helpers: number and delta formatting, URL state round trips, CSV, the Pareto chart's SLA marks. */
 import { describe, expect, it } from 'vitest';
 import { toCsv } from '../../site/lib/csv.ts';
-import { describeDelta, directionArrow, directionWords, formatNumber, formatPercent } from '../../site/lib/format.ts';
+import { approximateLengths, describeDelta, directionArrow, directionWords, formatNumber, formatPercent, samplesOf } from '../../site/lib/format.ts';
 import { describeFailures, failures, project, tpotBound, type PointMedians } from '../../site/lib/pareto-sla.ts';
 import { setAttributeSafely } from '../../site/lib/static-plot.ts';
 import type { Delta } from '../../harness/contract/site-data.ts';
@@ -12,6 +12,29 @@ const delta = (over: Partial<Delta>): Delta => ({
   metric: 'output_throughput', better: 'higher', previous_version: '1.0.0', version: '1.1.0', previous_value: 685.2, value: 587.4, change_pct: -14.27, ci_low_pct: -18.3, ci_high_pct: -12.2,
   p_value: 0.00018, method: 'welch', significant: true, verdict: 'worse', previous_runs: 3, runs: 3, previous_run_id: 'a', run_id: 'b', engine: 'vllm', model: 'm', hardware: 'h', workload: 'w', load: 'c=8', precision: 'p', scenario_id: 's', config_id: 'c', methodology: 'm1',
   ...over,
+});
+
+describe('a percentile of too few samples is shown as its sample size', () => {
+  it('on a release row whose value compile withheld: n, or its range over the runs', () => {
+    expect(samplesOf({ ttft_ms_p99: null, ttft_ms_p99__samples_min: 8, ttft_ms_p99__samples_max: 8 }, 'ttft_ms_p99')?.text).toBe('n = 8');
+    expect(samplesOf({ ttft_ms_p99: null, ttft_ms_p99__samples_min: 4, ttft_ms_p99__samples_max: 8 }, 'ttft_ms_p99')).toEqual({ text: 'n = 4–8', title: expect.stringContaining('needs n ≥ 100') });
+    // A value that stands (a release of enough samples), or one missing for another reason (not measured): no "n =".
+    expect(samplesOf({ ttft_ms_p99: 512, ttft_ms_p99__samples_min: 120, ttft_ms_p99__samples_max: 130 }, 'ttft_ms_p99')).toBeNull();
+    expect(samplesOf({ tpot_ms_p95: null }, 'tpot_ms_p95')).toBeNull();
+    expect(samplesOf({ output_throughput: null, output_throughput__samples_max: 3 }, 'output_throughput')).toBeNull();
+  });
+
+  it('on a point row whose insufficient list names the column, with its distribution’s count', () => {
+    const point = { ttft_ms_p99: 931.5, ttft_ms_p50: 402, ttft_ms_n: 8, tpot_ms_p95: 40.1, tpot_ms_n: 8, insufficient: 'ttft_ms_p90,ttft_ms_p95,ttft_ms_p99,tpot_ms_p95' };
+    expect(samplesOf(point, 'ttft_ms_p99')?.text).toBe('n = 8');
+    expect(samplesOf(point, 'tpot_ms_p95')?.text).toBe('n = 8');
+    expect(samplesOf(point, 'ttft_ms_p50')).toBeNull();
+    expect(samplesOf({ ...point, insufficient: null }, 'ttft_ms_p99')).toBeNull();
+  });
+
+  it('approximate lengths are read from the methodology’s last part', () => {
+    expect([approximateLengths('s1.m1.approximate'), approximateLengths('s1.m1.exact'), approximateLengths(null)]).toEqual([true, false, false]);
+  });
 });
 
 describe('formatting', () => {
