@@ -354,6 +354,12 @@ const FILE_RULES: RuleCase[] = [
   edited('command-agrees', 'another --launcher than the result records', 'run.engine.launcher', (r) => withFlag(r, '--launcher', 'external')),
   edited('command-agrees', 'a community run that says official', 'source', (r) => withFlag(r, '--source', 'community')),
   edited('command-agrees', 'another scenario than the result records', 'workload.name', (r) => withFlag(r, '--workload', 'summarize')),
+  // Every case of the rule: tests/run/repeat-verdict.test.ts.
+  edited('repeat', 'a repeat block on a run whose command line ran a single run', 'run.repeat', (r) => (r.run!.repeat = { group_id: r.run_id, index: 1, of: 2, mode: 'fixed', stop_reason: null })),
+  edited('repeat', '--repeats auto converged at its second repeat', 'run.repeat.stop_reason', (r) => {
+    withFlag(r, '--repeats', 'auto');
+    r.run!.repeat = { group_id: '20200101T000000Z-00000000', index: 2, of: 10, mode: 'auto', stop_reason: 'converged', target: 0.05, half_widths: r.points.map(() => ({ output_throughput: 0.01, ttft_ms_p50: 0.01, tpot_ms_p50: 0.01 })) };
+  }),
 
   // What the result claims.
   edited('known-engine', 'an engine servebench has no spec for (its command agreeing)', 'run.engine.name', (r) => {
