@@ -34,6 +34,7 @@ export const AccuracyProblemSchema = z
     correct: perFilter(z.boolean()),
     finish_reason: z.string().nullable(),
     failure: z.enum(FAILURE_CLASSES).nullable().describe('Why the request failed (no answer, not scored); null when it was answered'),
+    failure_message: z.string().nullable().describe("What the failure said (the server's words where it gave them), redacted and cut as a point's failure_messages are; null when answered"),
   })
   .strict();
 
@@ -86,6 +87,9 @@ export const AccuracyScoredSchema = z
     if (block.answered + block.failed !== block.problems) problem(['answered'], `answered ${block.answered} + failed ${block.failed} is not problems ${block.problems}`);
     if (block.records.length !== block.problems) problem(['records'], `${block.records.length} records for ${block.problems} problems`);
     const failedRecords = block.records.filter((record) => record.failure !== null).length;
+    block.records.forEach((record, i) => {
+      if ((record.failure === null) !== (record.failure_message === null)) problem(['records', i, 'failure_message'], 'a failure has its message, an answer none');
+    });
     if (failedRecords !== block.failed) problem(['failed'], `failed is ${block.failed} but ${failedRecords} records have a failure`);
     const byClass = Object.values(block.failures).reduce((sum, n) => sum + (n ?? 0), 0);
     if (byClass !== block.failed) problem(['failures'], `the classes add up to ${byClass}, not failed ${block.failed}`);

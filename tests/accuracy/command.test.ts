@@ -97,7 +97,8 @@ describe('servebench accuracy against a server that answers with the dataset', (
     expect(code).toBe(1);
     expect(block).toMatchObject({ problems: 50, answered: 45, failed: 5, failures: { http_error: 5 }, accuracy: { flexible: 1 } });
     expect(block.records.filter((record) => record.failure === 'http_error')).toHaveLength(5);
-    expect(stderr).toContain('5 of 50 requests failed (5 http_error); they are not scored');
+    expect(stderr).toContain('5 of 50 requests failed (5 http_error); they are not scored. Most said: http_error: HTTP 500: test server: planted failure');
+    expect(block.records.find((record) => record.failure !== null)!.failure_message).toBe('HTTP 500: test server: planted failure');
   });
 
   it('writes --out and never over an existing file', async () => {

@@ -37,7 +37,8 @@ describe('summarizeAccuracy', () => {
     expect(result).toMatchObject({ problems: 4, answered: 3, failed: 1, failures: { timeout: 1 }, correct: { strict: 1, flexible: 2 }, shots: 2, exemplar_ids: slice.exemplarIds });
     expect(result.accuracy.strict).toBeCloseTo(1 / 3, 12);
     expect(result.accuracy.flexible).toBeCloseTo(2 / 3, 12);
-    expect(result.records[3]).toMatchObject({ extracted: { strict: null, flexible: null }, correct: { strict: false, flexible: false }, failure: 'timeout' });
+    expect(result.records[3]).toMatchObject({ extracted: { strict: null, flexible: null }, correct: { strict: false, flexible: false }, failure: 'timeout', failure_message: 'no complete response within 1 ms' });
+    expect(result.records[0]!.failure_message).toBeNull();
     expect(AccuracySchema.parse(result)).toEqual(result);
   });
 
@@ -54,6 +55,7 @@ describe('AccuracySchema', () => {
     ['a correct count the records do not hold', (b: AccuracyScored) => ({ ...b, correct: { ...b.correct, strict: 3 } }), 'correct.strict'],
     ['failures by class that do not add up', (b: AccuracyScored) => ({ ...b, failures: {} }), 'failures'],
     ['answered and failed that are not the problems', (b: AccuracyScored) => ({ ...b, answered: 4 }), 'answered'],
+    ['a failure without its message', (b: AccuracyScored) => ({ ...b, records: b.records.map((r, i) => (i === 3 ? { ...r, failure_message: null } : r)) }), 'records.3.failure_message'],
     ['an interval that does not hold its accuracy', (b: AccuracyScored) => ({ ...b, interval: { ...b.interval, strict: [0.5, 0.9] } }), 'interval.strict'],
   ] as const)('refuses %s', (_, tamper, path) => {
     const parsed = AccuracySchema.safeParse(tamper(block()));

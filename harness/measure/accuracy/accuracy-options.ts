@@ -36,7 +36,7 @@ export const accuracySpec: CommandSpec = {
   epilog: [
     'Examples:',
     '  servebench accuracy --endpoint http://127.0.0.1:8000 --model Qwen/Qwen3-0.6B',
-    '  servebench accuracy --endpoint http://127.0.0.1:8080 --model m --api chat --problems 1319 --out gsm8k.json',
+    '  servebench accuracy --endpoint http://127.0.0.1:8080 --model m --api chat --problems 500 --out gsm8k.json',
     '',
     'Exit status: 0 it ran (whatever the accuracy); 1 some requests failed (counted by class, not scored);',
     '2 bad input, unreachable server, or a model with dummy weights (skipped, saying why); 3 the block could',

@@ -32,6 +32,17 @@ function formatSummary(block: AccuracyScored): string {
   ].join('\n');
 }
 
+/** The failure message most records share, with its class: what to fix first. */
+function commonestFailure(block: AccuracyScored): string {
+  const counts = new Map<string, number>();
+  for (const record of block.records) {
+    if (record.failure === null) continue;
+    const key = `${record.failure}: ${record.failure_message}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+}
+
 /** A one-line count on stderr while the problems are asked (only on a terminal, so pipes stay clean). */
 function startProgress(total: number, counters: LiveCounters): () => void {
   if (process.stderr.isTTY !== true) return () => {};
@@ -77,7 +88,7 @@ export function createAccuracyCommand(embeddedShapes: readonly string[]): Comman
         const interrupted = stop.exitCode();
         if (interrupted !== null) return interrupted;
         if (block.failed > 0) {
-          process.stderr.write(`servebench: ${block.failed} of ${block.problems} requests failed (${Object.entries(block.failures).map(([cls, n]) => `${n} ${cls}`).join(', ')}); they are not scored\n`);
+          process.stderr.write(`servebench: ${block.failed} of ${block.problems} requests failed (${Object.entries(block.failures).map(([cls, n]) => `${n} ${cls}`).join(', ')}); they are not scored. Most said: ${commonestFailure(block)}\n`);
           return EXIT.thresholdExceeded;
         }
         return EXIT.ok;

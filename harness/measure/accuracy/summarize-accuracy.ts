@@ -8,6 +8,7 @@ import type { Api } from '../../contract/common.ts';
 import type { FailureClass } from '../../contract/vocabulary.ts';
 import type { Answer } from './ask-problems.ts';
 import type { Gsm8kProblem } from './gsm8k-dataset.ts';
+import { cleanFailureMessage } from '../load/failure-messages.ts';
 import { GSM8K_DATASET, GSM8K_GENERATION, GSM8K_TASK_VERSION } from './gsm8k-task.ts';
 import { scoreOutput } from './score.ts';
 import type { ProblemSlice } from './slice.ts';
@@ -26,10 +27,18 @@ export interface AccuracyRun {
 
 function problemRecord(problem: Gsm8kProblem, answer: Answer): AccuracyProblem {
   if (answer.text === null) {
-    return { id: problem.id, reference: problem.reference, extracted: { strict: null, flexible: null }, correct: { strict: false, flexible: false }, finish_reason: answer.finishReason, failure: answer.failure?.class ?? 'other' };
+    return {
+      id: problem.id,
+      reference: problem.reference,
+      extracted: { strict: null, flexible: null },
+      correct: { strict: false, flexible: false },
+      finish_reason: answer.finishReason,
+      failure: answer.failure?.class ?? 'other',
+      failure_message: cleanFailureMessage(answer.failure?.message ?? 'no answer'),
+    };
   }
   const scored = scoreOutput(answer.text, problem.reference);
-  return { id: problem.id, reference: problem.reference, extracted: scored.extracted, correct: scored.correct, finish_reason: answer.finishReason, failure: null };
+  return { id: problem.id, reference: problem.reference, extracted: scored.extracted, correct: scored.correct, finish_reason: answer.finishReason, failure: null, failure_message: null };
 }
 
 const perFilter = <T>(value: (filter: AnswerFilter) => T): Record<AnswerFilter, T> =>
