@@ -15,6 +15,9 @@
 export const VALIDATOR = [
   'harness/store/check-result.ts',
   'harness/store/plausibility.ts',
+  'harness/store/sample-counts.ts',
+  'harness/store/repeat-coherence.ts',
+  'harness/store/cache-audit-check.ts',
   'harness/store/physical-bounds.ts',
   'harness/store/column-fit.ts',
   'harness/store/command-agreement.ts',
@@ -32,6 +35,7 @@ export const VALIDATOR = [
   'harness/contract/result-path.ts',
   'harness/contract/workload-hash.ts',
   'harness/contract/synthetic.ts',
+  'harness/contract/sufficiency.ts',
 ];
 
 /** The statistics a page publishes: the metric summary, significance, regressions, derived tables and capacity. */
@@ -44,6 +48,7 @@ export const STATISTICS = [
   'harness/store/noise.ts',
   'harness/store/pareto.ts',
   'harness/store/capacity.ts',
+  'harness/store/percentile-interval.ts',
   'harness/contract/sla-tiers.ts',
 ];
 

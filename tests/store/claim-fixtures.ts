@@ -74,6 +74,35 @@ export function withLengths(result: RunResult, input: number, output: number): R
   return copy;
 }
 
+/**
+ * The result with every point's requests saved as `--save-requests` writes them: each completed, with
+ * the point's mean lengths, a TTFT of 60 ms and a TPOT of 10 ms (so e2el = ttft + (n − 1) · tpot).
+ */
+export function withSavedRequests(result: RunResult): RunResult {
+  for (const point of result.points) {
+    const m = point.metrics;
+    const [input, output] = [m.input_tokens / m.completed, m.output_tokens / m.completed];
+    const [ttft, tpot] = [60, 10];
+    point.requests = Array.from({ length: point.requests_sent }, (_, index) => ({
+      index,
+      ok: true,
+      failure: null,
+      status: 200,
+      queue_ms: 0.1,
+      ttft_ms: ttft,
+      e2el_ms: ttft + (output - 1) * tpot,
+      tpot_ms: tpot,
+      input_tokens: input,
+      output_tokens: output,
+      server_prompt_tokens: input,
+      server_completion_tokens: output,
+      content_events: output,
+      finish_reason: 'length',
+    }));
+  }
+  return result;
+}
+
 /** A synthetic run of the shipped `name` scenario: its spec and hash as `servebench run --workload name` records them, its lengths as the spec says. */
 export function ofShipped(name: string): RunResult {
   const spec = WorkloadSchema.parse(parseYaml(readFileSync(join(WORKLOADS_DIR, `${name}.yaml`), 'utf8')));
