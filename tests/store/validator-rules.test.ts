@@ -271,6 +271,9 @@ const FILE_RULES: RuleCase[] = [
     openLoopJudged(p0(r), 0.5);
     delete p0(r).overload_reason;
   }),
+  edited('cache-audit', 'a point that reused a fifth of what a perfect cache would, called consistent', 'points[0].cache.verdict', (r) => {
+    p0(r).cache = { requests: m0(r).completed, prompt_tokens: 1000, reusable_tokens: 500, cached_tokens: 100, theoretical_hit_rate: 0.5, observed_hit_rate: 0.1, source: 'timings_cache_n', reuse_after: 'end', theory: 'exact', min_ratio: 0.8, verdict: 'consistent' };
+  }),
   // Files created before the rule keep their claim (immutable); compile's lengths_effective judges them.
   edited('lengths-exact', 'exact lengths in a file created after the rule, whose own length check counted every prompt otherwise', 'workload.lengths', (r) => {
     r.workload.length_check = { endpoint: '/tokenize (vllm style)', checked: 16, mismatched: 16, examples: [{ expected: 512, server: 509 }] };

@@ -28,6 +28,17 @@ function reuseAfterOf(records: readonly RequestRecord[]): CacheReuseAfter {
   return records.some((r) => r.serverTimings !== null) ? 'end' : 'prefill';
 }
 
+/**
+ * When the server started on a request: it may have waited in the server's queue after the send
+ * (llama.cpp: for a free slot), and could reuse what ended meanwhile. Where the server says how
+ * long the prefill took (llama.cpp's prompt_ms), that is before its first token; else the send.
+ */
+function startedMs(record: RequestRecord): number {
+  const first = record.contentTimesMs[0];
+  if (record.serverTimings === null || first === undefined) return record.sendMs;
+  return Math.max(record.sendMs, first - record.serverTimings.promptMs);
+}
+
 interface Provider {
   readonly atMs: number;
   readonly record: RequestRecord;
@@ -99,7 +110,7 @@ function likelyCause(
   if (cachedSum === 0) return 'caching off: the server reused no prompt token at all (llama.cpp cache_prompt false; vLLM --no-enable-prefix-caching; SGLang --disable-radix-cache)';
   const meanDeficit = deficits.reduce((sum, d) => sum + d.deficit, 0) / Math.max(1, deficits.length);
   if (reuseAfter === 'end') {
-    return 'eviction: llama.cpp keeps one prompt per slot, and a prefix was overwritten before it recurred (more requests in flight or prefix groups than --parallel slots)';
+    return 'eviction: llama.cpp keeps one prompt per slot, and a prefix was overwritten before it recurred (a slot takes whichever request comes next: more prefixes than --parallel slots, or requests of one prefix in flight together)';
   }
   if (meanDeficit < BLOCK_TOKENS) return `block size: the server reused whole blocks only (${meanDeficit.toFixed(1)} tokens short per request)`;
   return 'eviction: the cache held less than the working set of this load (KV cache too small for the prefixes in flight)';
@@ -130,7 +141,7 @@ export function auditCache(records: readonly RequestRecord[], prepared: (index: 
     let best: { prefix: SharedPrefix; provider: number; tokens: number; exact: boolean } | null = null;
     for (const prefix of reuse.contains) {
       const provider = providers.get(prefix.key);
-      if (provider === undefined || provider.atMs > record.sendMs) continue;
+      if (provider === undefined || provider.atMs > startedMs(record)) continue;
       const length = prefixTokens(prefix, provider.record) ?? { tokens: prefix.tokens, exact: reuse.exact };
       if (best === null || length.tokens > best.tokens) best = { prefix, provider: provider.record.index, ...length };
     }

@@ -1,0 +1,52 @@
+/**
+ * Compile's cache columns: read from each point's cache block, null for files written before the
+ * audit (the committed CPU lane of 2026-12-02, real and immutable). The run that has them is
+ * SYNTHETIC (tests/store/claim-fixtures.ts, measured nothing).
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import { compile } from '../../harness/store/compile.ts';
+import { loadPrices } from '../../harness/store/prices.ts';
+import { synthetic } from '../store/claim-fixtures.ts';
+import { query } from '../store/duckdb-query.ts';
+
+const RESULTS = new URL('../../results/', import.meta.url).pathname;
+const OLD = (readdirSync(join(RESULTS, '2026-12-02'), { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort().map((f) => `2026-12-02/${f}`)[0]!;
+
+function withCacheBlocks() {
+  const result = synthetic({ concurrencies: [1, 8] });
+  const [first, second] = result.points;
+  const n = first!.metrics.completed;
+  first!.cache = { requests: n, prompt_tokens: 1000, reusable_tokens: 500, cached_tokens: 490, theoretical_hit_rate: 0.5, observed_hit_rate: 0.49, source: 'timings_cache_n', reuse_after: 'end', theory: 'exact', min_ratio: 0.75, verdict: 'consistent' };
+  second!.cache = { requests: second!.metrics.completed, prompt_tokens: 1000, reusable_tokens: 500, cached_tokens: 40, theoretical_hit_rate: 0.5, observed_hit_rate: 0.04, source: 'timings_cache_n', reuse_after: 'end', theory: 'exact', min_ratio: 0.75, verdict: 'cache_mismatch', cause: 'caching off: the server reused no prompt token at all' };
+  return result;
+}
+
+describe('compile reads the cache audit of each point', () => {
+  const out = mkdtempSync(join(tmpdir(), 'sb-cache-columns-'));
+  const fresh = withCacheBlocks();
+  beforeAll(async () => {
+    mkdirSync(dirname(join(out, 'results', OLD)), { recursive: true });
+    cpSync(join(RESULTS, OLD), join(out, 'results', OLD));
+    const text = `${JSON.stringify(fresh, null, 2)}\n`;
+    const path = join(out, 'results', resultRelativePath(fresh, text));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    const report = await compile({ resultsDir: join(out, 'results'), outDir: join(out, 'data'), prices: loadPrices(), now: new Date('2026-12-03T00:00:00Z') });
+    expect(report.problems).toEqual([]);
+  }, 120_000);
+
+  it('as the file says where it says it, null where it does not', async () => {
+    const rows = await query(`SELECT run_id, point, cache_theoretical, cache_observed, cache_verdict FROM read_parquet('${out}/data/parquet/latest/points/*.parquet') ORDER BY run_id, point`);
+    expect(rows.filter((r) => r['run_id'] === fresh.run_id)).toEqual([
+      { run_id: fresh.run_id, point: 0, cache_theoretical: 0.5, cache_observed: 0.49, cache_verdict: 'consistent' },
+      { run_id: fresh.run_id, point: 1, cache_theoretical: 0.5, cache_observed: 0.04, cache_verdict: 'cache_mismatch' },
+    ]);
+    const ofOld = rows.filter((r) => r['run_id'] !== fresh.run_id);
+    expect(ofOld.length).toBeGreaterThan(0);
+    for (const row of ofOld) expect([row['cache_theoretical'], row['cache_observed'], row['cache_verdict']]).toEqual([null, null, null]);
+  });
+});
