@@ -32,6 +32,13 @@ function setDuration(point: Point, seconds: number): void {
   m.total_throughput = (m.input_tokens + m.output_tokens) / seconds;
 }
 
+/** `path [rule]` of what checkPlausibility alone reports for the result, of the rule given (other rules' edits need not be undone). */
+function plausibility(result: RunResult, only: string, now = Date.parse(result.created_at)): string[] {
+  const problems: string[] = [];
+  checkPlausibility(result, (path, message) => problems.push(`${path} [${ruleOf(message)}]`), now);
+  return problems.filter((p) => p.endsWith(`[${only}]`));
+}
+
 /** A steady window from `start` to `end` s of the point holding half its counts, its rates agreeing. */
 function withSteady(point: Point, start: number, end: number): NonNullable<Point['steady']> {
   const m = point.metrics;
@@ -109,6 +116,21 @@ describe('rates and bounds, at their limits', () => {
     expect(onHost.map((p) => p.message).filter((m) => m.startsWith('[physical-decode-rate]'))).toEqual(['[physical-decode-rate] 2.000e+6 output tokens/s per host is beyond any hardware (limit 1000000)']);
   });
 
+  it('a request rate of exactly the physical bound is valid', () => {
+    const atRate = (seconds: number) =>
+      plausibility(
+        edited((r) => {
+          const point = p0(r);
+          Object.assign(point.metrics, { completed: 100_000 });
+          point.requests_sent = 100_000;
+          setDuration(point, seconds);
+        }),
+        'physical-request-rate',
+      );
+    expect(atRate(1)).toEqual([]);
+    expect(atRate(0.5)).toEqual(['points[0].metrics.request_throughput [physical-request-rate]']);
+  });
+
   it('a request rate past the physical bound says the rate', () => {
     const past = problemsOf(edited((r) => setDuration(p0(r), 0.0004)));
     expect(past.map((p) => p.message).filter((m) => m.startsWith('[physical-request-rate]'))).toEqual(['[physical-request-rate] 1.600e+5 requests/s is beyond any server (limit 100000)']);
@@ -168,6 +190,18 @@ describe('saved requests, at their limits', () => {
     }, saved))).toEqual([]);
   });
 
+  it('a failed request that got its first token and no end is not held to e2el ≥ ttft', () => {
+    const result = saved();
+    Object.assign(p0(result).requests![0]!, { ok: false, failure: 'timeout', status: null, e2el_ms: null, tpot_ms: null, output_tokens: null });
+    expect(plausibility(result, 'e2el≥ttft')).toEqual([]);
+  });
+
+  it('a one-token request has no inter-token time: its TPOT is not held to e2el = ttft + (n − 1) · tpot', () => {
+    const result = saved();
+    Object.assign(p0(result).requests![0]!, { ttft_ms: 60, e2el_ms: 70, tpot_ms: 10, output_tokens: 1 });
+    expect(plausibility(result, 'e2el=ttft+(n−1)·tpot')).toEqual([]);
+  });
+
   it('a one-token request whose TTFT is above its E2EL by exactly the rounding tolerance is valid; past it, refused', () => {
     const ttftAbove = (ttft: (e2el: number) => number) => {
       const result = saved();
@@ -209,7 +243,7 @@ describe('the steady window', () => {
 
   it('an empty window (start = end) is refused once, and its rates over no time are not checked', () => {
     expect(found(edited((r) => {
-      Object.assign(withSteady(p0(r), 10, 10), { duration_s: 0, request_throughput: 0, output_throughput: 0, total_throughput: 0 });
+      Object.assign(withSteady(p0(r), 10, 10), { duration_s: 0, completed: 0, input_tokens: 0, output_tokens: 0, request_throughput: 0, output_throughput: 0, total_throughput: 0 });
     }))).toEqual(['points[0].steady.end_s [steady-window]']);
   });
 
@@ -336,6 +370,10 @@ describe('the run: times, outcome, lengths', () => {
       r.run!.failure = { phase: 'measure', message: 'the server exited', log_tail: [] };
     }));
     expect(withBlock.map((p) => p.message).filter((m) => m.startsWith('[outcome=status]'))).toEqual(['[outcome=status] status completed with a failure block']);
+    const withoutBlock = problemsOf(edited((r) => {
+      r.status = 'failed';
+    }));
+    expect(withoutBlock.map((p) => p.message).filter((m) => m.startsWith('[outcome=status]'))).toEqual(['[outcome=status] status failed with no failure block']);
   });
 
   it('an approximate file is not held to exact lengths, whatever its server counted', () => {
