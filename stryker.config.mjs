@@ -49,6 +49,8 @@ export const STATISTICS = [
   'harness/store/pareto.ts',
   'harness/store/capacity.ts',
   'harness/store/percentile-interval.ts',
+  'harness/store/published-values.ts',
+  'harness/lib/stats/log-interval.ts',
   'harness/contract/sla-tiers.ts',
 ];
 

@@ -1,10 +1,11 @@
 /**
  * stryker.config.mjs names the modules mutation testing covers by path: a module renamed or added
  * would drop out of it silently (Stryker mutates what the globs find, and finds nothing is no
- * error). So every named module exists, and the validator's list holds every module of
- * harness/store and harness/contract that a validator module calls into (or the statistics' list
- * has it), unless it is named below as
- * a declaration the rules read (a schema, a table, a file reader), not a rule.
+ * error). So every named module exists; the validator's list holds every module of harness/store
+ * and harness/contract that a validator module calls into (or the statistics' list has it), unless
+ * it is named below as a declaration the rules read (a schema, a table, a file reader), not a rule;
+ * and the statistics' list holds every store or statistics module they call into, bar those named
+ * as computing none.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -22,6 +23,14 @@ const NOT_RULES: Readonly<Record<string, string>> = {
   'harness/contract/releases.ts': 'reads fleet/releases.json; the rule on it is known-releases.ts',
   'harness/contract/command-options.ts': 'the table of options a recorded command may carry (data)',
   'harness/store/columns.ts': "compile's column table; the rule that a value fits its column is column-fit.ts",
+};
+
+/** Modules the statistics import values from that compute no statistic, each with why. */
+const NOT_STATISTICS: Readonly<Record<string, string>> = {
+  'harness/store/columns.ts': "compile's column table (names and types)",
+  'harness/store/ids.ts': 'the key columns a configuration and a scenario are identified by',
+  'harness/store/tables.ts': 'SQL quoting',
+  'harness/store/official.ts': 'one SQL predicate (which runs are official), tested by tests/store/community.test.ts',
 };
 
 /** Relative modules a file imports values from (`import type` carries no code a mutant could change). */
@@ -49,6 +58,13 @@ describe('stryker.config.mjs', () => {
     const missing = reached.filter((r) => /^harness\/(store|contract)\//.test(r.imported) && ![...VALIDATOR, ...STATISTICS].includes(r.imported) && !(r.imported in NOT_RULES));
     expect(missing.map((r) => `${r.file} imports ${r.imported}`)).toEqual([]);
     for (const file of Object.keys(NOT_RULES)) expect(reached.map((r) => r.imported), `${file} is named as read by the validator`).toContain(file);
+  });
+
+  it('lists every store and statistics module the statistics call into, bar those named as computing none', () => {
+    const reached = STATISTICS.flatMap((file) => valueImports(file).map((imported) => ({ file, imported })));
+    const missing = reached.filter((r) => /^harness\/(store|lib\/stats|measure\/metrics)\//.test(r.imported) && ![...VALIDATOR, ...STATISTICS].includes(r.imported) && !(r.imported in NOT_STATISTICS));
+    expect(missing.map((r) => `${r.file} imports ${r.imported}`)).toEqual([]);
+    for (const file of Object.keys(NOT_STATISTICS)) expect(reached.map((r) => r.imported), `${file} is named as read by the statistics`).toContain(file);
   });
 
   it('runs the unit project with per-test coverage, incrementally, and fails below 90%', async () => {
