@@ -7,8 +7,14 @@
  */
 import { CACHE_MIN_RATIO, type CacheReuseAfter, type CacheSource } from '../../contract/cache-audit.ts';
 import type { CacheAudit } from '../../contract/result.ts';
-import type { PreparedRequest } from '../load/prepared-request.ts';
-import { NO_REUSE, type SharedPrefix } from '../workloads/reuse.ts';
+import { NO_REUSE, type PromptReuse, type SharedPrefix } from '../workloads/reuse.ts';
+
+/** What the audit reads of a prepared request (load/prepared-request.ts, which it may not import: load imports metrics). */
+interface AuditedRequest {
+  /** The request body as sent: where a rewritten history differs from what an earlier turn saw. */
+  readonly body: Buffer;
+  readonly reuse?: PromptReuse;
+}
 import type { RequestRecord } from './request-record.ts';
 
 /** Cached prompt tokens as the server reported them, from the first source it offers (contract/cache-audit.ts). */
@@ -101,7 +107,7 @@ function likelyCause(
   deficits: ReadonlyArray<{ record: RequestRecord; prefix: SharedPrefix; provider: number; deficit: number }>,
   cachedSum: number,
   reuseAfter: CacheReuseAfter,
-  prepared: (index: number) => PreparedRequest,
+  prepared: (index: number) => AuditedRequest,
 ): string {
   for (const { record, prefix, provider } of deficits.slice(0, REWRITE_CHECKS)) {
     const where = rewrittenAt(JSON.parse(prepared(provider).body.toString('utf8')), JSON.parse(prepared(record.index).body.toString('utf8')), prefix);
@@ -116,7 +122,7 @@ function likelyCause(
   return 'eviction: the cache held less than the working set of this load (KV cache too small for the prefixes in flight)';
 }
 
-export function auditCache(records: readonly RequestRecord[], prepared: (index: number) => PreparedRequest): CacheAuditOutcome {
+export function auditCache(records: readonly RequestRecord[], prepared: (index: number) => AuditedRequest): CacheAuditOutcome {
   const done = records.filter((r) => r.failure === null && r.inputTokens !== null);
   const reuseAfter = reuseAfterOf(done);
   const providers = new Map<string, Provider>();
