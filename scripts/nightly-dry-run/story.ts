@@ -84,8 +84,8 @@ export const LLAMACPP_RELEASES: Readonly<Record<number, ReadonlyArray<readonly [
 };
 /** The official fleet, whose CPU lane each night's detect output is planned on (in process: the dry run's own fleet has no lane). */
 export const OFFICIAL_FLEET = join(REPO, 'fleet', 'fleet.yaml');
-/** Runs of the CPU lane per llama.cpp release: 4 models × 2 workloads × 3 runs. */
-export const LANE_RUNS = 24;
+/** Runs of the CPU lane per llama.cpp release: 2 models × 1 workload × 3 runs. */
+export const LANE_RUNS = 6;
 
 /** The simulated releases measured each night (see the header). */
 export const SIM_RELEASES = [
