@@ -69,10 +69,12 @@ describe('per request, by hand', () => {
 });
 
 describe('summarizePoint over A–E, by hand', () => {
-  const summary = summarizePoint(REQUESTS, null);
-  const m = summary.metrics;
+  // Inside each test, not once for the block: mutation testing credits a test only with the code that runs inside it.
+  const summarize = () => summarizePoint(REQUESTS, null);
 
   it('counts, token sums of completed requests, sources and splits', () => {
+    const summary = summarize();
+    const m = summary.metrics;
     expect([m.completed, m.failed, m.input_tokens, m.output_tokens]).toEqual([4, 1, 65, 14]);
     expect(summary.failures.timeout).toBe(1);
     expect(Object.values(summary.failures).reduce((a, b) => a + b, 0)).toBe(1);
@@ -81,6 +83,7 @@ describe('summarizePoint over A–E, by hand', () => {
   });
 
   it('throughput over first send → last end (0.8 s, the failed request at both ends)', () => {
+    const m = summarize().metrics;
     expect(m.duration_s).toBe(0.8);
     expect(m.request_throughput).toBe(5); // 4 / 0.8
     expect(m.output_throughput).toBe(17.5); // 14 / 0.8
@@ -89,21 +92,25 @@ describe('summarizePoint over A–E, by hand', () => {
   });
 
   it('TTFT over completed requests: 100, 50, 40, 50', () => {
+    const m = summarize().metrics;
     // sorted 40, 50, 50, 100; p90 at index 2.7 → 50 + 0.7·50
     expectDistribution(m.ttft_ms as never, { mean: 60, std: Math.sqrt(550), min: 40, p50: 50, p90: 85, p95: 92.5, p99: 98.5, p999: 99.85, max: 100 }, 'ttft');
   });
 
   it('E2EL over completed requests: 160, 110, 40, 140', () => {
+    const m = summarize().metrics;
     // sorted 40, 110, 140, 160; p50 at 1.5 → 125; p90 at 2.7 → 140 + 0.7·20
     expectDistribution(m.e2el_ms as never, { mean: 112.5, std: std([160, 110, 40, 140]), min: 40, p50: 125, p90: 154, p95: 157, p99: 159.4, max: 160 }, 'e2el');
   });
 
   it('TPOT over requests with more than one token: 20, 30, 18; interactivity 1000/TPOT', () => {
+    const m = summarize().metrics;
     expectDistribution(m.tpot_ms as never, { mean: 68 / 3, std: std([20, 30, 18]), min: 18, p50: 20, p90: 28, max: 30 }, 'tpot');
     expectDistribution(m.interactivity_tok_s as never, { mean: (50 + 1000 / 30 + 1000 / 18) / 3, min: 1000 / 30, p50: 50, max: 1000 / 18 }, 'interactivity');
   });
 
   it('ITL per token pools every request’s tokens after the first event (A 3, B 2, E 4), summing to Σ(E2EL − TTFT)', () => {
+    const m = summarize().metrics;
     const itl = [10, 20, 30, 30, 30, 10, 10, 10, 60];
     // sorted 10 10 10 10 20 30 30 30 60; p90 at index 7.2 → 30 + 0.2·30
     expectDistribution(m.itl_ms as never, { mean: 210 / 9, std: std(itl), min: 10, p50: 20, p90: 36, max: 60 }, 'itl');
@@ -111,6 +118,7 @@ describe('summarizePoint over A–E, by hand', () => {
   });
 
   it('queue over every measured request, the failed one included: 10, 10, 0, 0, 0', () => {
+    const m = summarize().metrics;
     expectDistribution(m.queue_ms as never, { mean: 4, std: std([10, 10, 0, 0, 0]), min: 0, p50: 0, p90: 10, max: 10 }, 'queue');
   });
 });

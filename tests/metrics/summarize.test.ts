@@ -96,10 +96,12 @@ describe('requestTimings', () => {
 });
 
 describe('summarizePoint', () => {
-  const summary = summarizePoint([perToken, multiToken, timedOut], { ttft_ms: 45 });
-  const m = summary.metrics;
+  // Inside each test, not once for the block: mutation testing credits a test only with the code that runs inside it.
+  const summarize = () => summarizePoint([perToken, multiToken, timedOut], { ttft_ms: 45 });
 
   it('counts completed and failed, and sums tokens of completed requests only', () => {
+    const summary = summarize();
+    const m = summary.metrics;
     expect(m.completed).toBe(2);
     expect(m.failed).toBe(1);
     expect(m.input_tokens).toBe(50);
@@ -110,6 +112,7 @@ describe('summarizePoint', () => {
   });
 
   it('measures duration from the first send to the last end, failed requests included', () => {
+    const m = summarize().metrics;
     expect(m.duration_s).toBeCloseTo(0.3, 12);
     expect(m.request_throughput).toBeCloseTo(2 / 0.3, 9);
     expect(m.output_throughput).toBeCloseTo(10 / 0.3, 9);
@@ -117,11 +120,13 @@ describe('summarizePoint', () => {
   });
 
   it('counts goodput as completed requests meeting every SLO', () => {
+    const m = summarize().metrics;
     expect(m.goodput).toBeCloseTo(1 / 0.3, 9); // only the 40 ms TTFT request meets ttft_ms=45
     expect(summarizePoint([perToken], null).metrics.goodput).toBeNull();
   });
 
   it('builds distributions over requests (TPOT, interactivity) and tokens (ITL)', () => {
+    const m = summarize().metrics;
     expect(m.ttft_ms!.mean).toBe(45);
     expect(m.tpot_ms!.p50).toBe(11);
     expect(m.interactivity_tok_s!.max).toBe(100);
