@@ -5,6 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SlaTiers } from '../contract/sla-tiers.ts';
 import { sqlString } from './tables.ts';
+import { VALID_RELEASE_SQL } from './validity.ts';
 
 /**
  * capacity: per scenario × engine × version × tier, among the release's load points (release
@@ -13,6 +14,7 @@ import { sqlString } from './tables.ts';
  * row for every release and tier, with the point's fields null when no point meets the tier. A load
  * point whose p95 has too few samples to be published (contract/sufficiency.ts) cannot meet a tier;
  * the row counts such points (unjudged_loads) so the page says the tier was not judged there.
+ * Valid releases only (validity.ts): an invalid one is no capacity at all, not a tier it misses.
  */
 /** A release's load point whose TTFT or TPOT p95 is missing for want of samples, not because it was not measured. */
 const UNJUDGED = '(ttft_ms_p95 IS NULL AND ttft_ms_p95__samples_max IS NOT NULL) OR (tpot_ms_p95 IS NULL AND tpot_ms_p95__samples_max IS NOT NULL)';
@@ -26,14 +28,14 @@ export async function deriveCapacity(connection: DuckDBConnection, tiers: SlaTie
       SELECT *, coalesce(output_throughput_per_gpu, output_throughput) AS throughput,
         coalesce(output_throughput_per_gpu__lo, output_throughput__lo) AS throughput_lo,
         coalesce(output_throughput_per_gpu__hi, output_throughput__hi) AS throughput_hi
-      FROM releases),
+      FROM releases WHERE ${VALID_RELEASE_SQL}),
     versions AS (
       SELECT scenario_id, engine, engine_version, engine_version_order, any_value(model) AS model, any_value(precision) AS precision, any_value(hardware) AS hardware,
         any_value(workload) AS workload, any_value(methodology) AS methodology, any_value(gpu_count) AS gpu_count, max(runs) AS most_runs,
         -- Load points a tier cannot judge: a limited p95 has no value for want of samples (published-values.ts).
         count(*) FILTER (WHERE ${UNJUDGED})::INTEGER AS unjudged_loads,
         max(least(coalesce(ttft_ms_p95__samples_max, tpot_ms_p95__samples_max), coalesce(tpot_ms_p95__samples_max, ttft_ms_p95__samples_max))) FILTER (WHERE ${UNJUDGED})::INTEGER AS unjudged_samples_max
-      FROM releases GROUP BY scenario_id, engine, engine_version, engine_version_order),
+      FROM releases WHERE ${VALID_RELEASE_SQL} GROUP BY scenario_id, engine, engine_version, engine_version_order),
     newest AS (SELECT scenario_id, engine, max(engine_version_order) AS engine_version_order FROM versions GROUP BY scenario_id, engine),
     chosen AS (
       SELECT t.tier, p.* FROM points p JOIN tiers t ON p.ttft_ms_p95 <= t.ttft_limit AND p.tpot_ms_p95 <= t.tpot_limit

@@ -126,6 +126,13 @@ export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('failure_message', 'VARCHAR', null, 'Why a failed run failed', (c) => c.run.failure?.message ?? null),
   from('probe_ignore_eos', 'BOOLEAN', null, 'The server honoured ignore_eos in the pre-run probe', (c) => c.run.probe?.ignore_eos_honoured ?? null),
   from('probe_usage', 'VARCHAR', null, 'How the server streams usage: usage_chunk, final_chunk, none', (c) => c.run.probe?.usage ?? null),
+  // Filled after ingest by fidelity.ts: a verdict compares the run with another run, its reference.
+  from('fidelity_verdict', 'VARCHAR', null, "pass or fail: the run's output-fidelity probe against its configuration's reference run (docs/metrics.md#output-fidelity; a failed run is never ranked nor a baseline); null: no probe, or no reference run for the configuration", () => null),
+  from('fidelity_identical_share', 'DOUBLE', 'ratio', "Share of the probe's prompts answered exactly as the reference run answered them (token ids where both have them, else text)", () => null),
+  from('fidelity_mean_divergence', 'DOUBLE', 'tokens', 'Mean position of the first differing token over the prompts answered otherwise than the reference (characters where an engine gives no token ids); null when none differs', () => null),
+  from('fidelity_logprob_drift', 'DOUBLE', 'nats', 'Mean |Δ logprob| against the reference over the tokens both produced alike; null where either offers no logprobs', () => null),
+  from('fidelity_reference_run', 'VARCHAR', null, "The run_id of the configuration's reference run (the oldest known release of the reference engine: docs/metrics.md#output-fidelity)", () => null),
+  from('cache_equality', 'VARCHAR', null, "identical or differs: the probe's greedy requests answered alike cold and with their prompts cached (workloads with shared prefixes or conversations); null: not checked", (c) => c.run.fidelity?.cache_equality?.verdict ?? null),
 ];
 
 export const RUN_COLUMNS: readonly Column[] = [...CONFIG_COLUMNS, ...RUN_ONLY_COLUMNS];
@@ -219,13 +226,15 @@ export const POINT_COLUMNS: readonly Column[] = [...CONFIG_COLUMNS, ...POINT_ONL
 /** The store's points table: points keep their file, so the rows of a duplicated run_id can be told apart. */
 export const POINTS_TABLE: readonly Column[] = [...POINT_COLUMNS, RUN_ONLY_COLUMNS[0]!];
 
-/** Columns the compile step derives with the price table; the dictionary lists them too. */
+/** Columns the compile step derives (with the price table; the validity rule of store/validity.ts); the dictionary lists them too. */
 export const PRICED_COLUMNS: readonly Column[] = [
   col('gpu_price_usd_per_hour', 'DOUBLE', 'USD/GPU-hour', 'Price of one GPU-hour in effect on run_date (fleet/prices.yaml)'),
   col('price_source', 'VARCHAR', null, 'Where that price comes from, and since when it applies'),
   col('tokens_per_gpu_hour', 'DOUBLE', 'tokens/GPU-hour', 'Output tokens per GPU-hour at this point'),
   col('cost_per_1m_output_tokens', 'DOUBLE', 'USD', 'GPU cost of one million output tokens at this point'),
   col('energy_per_output_token_j', 'DOUBLE', 'J/token', 'GPU energy per output token, where power was measured'),
+  col('validity', 'VARCHAR', null, "valid, or why the point is not (first that applies): invalid_output (the run's output-fidelity probe failed, or its outputs differed with the cache on and off), cache_mismatch (cache_verdict), overloaded, insufficient_samples (no headline percentile has the sample it needs). Derived by compile from the file, so older results are judged by the same rule; any but valid is shown, never ranked, compared, pooled or used as a baseline (docs/metrics.md#validity)"),
+  col('validity_reason', 'VARCHAR', null, 'Why validity is not valid, in words; null when valid'),
 ];
 
 /** The long table, with the columns the issue that defined it names (join points on run_id, point for more). */

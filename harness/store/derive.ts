@@ -30,6 +30,7 @@ import { OFFICIAL_RUN_SQL } from './official.ts';
 import { deriveCapacity } from './capacity.ts';
 import { derivePareto } from './pareto.ts';
 import { publishedPointsSql, rankSql, releaseEvidenceSql } from './published-values.ts';
+import { fidelityInputs, VALID_RELEASE_SQL, validityColumnsSql } from './validity.ts';
 
 
 export type { Delta };
@@ -127,6 +128,8 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
     FROM (SELECT DISTINCT gpu, run_date FROM valid_points WHERE gpu IS NOT NULL) g
     JOIN prices p ON contains(lower(g.gpu), lower(p.gpu)) AND p.effective_from <= g.run_date
     QUALIFY row_number() OVER (PARTITION BY g.gpu, g.run_date ORDER BY length(p.gpu) DESC, p.effective_from DESC) = 1`);
+  // Each point's validity (validity.ts) rides on it from here: the site shows it, the statistics read it.
+  const fidelity = await fidelityInputs(connection);
   const pricedPointsSql = `
     CREATE OR REPLACE TEMP VIEW priced_points AS
     SELECT p.* EXCLUDE (file),
@@ -134,8 +137,9 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       gp.price_source,
       CASE WHEN p.gpu_count > 0 AND p.output_throughput > 0 THEN p.output_throughput * 3600 / p.gpu_count END AS tokens_per_gpu_hour,
       CASE WHEN p.gpu_count > 0 AND p.output_throughput > 0 THEN p.gpu_count * gp.usd_per_gpu_hour / (p.output_throughput * 3600) * 1e6 END AS cost_per_1m_output_tokens,
-      CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j
-    FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date)`;
+      CASE WHEN p.output_tokens > 0 THEN p.gpu_energy_j / p.output_tokens END AS energy_per_output_token_j,
+      ${validityColumnsSql(fidelity)}
+    FROM valid_points p LEFT JOIN gpu_day_price gp USING (gpu, run_date) ${fidelity.join}`;
   await connection.run(pricedPointsSql);
   // The statistics read what a point may contribute (published-values.ts), never its raw percentiles.
   await connection.run(publishedPointsSql());
@@ -179,6 +183,8 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
 /**
  * Newest vs previous release of each engine on each configuration, for every compared metric.
  * A side measured once is tested against the noise of its engine on its hardware at its load (noise.ts).
+ * Valid releases only (validity.ts): an invalid release is never a side, so the next release is
+ * compared with the newest valid one before it.
  */
 export async function computeDeltas(connection: DuckDBConnection): Promise<Delta[]> {
   const pools = await noisePools(connection);
@@ -186,7 +192,7 @@ export async function computeDeltas(connection: DuckDBConnection): Promise<Delta
   const pairColumns = ['config_id', 'scenario_id', 'model', 'precision', 'hardware', 'workload', 'methodology', 'load', 'engine', 'engine_version', 'latest_run_id', ...COMPARED_METRICS.map((m) => m.column)].map(columnOf).concat(LOG_STAT_COLUMNS);
   const pairs = (
     await connection.runAndReadAll(`
-      SELECT ${pairColumns.join(', ')}, k FROM (SELECT *, row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) AS k FROM releases)
+      SELECT ${pairColumns.join(', ')}, k FROM (SELECT *, row_number() OVER (PARTITION BY config_id, engine ORDER BY engine_version_order DESC) AS k FROM releases WHERE ${VALID_RELEASE_SQL})
       WHERE k <= 2 ORDER BY config_id, engine, k`)
   ).getRowObjectsJS() as Array<Record<string, unknown>>;
   const deltas: Delta[] = [];

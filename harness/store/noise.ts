@@ -18,6 +18,7 @@ import type { NoiseRow } from '../contract/site-data.ts';
 import { columnOf } from './columns.ts';
 import { pooledLogVariance } from './significance.ts';
 import type { SampleSummary } from '../lib/stats/log-interval.ts';
+import { VALID_RELEASE_SQL } from './validity.ts';
 
 /** What a noise pool is: the release columns whose values it shares. */
 export const NOISE_KEY = ['engine', 'hardware', 'load'] as const;
@@ -45,8 +46,9 @@ const poolId = (engine: unknown, hardware: unknown, load: unknown) => JSON.strin
 /** Every pool that has an official release, keyed by poolKey(engine, hardware, load). */
 export async function noisePools(connection: DuckDBConnection): Promise<Map<string, NoisePool>> {
   // Ordered: a float sum depends on its order, and a delta must not depend on how the table was built.
+  // Valid releases only: a corrupted or overloaded release's spread is not the engine's noise.
   const rows = (
-    await connection.runAndReadAll(`SELECT ${NOISE_KEY.map(columnOf).join(', ')}, ${LOG_STAT_COLUMNS.join(', ')} FROM releases ORDER BY ${NOISE_KEY.map(columnOf).join(', ')}, config_id, engine_version_order`)
+    await connection.runAndReadAll(`SELECT ${NOISE_KEY.map(columnOf).join(', ')}, ${LOG_STAT_COLUMNS.join(', ')} FROM releases WHERE ${VALID_RELEASE_SQL} ORDER BY ${NOISE_KEY.map(columnOf).join(', ')}, config_id, engine_version_order`)
   ).getRowObjectsJS() as Array<Record<string, unknown>>;
   const groups = new Map<string, Array<Record<string, unknown>>>();
   for (const row of rows) {

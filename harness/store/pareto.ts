@@ -7,6 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { columnOf } from './columns.ts';
 import { SCENARIO_KEY } from './ids.ts';
+import { VALID_RELEASE_SQL } from './validity.ts';
 
 /**
  * SQL: `b` dominates `a` when it is at least as good on both axes and strictly better on one.
@@ -18,7 +19,7 @@ export function dominatesSql(b: string, a: string): string {
         AND (${b}.interactivity > ${a}.interactivity OR ${b}.throughput_per_gpu > ${a}.throughput_per_gpu))`;
 }
 
-/** Builds pareto_base and pareto from the releases and leaderboard tables (temp tables on the connection). */
+/** Builds pareto_base and pareto from the valid releases (validity.ts) and the leaderboard (temp tables on the connection). */
 export async function derivePareto(connection: DuckDBConnection): Promise<void> {
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE pareto_base AS
@@ -26,7 +27,7 @@ export async function derivePareto(connection: DuckDBConnection): Promise<void> 
       r.interactivity_tok_s_p50 AS interactivity, coalesce(r.output_throughput_per_gpu, r.output_throughput) AS throughput_per_gpu,
       r.latest_run_id, l.engine_version IS NOT NULL AS latest_version
     FROM releases r LEFT JOIN leaderboard l ON l.config_id = r.config_id AND l.engine = r.engine AND l.engine_version = r.engine_version
-    WHERE r.interactivity_tok_s_p50 IS NOT NULL AND coalesce(r.output_throughput_per_gpu, r.output_throughput) IS NOT NULL`);
+    WHERE r.${VALID_RELEASE_SQL} AND r.interactivity_tok_s_p50 IS NOT NULL AND coalesce(r.output_throughput_per_gpu, r.output_throughput) IS NOT NULL`);
   await connection.run(`
     CREATE OR REPLACE TEMP TABLE pareto AS
     SELECT a.*,

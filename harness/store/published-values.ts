@@ -11,6 +11,7 @@
 import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { MIN_SAMPLES, percentileColumn, sampleCountColumn } from '../contract/sufficiency.ts';
 import { columnOf } from './columns.ts';
+import { describeValidityColumn, releaseValiditySql, VALID_RELEASE_SQL } from './validity.ts';
 
 /** The headline percentile columns (ttft_ms_p95, …): published only where their sample supports them. */
 export const PERCENTILE_HEADLINES = HEADLINE_METRICS.filter((m) => percentileColumn(m.column) !== null).map((m) => m.column);
@@ -55,18 +56,20 @@ export function releaseEvidenceSql(): string {
     `CASE WHEN bool_and(throughput_window = 'steady') THEN 'steady' WHEN bool_and(throughput_window = 'whole run') THEN 'whole run' ELSE 'mixed' END AS throughput_window`,
     'coalesce(bool_or(overloaded), false) AS overloaded',
     'min(overload_reason) FILTER (WHERE overloaded) AS overload_reason',
+    releaseValiditySql(),
   ].join(',\n      ');
 }
 
 /**
- * A leaderboard rank: null for a release that has no publishable value (too few samples) or was
- * overloaded, and those never take a place among the others; throughput is ranked only among
+ * A leaderboard rank: null for a release that has no publishable value (too few samples) or is not
+ * valid (validity.ts: wrong outputs, a cache mismatch, overloaded, nothing to rank), and those never
+ * take a place among the others; throughput is ranked only among
  * releases measured over the same window, and a release of mixed windows is not ranked.
  */
 export function rankSql(column: string, better: 'higher' | 'lower'): string {
   const c = columnOf(column);
   const throughput = (THROUGHPUT_HEADLINES as readonly string[]).includes(column);
-  const unranked = `(${c} IS NULL OR overloaded${throughput ? ` OR throughput_window = 'mixed'` : ''})`;
+  const unranked = `(${c} IS NULL OR NOT (${VALID_RELEASE_SQL})${throughput ? ` OR throughput_window = 'mixed'` : ''})`;
   const partition = ['config_id', unranked, ...(throughput ? ['throughput_window'] : [])].join(', ');
   return `CASE WHEN NOT ${unranked} THEN (rank() OVER (PARTITION BY ${partition} ORDER BY ${c} ${better === 'higher' ? 'DESC' : 'ASC'}))::INTEGER END AS ${columnOf(`rank_${column}`)}`;
 }
@@ -78,6 +81,8 @@ export function describeEvidenceColumn(name: string): { unit: string | null; des
     const parsed = percentileColumn(samples[1]!)!;
     return { unit: 'samples', description: `The ${samples[2] === 'min' ? 'smallest' : 'largest'} sample behind ${samples[1]} among the release's runs (${sampleCountColumn(samples[1]!)}); ${parsed.stat} is published only from runs with at least ${MIN_SAMPLES[parsed.stat]} (docs/metrics.md#sample-sufficiency), and the site shows "n = …" where no run had them` };
   }
+  const validity = describeValidityColumn(name);
+  if (validity !== null) return validity;
   if (name === 'throughput_window') return { unit: null, description: "What the release's throughputs were measured over: steady (every run's steady window, no ramp-up or drain tail), whole run (no run had one: first send to last end) or mixed (never ranked)" };
   return null;
 }

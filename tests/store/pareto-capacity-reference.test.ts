@@ -40,12 +40,14 @@ async function releases(rows: readonly Row[], newest: ReadonlyArray<[string, str
       r.x ?? null, gpus > 0 && y !== null ? y / gpus : null, y, y === null ? null : y * 0.9, y === null ? null : y * 1.1, gpus > 0 && y !== null ? (y * 0.9) / gpus : null, gpus > 0 && y !== null ? (y * 1.1) / gpus : null,
       r.ttft95 ?? null, r.tpot95 ?? null, `${r.runs ?? 3}::INTEGER`, `${Number(r.load.slice(2))}::INTEGER`, 1.5, `run-${r.engine}-${r.version}-${r.load}`,
       `${r.samples ?? 'NULL'}::INTEGER`, `${r.samples ?? 'NULL'}::INTEGER`,
+      // Every hand-made release is valid (store/validity.ts): capacity and the frontier read valid ones only.
+      'valid',
     ];
     return `(${cols.map((c) => (typeof c === 'string' && c.includes('::') ? c : sql(c))).join(', ')})`;
   });
   await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT * FROM (VALUES ${values.join(', ')}) t(config_id, scenario_id, model, precision, hardware, gpu, gpu_count, workload, workload_sha256, methodology, load, engine, engine_version, engine_version_order,
     interactivity_tok_s_p50, output_throughput_per_gpu, output_throughput, output_throughput__lo, output_throughput__hi, output_throughput_per_gpu__lo, output_throughput_per_gpu__hi,
-    ttft_ms_p95, tpot_ms_p95, runs, concurrency, cost_per_1m_output_tokens, latest_run_id, ttft_ms_p95__samples_max, tpot_ms_p95__samples_max)`);
+    ttft_ms_p95, tpot_ms_p95, runs, concurrency, cost_per_1m_output_tokens, latest_run_id, ttft_ms_p95__samples_max, tpot_ms_p95__samples_max, validity)`);
   const latest = newest.map(([scenario, engine, version]) => `('${scenario}', '${engine}', '${version}')`).join(', ');
   await connection.run(`CREATE OR REPLACE TEMP TABLE leaderboard AS SELECT r.config_id, r.engine, r.engine_version FROM releases r JOIN (VALUES ${latest}) n(scenario_id, engine, engine_version) USING (scenario_id, engine, engine_version)`);
 }
