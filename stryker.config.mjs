@@ -18,6 +18,7 @@ export const VALIDATOR = [
   'harness/store/sample-counts.ts',
   'harness/store/repeat-coherence.ts',
   'harness/store/cache-audit-check.ts',
+  'harness/store/fidelity-check.ts',
   'harness/store/physical-bounds.ts',
   'harness/store/column-fit.ts',
   'harness/store/command-agreement.ts',

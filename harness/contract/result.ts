@@ -12,6 +12,7 @@ import { COUNT_SOURCES, FAILURE_CLASSES, LATER_FAILURE_CLASSES, TOKENIZER_SOURCE
 import { APIS, ARRIVALS, SloSchema } from './common.ts';
 import { WorkloadSchema } from './workload.ts';
 import { CACHE_REUSE_AFTER, CACHE_SOURCES, CACHE_VERDICTS } from './cache-audit.ts';
+import { FidelitySchema } from './fidelity.ts';
 
 export { APIS, ARRIVALS, SloSchema };
 
@@ -406,6 +407,7 @@ export const RunBlockSchema = z
       .strict()
       .nullable(),
     repeat: RepeatSchema.optional().describe('One repeat of `run --repeats` (each repeat is its own run and result); absent for a single run'),
+    fidelity: FidelitySchema.optional().describe('The output-fidelity probe after the load points (docs/metrics.md#output-fidelity); absent in older results and when the run never measured'),
   })
   .strict();
 

@@ -26,6 +26,7 @@ import { writeSiteData, type PreviousSnapshot } from './publish-site.ts';
 import { linkOrCopy, manifestOf, stageDeltas, weekDigests, writeSnapshot, type SnapshotManifest, type Week } from './snapshots.ts';
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
 import { tableOfFile, WEEKLY } from './tables.ts';
+import { applyFidelity } from './fidelity.ts';
 
 export type { ManifestFile };
 
@@ -52,7 +53,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 24;
+const COMPILER_VERSION = 25;
 
 function readJsonIfExists<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
@@ -101,6 +102,7 @@ export function storePath(outDir: string): string {
 /** Store up to date, tables derived, deltas computed: what compile publishes and regress reads. */
 export async function analyze(store: Store, resultsDir: string, prices: PriceTable): Promise<{ report: IngestReport; deltas: Delta[] }> {
   const report = await ingest(store, resultsDir);
+  await applyFidelity(store.connection, resultsDir);
   await deriveTables(store.connection, prices);
   return { report, deltas: await computeDeltas(store.connection) };
 }
@@ -120,6 +122,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
   try {
     const { connection } = store;
     const report = await ingest(store, options.resultsDir);
+    await applyFidelity(connection, options.resultsDir);
     lap('ingest');
     const parquetRoot = join(options.outDir, 'parquet');
     mkdirSync(join(parquetRoot, 'snapshots'), { recursive: true });

@@ -11,6 +11,7 @@ import { MAX_OUTPUT_TOKENS_PER_S, MAX_REQUESTS_PER_S, MAX_RUN_DAYS, OLDEST_RESUL
 import { OVERLOAD_RATIO, type DistributionJson, type Point, type RunResult } from '../contract/result.ts';
 import { lengthMismatch } from '../contract/lengths-evidence.ts';
 import { checkCacheAudit } from './cache-audit-check.ts';
+import { checkFidelity } from './fidelity-check.ts';
 import { checkSampleCounts } from './sample-counts.ts';
 
 export type AddProblem = (path: string, message: string, fix: string) => void;
@@ -265,4 +266,5 @@ export function checkPlausibility(result: RunResult, add: AddProblem, now = Date
   checkOutcome(result, add);
   checkLengthsClaim(result, add);
   result.points.forEach((point, i) => checkPoint(result, point, i, add));
+  checkFidelity(result, add);
 }

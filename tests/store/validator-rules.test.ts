@@ -274,6 +274,10 @@ const FILE_RULES: RuleCase[] = [
   edited('cache-audit', 'a point that reused a fifth of what a perfect cache would, called consistent', 'points[0].cache.verdict', (r) => {
     p0(r).cache = { requests: m0(r).completed, prompt_tokens: 1000, reusable_tokens: 500, cached_tokens: 100, theoretical_hit_rate: 0.5, observed_hit_rate: 0.1, source: 'timings_cache_n', reuse_after: 'end', theory: 'exact', min_ratio: 0.8, verdict: 'consistent' };
   }),
+  edited('fidelity', "a fidelity probe whose answer's text_sha256 is not its text's", 'run.fidelity.outputs[0].text_sha256', (r) => {
+    const text = ' the river';
+    r.run!.fidelity = { probe_set: { version: 'fidelity-v1', sha256: 'a'.repeat(64), prompts: 1, max_tokens: 16 }, outputs: [{ text, text_sha256: 'b'.repeat(64), token_ids: null, logprobs: null }], cache_equality: null, error: null };
+  }),
   // Files created before the rule keep their claim (immutable); compile's lengths_effective judges them.
   edited('lengths-exact', 'exact lengths in a file created after the rule, whose own length check counted every prompt otherwise', 'workload.lengths', (r) => {
     r.workload.length_check = { endpoint: '/tokenize (vllm style)', checked: 16, mismatched: 16, examples: [{ expected: 512, server: 509 }] };

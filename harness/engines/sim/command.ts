@@ -13,7 +13,7 @@ import {
   type Command,
 } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
-import { PERSONALITIES, SIM_DEFAULTS, isLoopbackHost, type Personality, type SimConfig } from './config.ts';
+import { OUTPUT_FAULTS, PERSONALITIES, SIM_DEFAULTS, isLoopbackHost, type OutputFault, type Personality, type SimConfig } from './config.ts';
 import { parseFaultSpec } from './faults.ts';
 import { startSimServer } from './server.ts';
 import { untilStopSignal } from '../../lib/process/stop-signals.ts';
@@ -36,6 +36,7 @@ const spec: CommandSpec = {
     { name: 'zero-cost', help: 'All costs 0 and no batch/KV limits unless set: measures the client, not the engine.' },
     { name: 'steps-per-flush', value: 'N', help: 'Engine steps per event-loop turn between writes (default: 16 with --zero-cost, else 1).' },
     { name: 'faults', value: 'SPEC', help: 'Fault probabilities, e.g. "http500=0.02,http429=0.01,reset=0.01,malformed=0.01,stall=0.01,early_stop=0.01,truncate=0.01". Also: endless (valid tokens past max_tokens, never finished), http500_endless (a 500 whose body never ends), error_event (the personality\'s mid-stream error: an error event, or for trtllm a cut response; not streamed, a 500).' },
+    { name: 'output-fault', value: 'KIND', help: `A fault in every answer's words: ${OUTPUT_FAULTS.join(', ')} (corrupt-output: other words than the sim's deterministic ones; cache-differs: other words when the prompt was cached).`, default: SIM_DEFAULTS.outputFault },
     { name: 'stall-ms', value: 'MS', help: 'Pause of the stall fault.', default: String(SIM_DEFAULTS.stallMs) },
     { name: 'seed', value: 'N', help: 'Seed of the fault draws.', default: String(SIM_DEFAULTS.seed) },
     { name: 'fault-seed', value: 'N', help: 'Alias of --seed.' },
@@ -97,6 +98,7 @@ export function simConfigFromArgs(argv: readonly string[]): Partial<SimConfig> &
     zeroCost: booleanOption(raw, 'zero-cost'),
     stepsPerFlush: number('steps-per-flush', { min: 1 }, true),
     faults: faultsText === undefined ? {} : parseFaultSpec(faultsText),
+    outputFault: stringOption(spec, raw, 'output-fault') as OutputFault,
     stallMs: number('stall-ms', { min: 0 }),
     seed: seed ?? faultSeed,
     runNoise: number('run-noise', { min: 0, max: 2 }),

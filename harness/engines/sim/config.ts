@@ -13,6 +13,14 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Probability per request of each fault; at most one fault is drawn per request. */
 export type FaultRates = Readonly<Partial<Record<FaultKind, number>>>;
 
+/**
+ * Faults in what the engine answers, not in how it streams (every request, no draw): corrupt-output
+ * answers other words than the sim's deterministic ones; cache-differs does so only for a request
+ * whose prompt the prefix cache held. For the fidelity probe's tests (docs/metrics.md#output-fidelity).
+ */
+export const OUTPUT_FAULTS = ['none', 'corrupt-output', 'cache-differs'] as const;
+export type OutputFault = (typeof OUTPUT_FAULTS)[number];
+
 /** The inputs of the continuous-batching cost model. */
 export interface CostParams {
   readonly prefillTokensPerS: number;
@@ -36,6 +44,7 @@ export interface SimConfig extends CostParams {
   /** Engine steps run per event-loop turn before writes are flushed (16 with zeroCost, else 1). */
   readonly stepsPerFlush: number;
   readonly faults: FaultRates;
+  readonly outputFault: OutputFault;
   readonly stallMs: number;
   /** Seeds the fault draws. */
   readonly seed: number;
@@ -90,6 +99,7 @@ export const SIM_DEFAULTS: SimConfig = {
   zeroCost: false,
   stepsPerFlush: 1,
   faults: {},
+  outputFault: 'none',
   stallMs: 5000,
   seed: 0,
   runNoise: 0,
@@ -159,5 +169,6 @@ export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   check(Number.isInteger(config.maxRequestsPerConnection) && config.maxRequestsPerConnection >= 0, 'maxRequestsPerConnection must be an integer ≥ 0 (0 = no limit)');
   check(Number.isInteger(config.prefixCacheSequences) && config.prefixCacheSequences >= 0, 'prefixCacheSequences must be an integer ≥ 0 (0 = no prefix cache)');
   validateFaultRates(config.faults);
+  check((OUTPUT_FAULTS as readonly string[]).includes(config.outputFault), `unknown output fault "${config.outputFault}"; allowed: ${OUTPUT_FAULTS.join(', ')}`);
   return config;
 }

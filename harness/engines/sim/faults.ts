@@ -3,7 +3,7 @@
  * the same seed and arrival order sees the same faults, however the requests interleave later.
  */
 import { usageError } from '../../lib/errors.ts';
-import { FAULT_KINDS, validateFaultRates, type FaultKind, type FaultRates } from './config.ts';
+import { FAULT_KINDS, validateFaultRates, type FaultKind, type FaultRates, type OutputFault } from './config.ts';
 import { combine, mix32, unitInterval } from './hash.ts';
 
 export type FinishReason = 'stop' | 'length';
@@ -41,6 +41,12 @@ export function decideFault(rates: FaultRates, seed: number, arrivalIndex: numbe
     if (draw < cumulative) return kind;
   }
   return null;
+}
+
+/** The hash an answer's words derive from: the prompt's own, or another one under an output fault. */
+export function answerHash(fault: OutputFault, hash: number, cachedTokens: number): number {
+  const corrupt = fault === 'corrupt-output' || (fault === 'cache-differs' && cachedTokens > 0);
+  return corrupt ? mix32(hash ^ 0x9e3779b9) : hash;
 }
 
 /** What the engine and the stream do for one request once its fault (if any) is known. */

@@ -8,7 +8,7 @@ import { resolveSimConfig, type SimConfig } from './config.ts';
 import { withLaunchNoise } from './launch-noise.ts';
 import { fitsKvBudget, kvReservation } from './cost-model.ts';
 import { EngineLoop, type EngineSink } from './engine-loop.ts';
-import { decideFault, planGeneration } from './faults.ts';
+import { answerHash, decideFault, planGeneration } from './faults.ts';
 import { monotonicOriginMs, newRecord, type GroundTruthDocument, type GroundTruthRecord } from './ground-truth.ts';
 import { mix32 } from './hash.ts';
 import { listen, readBody, sendJson } from './http-io.ts';
@@ -144,7 +144,8 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
       return streamEndless(res, record, format, request.hash, () => metrics.fail(fault));
     }
     const cachedTokens = prefixCache.lookup(request.promptIds);
-    const stream = new SimStream({ res, record, request, plan, fault, view, host, cachedTokens });
+    const answered = { ...request, hash: answerHash(config.outputFault, request.hash, cachedTokens) };
+    const stream = new SimStream({ res, record, request: answered, plan, fault, view, host, cachedTokens });
     promptIds.set(stream, request.promptIds);
     active.add(stream);
     stream.sequence = scheduler.enqueue({

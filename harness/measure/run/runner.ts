@@ -25,6 +25,8 @@ import { launchDocker, type GpuVendor } from './docker-launcher.ts';
 import { freePort } from './free-port.ts';
 import { parseEndpoint } from '../load/endpoint.ts';
 import { probeServer } from './probe.ts';
+import { runFidelityProbe } from '../fidelity/run-fidelity.ts';
+import type { Fidelity } from '../../contract/fidelity.ts';
 import { resultRelativePath } from '../../contract/result-path.ts';
 import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/gpu-sampler.ts';
 import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
@@ -145,6 +147,7 @@ export async function executeRun(
   let server: LaunchedServer | null = null;
   let loadRun: LoadRun | null = null;
   let probe: Probe | null = null;
+  let fidelity: Fidelity | null = null;
   let version: string | null = null;
   let failure: RunBlock['failure'] = null;
   let gpu: GpuSampler | null = null;
@@ -206,6 +209,11 @@ export async function executeRun(
           onPointDone?.();
         },
       });
+      // After the points, on the same server: its answers then are the ones the numbers were measured with.
+      if (!signal.aborted && server.exitStatus() === null) {
+        const spec = plan.load.workload;
+        fidelity = await runFidelityProbe({ endpoint: server.endpoint, api: spec.api, body: bodyOptionsOf(plan.load), headers: plan.load.headers, checkCache: spec.shared_prefix !== undefined || spec.multi_turn !== undefined }, signal);
+      }
       const exit = server.exitStatus();
       if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
       const fatal = fatalLine(server.logFile, fatalPatterns);
@@ -293,6 +301,7 @@ export async function executeRun(
       hardware: gpu ? gpu.facts : null,
       probe,
       failure,
+      ...(fidelity ? { fidelity } : {}),
     },
   }));
   return outcomeOf(result, plan.resultsDir);
