@@ -93,8 +93,9 @@ function checkProvenance(result: RunResult, add: (path: string, message: string,
     if (value && value.length > MAX_NAME_CHARS) {
       add(path, limitRule(LIMIT_RULES.nameLength, `is ${value.length} characters, over the ${MAX_NAME_CHARS} a name may have`), `shorten it to at most ${MAX_NAME_CHARS} characters: names are shown in table cells and repeated in every compiled row`);
     } else if (value && !SAFE_NAME.test(value)) {
-      const odd = [...value].find((c) => !SAFE_NAME.test(c));
-      const named = odd === undefined ? '' : ` (${odd.codePointAt(0)! > 0x7e || odd.codePointAt(0)! < 0x20 ? `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `"${odd}"`})`;
+      // The name fails SAFE_NAME, a class of single characters, so one of its characters does.
+      const odd = [...value].find((c) => !SAFE_NAME.test(c))!;
+      const named = ` (${odd.codePointAt(0)! > 0x7e || odd.codePointAt(0)! < 0x20 ? `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `"${odd}"`})`;
       add(path, `[name-characters] "${value.slice(0, 60).replace(/[^\x20-\x7e]/g, '?')}" has a character a name may not have${named}`, `names use ASCII letters, digits, spaces and . _ : / @ + ( ) - , only (at most ${MAX_NAME_CHARS}): a look-alike letter from another script would make a second name that reads as the first`);
     }
   }
