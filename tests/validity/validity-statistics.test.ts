@@ -63,8 +63,9 @@ describe('invalid points never make a statistic (SYNTHETIC)', () => {
     store = await openStore(join(out, 'store.duckdb'));
     await ingest(store, join(out, 'results'));
     // Stand-in for compile's fidelity step (see the header): vllm 1.1.0 and trtllm failed their probe.
-    await store.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT *,
-      CASE WHEN (engine = 'vllm' AND engine_version = '1.1.0') OR engine = 'trtllm' THEN 'fail' ELSE 'pass' END AS fidelity_verdict, NULL::VARCHAR AS cache_equality FROM runs`);
+    // The runs table has the columns (null: these synthetic runs carry no probe); the view sets them.
+    await store.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT * REPLACE (
+      CASE WHEN (engine = 'vllm' AND engine_version = '1.1.0') OR engine = 'trtllm' THEN 'fail' ELSE 'pass' END AS fidelity_verdict, NULL::VARCHAR AS cache_equality) FROM runs`);
     await deriveTables(store.connection, loadPrices(), loadSlaTiers());
     deltas = await computeDeltas(store.connection);
   }, 180_000);
