@@ -9,6 +9,10 @@ import type { HeadlineMetric } from './metric-catalog.ts';
 import { SlaTierSchema, SlaTiersSchema } from './sla-tiers.ts';
 import { checkoutOriginUrl, httpsRepositoryUrl } from './repository-url.ts';
 import { usageError } from '../lib/errors.ts';
+import { VALIDITY_STATUSES } from './validity.ts';
+
+/** The validity words the pages show (plain values: the site takes them from here). */
+export { exclusionSummary, VALIDITY_LABELS, VALIDITY_STATUSES, type Validity } from './validity.ts';
 
 const metricValue = z.number().nullable();
 const text = z.string();
@@ -74,6 +78,12 @@ const standing = {
 };
 const officialStanding = { source: z.literal('official'), engine_version_known: z.boolean().nullable(), official: z.literal(true) };
 
+/**
+ * A release row's validity (store/validity.ts, docs/metrics.md#validity): any but valid is shown
+ * greyed with its reason, never ranked, compared or used as a baseline.
+ */
+const releaseValidity = { validity: z.enum(VALIDITY_STATUSES), validity_reason: text.nullable(), invalid_points: count };
+
 export const DeltaSchema = z
   .object({
     config_id: text,
@@ -129,6 +139,7 @@ export const LeaderboardRowSchema = z
     osl: metricValue,
     engines: count,
     deltas: z.record(text, DeltaSchema),
+    ...releaseValidity,
   })
   .catchall(z.unknown());
 
@@ -157,7 +168,7 @@ export const ScenarioSchema = z
  * `__lo`/`__hi` intervals ride along. Community and unverified rows are there too, `official` false.
  */
 export const ReleaseSchema = z
-  .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text, ...standing })
+  .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text, ...standing, ...releaseValidity })
   .catchall(z.unknown());
 
 /** community.json: a community or unverified release on one configuration, with its geometric means over its own runs. */

@@ -51,7 +51,7 @@ const ARROW_POINT_COLUMNS: readonly Column[] = [
   ...CONFIG_COLUMNS.filter((c) => !['status', 'workload_sha256', 'created_at', 'run_id'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => ['point', 'load', 'load_mode', 'concurrency', 'rate', 'isl', 'osl', 'completed', 'failed', 'request_throughput', 'output_throughput', 'output_throughput_per_gpu', 'goodput', 'insufficient'].includes(c.name)),
   ...POINT_COLUMNS.filter((c) => /^(ttft_ms|tpot_ms|itl_ms|e2el_ms)_(p50|p90|p95|p99)$|^interactivity_tok_s_p50$|^gpu_peak_memory_mib$/.test(c.name)),
-  ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens'),
+  ...PRICED_COLUMNS.filter((c) => c.name === 'cost_per_1m_output_tokens' || c.name === 'validity'),
 ];
 
 /** The Arrow type a published column travels as. */
@@ -72,6 +72,8 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
   // filter), and every query that ranks (the SLA filter) keeps `official` rows only.
   ...CONFIG_COLUMNS.filter((c) => ['source', 'engine_version_known'].includes(c.name)),
   { name: 'official', type: 'BOOLEAN' as const },
+  // Every query that ranks keeps valid rows only (store/validity.ts).
+  { name: 'validity', type: 'VARCHAR' as const },
   ...HEADLINE_METRICS.map((m) => ({ name: m.column, type: 'DOUBLE' as const })),
 ];
 
@@ -306,7 +308,9 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
       cost_per_1m_output_tokens, price_source, client_saturated,
       -- The page shows a percentile its sample cannot support as "n = …" (site/lib/format.ts samplesOf), and throughput over the steady window beside the whole run's.
       ${SAMPLED_DISTRIBUTIONS.map((d) => `${d}_n::INTEGER AS ${d}_n`).join(', ')}, insufficient, sample_counts,
-      steady_output_throughput, steady_request_throughput, steady_start_s, steady_end_s, steady_reason, overloaded, overload_reason
+      steady_output_throughput, steady_request_throughput, steady_start_s, steady_end_s, steady_reason, overloaded, overload_reason,
+      -- Greyed with its reason where not valid (store/validity.ts).
+      validity, validity_reason
     FROM priced_points WHERE run_id IN (SELECT run_id FROM stale_runs) ORDER BY run_id, point`)).getRowObjectsJson() as Array<Record<string, unknown>>;
   const byRun = new Map<string, Array<Record<string, unknown>>>();
   for (const p of points) {

@@ -18,13 +18,13 @@ export interface SlaRow {
 /**
  * The SLA filter's table: the official release values as compile computed them
  * (data/site/releases.arrow, one row per configuration × engine × version), never recomputed
- * here. Made once per page. The file holds community and unverified rows too: a ranking never
- * sees them.
+ * here. Made once per page. The file holds community and unverified rows too, and invalid ones
+ * (docs/metrics.md#validity): a ranking never sees them.
  */
 export function releasesSql(): string {
   return `CREATE TABLE IF NOT EXISTS sla_releases AS
     SELECT scenario_id, engine, engine_version, engine_version_order, load, output_throughput AS throughput, ${SLA_METRICS.map((m) => m.column).join(', ')}
-    FROM releases WHERE official`;
+    FROM releases WHERE official AND validity = 'valid'`;
 }
 
 /**

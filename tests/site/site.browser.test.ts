@@ -23,6 +23,8 @@ const root = mkdtempSync(join(tmpdir(), 'servebench-site-'));
 let results: RunResult[] = [];
 let extra: RunResult[] = [];
 let failed: RunResult;
+/** SYNTHETIC: vllm 1.2.0 on summarize, the fastest there, whose c=2 point missed the prefix cache (cache_mismatch): greyed, never ranked. */
+let cacheMissed: RunResult;
 /** SYNTHETIC community runs on the chat configuration: three half-speed repeats of vllm 1.1.0 and an lmdeploy run 100× faster than the fleet. */
 let community: RunResult[] = [];
 let site: Awaited<ReturnType<typeof serveStatic>>;
@@ -53,6 +55,10 @@ beforeAll(async () => {
   const broken = syntheticResult({ ...summarize, engine: 'vllm', version: '1.1.0', date: new Date(Date.UTC(2026, 1, 14, 3)), seed: 402 });
   failed = { ...broken, status: 'failed', points: [], run: { ...broken.run!, failure: { phase: 'launch', message: 'CUDA out of memory while loading the weights', log_tail: [] } } };
   writeResult(resultsDir, failed);
+  cacheMissed = syntheticResult({ ...summarize, engine: 'vllm', version: '1.2.0', tpotMs: 4, ttftMs: 100, date: new Date(Date.UTC(2026, 1, 13, 5)), seed: 403 });
+  const missed = cacheMissed.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 2)!;
+  missed.cache = { requests: missed.metrics.completed, prompt_tokens: 1000, reusable_tokens: 500, cached_tokens: 40, theoretical_hit_rate: 0.5, observed_hit_rate: 0.04, source: 'timings_cache_n', reuse_after: 'end', theory: 'exact', min_ratio: 0.75, verdict: 'cache_mismatch', cause: 'client rewrote history' };
+  writeResult(resultsDir, cacheMissed);
   const vllm = results.find((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0')!;
   const chat: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = { model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', concurrencies: [1, 8], tpotMs: 20, ttftMs: 120, noise: 0.02, source: 'community' };
   community = [
@@ -549,9 +555,9 @@ describe('the site in Chromium', () => {
     await expect(shown.locator('[data-config-load="c=4"]').isVisible()).resolves.toBe(false);
     const url = new URL(page.url());
     expect(Object.fromEntries(url.searchParams)).toEqual({ model: 'synthetic/llama-8b', precision: 'bfloat16', hardware: '1x-Synthetic H100', workload: 'summarize', load: 'c=2' });
-    // Both engines at c=2, ranked by their throughput per GPU in the files (one run each).
+    // The engines at c=2 by their throughput per GPU in the files (one run each), but vllm's newest (1.2.0) missed the cache there: after the ranked, unranked.
     const expected = extra.map((r) => [r.run!.engine.name, r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 2)!.metrics.output_throughput!] as const).sort((a, b) => b[1] - a[1]).map(([e]) => e);
-    expect((await shown.locator('[data-config-load="c=2"] tbody tr td:nth-child(2)').allInnerTexts()).map((t) => t.split(/\s+/)[0])).toEqual(expected);
+    expect((await shown.locator('[data-config-load="c=2"] tbody tr td:nth-child(2)').allInnerTexts()).map((t) => t.split(/\s+/)[0])).toEqual([...expected.filter((e) => e !== 'vllm'), 'vllm']);
     const again = await open(`/${url.search}`, 'home-filter-permalink');
     await expect(again.locator('section[data-config]:visible h2').innerText()).resolves.toBe('synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · summarize');
     await expect(again.locator('select[data-field="load"]').inputValue()).resolves.toBe('c=2');
@@ -666,6 +672,43 @@ describe('the site in Chromium', () => {
       await cpuSite.close();
     }
   }, 300_000);
+
+  it('validity: a point with a cache mismatch is greyed with its reason, never ranked, and each page counts what it excluded', async () => {
+    const missedThroughput = cacheMissed.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 2)!.metrics.output_throughput!;
+    // It is the fastest at c=2 in the files, and still not ranked.
+    for (const r of extra) expect(missedThroughput).toBeGreaterThan(r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === 2)!.metrics.output_throughput!);
+    const home = await open(`/?${new URLSearchParams({ model: 'synthetic/llama-8b', precision: 'bfloat16', hardware: '1x-Synthetic H100', workload: 'summarize', load: 'c=2' })}`, 'validity-home');
+    const table = home.locator('section[data-config]:visible [data-config-load="c=2"]');
+    const row = table.locator('tbody tr[data-engine="vllm"]');
+    await expect(row.getAttribute('data-validity')).resolves.toBe('cache_mismatch');
+    await expect(row.locator('td').first().innerText()).resolves.toBe('–');
+    await expect(row.locator('[data-validity-badge]').innerText()).resolves.toBe('cache mismatch');
+    await expect(row.locator('[data-validity-badge]').getAttribute('title')).resolves.toBe('the server reused 4% of the prompt tokens where a perfect prefix cache reuses 50%');
+    // Greyed: its cells take the muted colour, a valid row's do not.
+    const colour = (selector: string) => table.locator(selector).locator('td').nth(2).evaluate((td) => getComputedStyle(td).color);
+    expect(await colour('tbody tr[data-engine="vllm"]')).not.toBe(await colour('tbody tr[data-validity="valid"] >> nth=0'));
+    await expect(table.locator('tbody tr[data-validity="valid"] td:first-child').allInnerTexts()).resolves.toEqual(['1']);
+    const note = table.locator('details[data-excluded]');
+    await expect(note.locator('summary').innerText()).resolves.toMatch(/^1 point excluded: 1 cache mismatch/);
+    await note.locator('summary').click();
+    await expect(note.locator('li').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^vllm 1\.2\.0 at c=2: cache mismatch, the server reused 4%/)]);
+    // c=4 of the same run is valid: ranked, and its table excludes nothing.
+    await expect(home.locator('section[data-config]:visible [data-config-load="c=4"] tbody tr[data-engine="vllm"]').getAttribute('data-validity')).resolves.toBe('valid');
+    await expect(home.locator('section[data-config]:visible [data-config-load="c=4"] details[data-excluded]').count()).resolves.toBe(0);
+    // The scenario page: the row greyed with its badge, the count under the table.
+    const href = (await home.locator('section[data-config]:visible a[href*="/scenario/"]').first().getAttribute('href'))!;
+    await home.close();
+    const scenario = await open(`${href}?load=c%3D2`, 'validity-scenario');
+    const section = scenario.locator('section[data-load="c=2"]');
+    await expect(section.locator('tbody tr[data-validity="cache_mismatch"] [data-validity-badge]').innerText()).resolves.toBe('cache mismatch');
+    await expect(section.locator('details[data-excluded] summary').innerText()).resolves.toMatch(/^1 point excluded: 1 cache mismatch/);
+    await scenario.close();
+    // The run page: the point greyed with its reason, the other not, and the count.
+    const run = await open(`/run/${cacheMissed.run_id}/`, 'validity-run');
+    await expect(run.locator('tbody tr[data-validity]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-validity')))).resolves.toEqual(['cache_mismatch', 'valid']);
+    await expect(run.locator('details[data-excluded] summary').innerText()).resolves.toMatch(/^1 point excluded: 1 cache mismatch/);
+    await run.close();
+  });
 
   it('made no request to another host and logged no console error', () => {
     expect(foreignRequests).toEqual([]);
