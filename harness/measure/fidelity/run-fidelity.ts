@@ -5,9 +5,8 @@
  * prefixes, the same requests again once their prompts are cached: a warm answer that differs
  * from the cold one is flagged. A probe that cannot complete says why; it never fails the run.
  */
-import { requestBounded } from '../../lib/io/bounded-body.ts';
+import { requestBounded, type ReadLimits } from '../../lib/io/bounded-body.ts';
 import { API_PATHS, requestBody, type BodyOptions } from '../load/request-body.ts';
-import { PROBE_LIMITS } from '../run/probe.ts';
 import type { Api } from '../../contract/result.ts';
 import { sameOutput, type Fidelity, type FidelityOutput } from '../../contract/fidelity.ts';
 import { probeSet } from './probe-set.ts';
@@ -24,6 +23,12 @@ export interface FidelityTarget {
 }
 
 const ERROR_QUOTE_CHARS = 200;
+/**
+ * One answer of 16 tokens with a logprob each is a few kilobytes (llama.cpp adds its settings and
+ * timings), so 1 MiB is only reached by something that is no answer. 120 s: a long prompt's
+ * prefill on a slow CPU, or the first request after the points drained.
+ */
+const ANSWER_LIMITS: ReadLimits = { maxBytes: 1024 * 1024, timeoutMs: 120_000 };
 /** Fixed so engines that seed even greedy sampling (ties) draw alike on every run. */
 const PROBE_SEED = 0;
 
@@ -40,7 +45,7 @@ async function ask(target: FidelityTarget, prompt: string, maxTokens: number, si
   const response = await requestBounded(
     `${target.endpoint}${API_PATHS[target.api]}`,
     { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: probeRequest(target, prompt, maxTokens), ...(signal ? { signal } : {}) },
-    PROBE_LIMITS,
+    ANSWER_LIMITS,
   );
   if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${response.text().slice(0, ERROR_QUOTE_CHARS)}`);
   const output = readAnswer(target.api, response.json());
