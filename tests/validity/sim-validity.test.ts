@@ -6,9 +6,8 @@
  *   overloaded            a sim that serves about 200 requests/s, asked for 2000/s open loop
  *   insufficient_samples  a point of one request
  *   valid                 the same sim and workloads done right
- * invalid_output needs the output-fidelity probe's verdict, a run column of compile's fidelity step
- * (the sim's corrupt-output fault makes it fail there: tests/fidelity); here it is covered on
- * synthetic rows (validity-rule.test.ts) and synthetic runs (validity-statistics.test.ts).
+ * invalid_output needs the output-fidelity probe's verdict, a run column of compile's fidelity step:
+ * sim-invalid-output.test.ts runs the sim's corrupt-output fault through `servebench run` and compile.
  */
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
