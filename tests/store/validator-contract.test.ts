@@ -7,8 +7,8 @@
  * quotes. SYNTHETIC results (claim-fixtures.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { effectiveLengths, lengthMismatch } from '../../harness/contract/lengths-evidence.ts';
-import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import { effectiveLengths, judgeLengths, lengthMismatch } from '../../harness/contract/lengths-evidence.ts';
+import { resultRelativePath, slug } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { synthetic } from './claim-fixtures.ts';
@@ -44,6 +44,14 @@ describe('lengthMismatch: why the server says the prompts were not their built l
   });
 });
 
+describe('judgeLengths', () => {
+  it('keeps the reason prompts were approximate when they were built so; the server’s counts only turn exact into approximate', () => {
+    const disagreeing = { ...clean, mismatched: 1, examples: [] };
+    expect(judgeLengths({ lengths: 'approximate', reason: 'no chat template' }, disagreeing, [])).toEqual({ lengths: 'approximate', reason: 'no chat template' });
+    expect(judgeLengths({ lengths: 'exact', reason: null }, disagreeing, [])).toEqual({ lengths: 'approximate', reason: "the server's tokenizer counted 1 of 8 checked prompts otherwise" });
+  });
+});
+
 describe('effectiveLengths', () => {
   it('keeps an approximate file approximate, with a reason of its own when it recorded none', () => {
     expect(effectiveLengths({ workload: { lengths: 'approximate', length_check: clean }, points: [] })).toEqual({
@@ -74,6 +82,18 @@ describe('resultRelativePath: where a result lands in results/', () => {
     delete (result as { run?: unknown }).run;
     result.workload.name = null;
     expect(resultRelativePath(result, text(result), 'cd'.repeat(32))).toBe(`2026-01-10/endpoint/${result.target.model.replace(/[^a-z0-9.]+/gi, '-').toLowerCase()}/endpoint/command-line-cdcdcdcdcdcd.json`);
+  });
+
+  it('a slug: lower case, one dash for each run of other characters, no dash or dot at either end, at most 80 characters', () => {
+    expect(slug('Llama 3.1  8B__Instruct')).toBe('llama-3.1-8b-instruct');
+    expect(slug('--.a b.--')).toBe('a-b');
+    expect(slug('x'.repeat(100))).toBe('x'.repeat(80));
+  });
+
+  it('names the model by the last two parts of its id', () => {
+    const result = synthetic();
+    result.run!.model.id = 'hub/meta-llama/Llama-3.1-8B';
+    expect(resultRelativePath(result, text(result), 'ef'.repeat(32)).split('/')[2]).toBe('meta-llama-llama-3.1-8b');
   });
 
   it('a name with nothing a path may hold becomes "unknown"', () => {
