@@ -30,7 +30,7 @@ import { OFFICIAL_RUN_SQL } from './official.ts';
 import { deriveCapacity } from './capacity.ts';
 import { derivePareto } from './pareto.ts';
 import { publishedPointsSql, rankSql, releaseEvidenceSql } from './published-values.ts';
-import { fidelityInputs, VALID_RELEASE_SQL, validityColumnsSql } from './validity.ts';
+import { fidelityInputs, fidelityStateDigest, VALID_RELEASE_SQL, validityColumnsSql } from './validity.ts';
 
 
 export type { Delta };
@@ -166,7 +166,7 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
       ${logStats},
       ${releaseEvidenceSql()}
     FROM published_points
-    WHERE status = 'completed' AND engine_version IS NOT NULL`, `${pricedPointsSql}|${publishedPointsSql()}|${JSON.stringify(prices)}`);
+    WHERE status = 'completed' AND engine_version IS NOT NULL`, `${pricedPointsSql}|${publishedPointsSql()}|${JSON.stringify(prices)}|${await fidelityStateDigest(connection, fidelity)}`);
   await materializeReleases(connection);
   const ranks = HEADLINE_METRICS.map((m) => rankSql(m.column, m.better)).join(',\n      ');
   await connection.run(`

@@ -52,6 +52,16 @@ export async function fidelityInputs(connection: DuckDBConnection): Promise<Fide
   };
 }
 
+/**
+ * A digest of every run's fidelity verdicts: a verdict can change without its run changing (a
+ * reference run arrives later), so the release cache must be rebuilt when this does (derive.ts).
+ */
+export async function fidelityStateDigest(connection: DuckDBConnection, fidelity: FidelityInputs): Promise<string> {
+  if (fidelity.join === '') return 'none';
+  const sql = `SELECT coalesce(md5(string_agg(concat_ws('|', p.file, ${fidelity.verdict}, ${fidelity.equality}), ',' ORDER BY p.file)), 'none') FROM (SELECT file FROM valid_runs) p ${fidelity.join}`;
+  return String((await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0]);
+}
+
 /** The headline percentiles (ttft_ms_p50, …) and the count column each rests on. */
 const HEADLINE_PERCENTILES = HEADLINE_METRICS.flatMap((m) => {
   const parsed = percentileColumn(m.column);

@@ -117,4 +117,13 @@ describe('invalid points never make a statistic (SYNTHETIC)', () => {
     expect(noise.map((n) => n.releases)).toEqual([2]);
     expect((await computeNoise(store.connection)).some((n) => n.engine === 'trtllm')).toBe(false);
   });
+
+  it('rebuilds the cached releases when a verdict changes though no run did (a reference run that arrives later)', async () => {
+    const validity = async () => (await rows(`SELECT validity FROM releases WHERE engine = 'vllm' AND engine_version = '1.1.0' AND load = 'c=1'`))[0]!.validity;
+    expect(await validity()).toBe('invalid_output');
+    await store.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT * REPLACE (
+      CASE WHEN engine = 'trtllm' THEN 'fail' ELSE 'pass' END AS fidelity_verdict, NULL::VARCHAR AS cache_equality) FROM runs`);
+    await deriveTables(store.connection, loadPrices(), loadSlaTiers());
+    expect(await validity()).toBe('valid');
+  });
 });
