@@ -28,7 +28,7 @@ import { checkSignatureSidecar } from '../../harness/store/signature-sidecar.ts'
 import { LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES } from '../../harness/store/store-limits.ts';
 import { ingest, openStore } from '../../harness/store/store.ts';
 import { validateCommand } from '../../harness/store/validate-command.ts';
-import { atOutputRate, synthetic } from './claim-fixtures.ts';
+import { atOutputRate, synthetic, withSavedRequests } from './claim-fixtures.ts';
 
 const STORE = fileURLToPath(new URL('../../harness/store/', import.meta.url));
 
@@ -81,28 +81,7 @@ function ruleSitesInSources(): Map<string, number> {
 function valid(changes: Parameters<typeof synthetic>[0] = {}, keepCounts = false): RunResult {
   const result = synthetic(changes);
   if (!keepCounts) for (const point of result.points) for (const d of Object.values(point.metrics)) if (typeof d === 'object' && d !== null) delete d.count;
-  for (const point of result.points) {
-    const m = point.metrics;
-    const [input, output] = [m.input_tokens / m.completed, m.output_tokens / m.completed];
-    const [ttft, tpot] = [60, 10];
-    point.requests = Array.from({ length: point.requests_sent }, (_, index) => ({
-      index,
-      ok: true,
-      failure: null,
-      status: 200,
-      queue_ms: 0.1,
-      ttft_ms: ttft,
-      e2el_ms: ttft + (output - 1) * tpot,
-      tpot_ms: tpot,
-      input_tokens: input,
-      output_tokens: output,
-      server_prompt_tokens: input,
-      server_completion_tokens: output,
-      content_events: output,
-      finish_reason: 'length',
-    }));
-  }
-  return result;
+  return withSavedRequests(result);
 }
 
 const counted = () => valid({}, true);
