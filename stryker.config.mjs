@@ -51,6 +51,7 @@ export const STATISTICS = [
   'harness/store/capacity.ts',
   'harness/store/percentile-interval.ts',
   'harness/store/published-values.ts',
+  'harness/store/validity.ts',
   'harness/lib/stats/log-interval.ts',
   'harness/contract/sla-tiers.ts',
 ];
