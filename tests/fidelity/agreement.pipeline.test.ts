@@ -56,6 +56,8 @@ describe('the fidelity probe on upstream llama.cpp and the embedded engine', () 
     expect(first.outputs.every((o) => o.token_ids?.length === 16 && o.logprobs?.length === 16)).toBe(true);
     expect(compareAnswers(again.outputs, first.outputs)).toMatchObject({ identicalShare: 1, unit: 'token' });
     expect(fidelityVerdict(compareAnswers(next.outputs, first.outputs)!)).toBe('pass');
+    // The embedded engine answers the same text as llama-server (it once dropped the first piece's leading space).
+    expect(compareAnswers(viaEmbedded!.outputs, first.outputs)).toMatchObject({ identicalShare: 1 });
     expect(first.cache_equality?.verdict).toBe('identical');
     expect(next.cache_equality?.verdict).toBe('identical');
   });

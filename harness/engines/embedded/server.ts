@@ -165,7 +165,11 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
         res.flushHeaders();
         if (kind === 'chat') res.write(chunk({ delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }));
       }
-      const decoder = new TextStream((ids) => model.detokenize(ids as never));
+      // The prompt's last tokens tell the detokenizer whether the first piece keeps its leading space
+      // (a SentencePiece "▁word"): decoded alone it would drop it, where llama-server, which
+      // renders each token's piece, keeps it.
+      const context = tokens.slice(-8);
+      const decoder = new TextStream((ids) => model.detokenize(ids as never, false, context as never));
       const eos = model.tokens.eos;
       for await (const token of sequence.evaluate(tokens, { temperature })) {
         if (aborted) break;
