@@ -24,10 +24,10 @@ export const ALLOWED: Record<Exclude<Stage, 'outside' | 'unknown'>, readonly Sta
 
 /**
  * The contract modules whose values the site may take: the compiled data's schemas and file names
- * (build time only), the metric catalog and the sample-sufficiency rule (plain code with no
- * imports, safe in the browser).
+ * (build time only), the metric catalog, the sample-sufficiency rule and the validity statuses
+ * (plain code with no imports, safe in the browser).
  */
-export const SITE_VALUE_MODULES: readonly string[] = ['harness/contract/site-data.ts', 'harness/contract/metric-catalog.ts', 'harness/contract/sufficiency.ts'];
+export const SITE_VALUE_MODULES: readonly string[] = ['harness/contract/site-data.ts', 'harness/contract/metric-catalog.ts', 'harness/contract/sufficiency.ts', 'harness/contract/validity.ts'];
 
 /** Site code that runs only at build time (frontmatter and the data loader), never in the browser. */
 const BUILD_TIME_SITE = /^site\/(pages\/.*\.astro|lib\/data\.ts)$/;
