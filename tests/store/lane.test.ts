@@ -18,7 +18,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import { committedResults, RESULTS_DIR, synthetic } from './claim-fixtures.ts';
 import { query } from './duckdb-query.ts';
 
-/** The committed CPU lane as compile gathers it (checked against the files below). */
+/** The committed CPU lane of 2026-12-02 as compile gathered it (the lane line's wording; the compile test below takes the files as they are now). */
 const CPU_LANE: LaneFacts = {
   hardware: 'cpu-2x-AMD EPYC', gpu: null, gpu_count: 0, host_cpu: 'AMD EPYC', host_cpus: 2, virtualization: ['kvm'],
   steal_pct_median: 0.072, steal_pct_max: 5.325, weights: ['dummy'], engines: ['embedded', 'llamacpp'], runs: 60,
@@ -79,27 +79,27 @@ describe('compile of the committed results states their lane', () => {
   it('lanes.json: the CPU lane from the files own host, weights and engines, and the GPU lanes beside it (their ranked engines; a community lane its own)', () => {
     const lanes = z.array(LaneSchema).parse(JSON.parse(readFileSync(join(out, 'data', 'site', SITE_FILES.lanes), 'utf8')));
     const steal = committed.map((c) => c.result.run!.host.steal_pct!).sort((a, b) => a - b);
-    const middle = steal.length / 2;
-    expect(steal).toHaveLength(60);
+    const middle = Math.floor(steal.length / 2);
+    const median = steal.length % 2 === 1 ? steal[middle]! : (steal[middle - 1]! + steal[middle]!) / 2;
+    expect(steal.length).toBeGreaterThanOrEqual(60);
     // By hardware key. Runs that recorded no virtualization or steal (the community ones) leave them to those that did.
     expect(lanes).toEqual([
       describeLane({ hardware: '2x-Synthetic H100', gpu: 'Synthetic H100', gpu_count: 2, host_cpu: 'Synthetic CPU', host_cpus: 64, virtualization: [], steal_pct_median: null, steal_pct_max: null, weights: ['checkpoint'], engines: ['sglang'], runs: 1 }),
       describeLane({ hardware: '8x-Synthetic H100', gpu: 'Synthetic H100', gpu_count: 8, host_cpu: 'Synthetic CPU', host_cpus: 64, virtualization: ['none'], steal_pct_median: 0, steal_pct_max: 0, weights: ['checkpoint'], engines: ['vllm'], runs: 2 }),
-      describeLane({ ...CPU_LANE, steal_pct_median: Math.round(((steal[middle - 1]! + steal[middle]!) / 2) * 1000) / 1000, steal_pct_max: steal.at(-1)! }),
+      describeLane({ ...CPU_LANE, runs: committed.length, steal_pct_median: Math.round(median * 1000) / 1000, steal_pct_max: steal.at(-1)! }),
     ]);
-    expect(lanes[2]!.steal_pct_median).toBe(CPU_LANE.steal_pct_median);
   });
 
   it('the Parquet runs table keeps each file\'s weights, virtualization, steal and CPUs; points keep the weights', async () => {
     const runs = await query(`SELECT file, model_weights, host_virtualization, host_steal_pct, host_cpus FROM read_parquet('${out}/data/parquet/latest/runs/*.parquet') ORDER BY file`);
-    expect(runs).toHaveLength(63);
+    expect(runs).toHaveLength(committed.length + 3);
     const byFile = new Map(runs.map((r) => [r['file'], r]));
     for (const { path, result } of committed) {
       expect(byFile.get(path), path).toEqual({ file: path, model_weights: 'dummy', host_virtualization: 'kvm', host_steal_pct: result.run!.host.steal_pct, host_cpus: 2 });
     }
     expect(runs.filter((r) => r['host_cpus'] === 64).map((r) => [r['model_weights'], r['host_virtualization'], r['host_steal_pct']]).sort()).toEqual([[null, null, null], [null, null, null], [null, 'none', 0]]);
     const points = await query(`SELECT model_weights, count(*)::INTEGER AS n FROM read_parquet('${out}/data/parquet/latest/points/*.parquet') GROUP BY ALL ORDER BY ALL`);
-    expect(points).toEqual([{ model_weights: 'dummy', n: 180 }, { model_weights: null, n: gpu.points.length * 3 }]);
+    expect(points).toEqual([{ model_weights: 'dummy', n: committed.reduce((n, c) => n + c.result.points.length, 0) }, { model_weights: null, n: gpu.points.length * 3 }]);
   });
 
   it('the data dictionary describes the new columns', () => {
