@@ -157,8 +157,10 @@ const metricsOf = (c: PointContext) => c.point.metrics;
  * behind each distribution, which percentiles it cannot support, and for the headline
  * percentiles of per-request metrics their distribution-free 95% interval where the requests were saved.
  */
+// INTEGER: summarize holds every sample of a point in memory, so a count past 2^31 (16 GiB of doubles) is no measurement;
+// column-fit refuses it at validate, and the published columns stay plain JSON numbers.
 const SAMPLE_COLUMNS: ReadonlyArray<SourceColumn<PointContext>> = [
-  ...DISTRIBUTIONS.map(([name, , what]) => from<PointContext>(`${name}_n`, 'BIGINT', 'samples', `${what}: the samples behind its statistics (requests; tokens for itl_ms; event gaps for itl_event_ms), recorded or derived (sample_counts); null when it has none`, (c) => sampleCounts(c.point).counts[name])),
+  ...DISTRIBUTIONS.map(([name, , what]) => from<PointContext>(`${name}_n`, 'INTEGER', 'samples', `${what}: the samples behind its statistics (requests; tokens for itl_ms; event gaps for itl_event_ms), recorded or derived (sample_counts); null when it has none`, (c) => sampleCounts(c.point).counts[name])),
   from('sample_counts', 'VARCHAR', null, 'recorded: the file gives each distribution\'s count; derived: an older file, counted from the point (docs/metrics.md#sample-sufficiency: TPOT and interactivity at most the completed requests, ITL the output tokens after each first)', (c) => sampleCounts(c.point).source),
   from('insufficient', 'VARCHAR', null, `The percentile columns whose sample is too small to support them, comma-separated (p is supported from n ≥ ⌈1/(1−p)⌉: ${Object.entries(MIN_SAMPLES).map(([stat, n]) => `${stat} ${n}`).join(', ')}); the site shows their sample size instead and never ranks, compares or judges them; null when none`, (c) => insufficientPercentiles(sampleCounts(c.point).counts).join(',') || null),
   ...HEADLINE_METRICS.flatMap((m) => {
