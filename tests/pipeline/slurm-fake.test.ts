@@ -3,7 +3,7 @@
  * that list from both sides. Every #SBATCH option and sbatch flag in the scripts of real plans (the
  * official fleet's nightly set and new releases, the fixture fleet with an account, a workdir and
  * a gres without a type) must be one the fake implements, read to the values the plan meant; every
- * squeue call the README's wait and submit-all.sh's note write must run; and anything else is
+ * squeue call docs/fleet.md's wait and submit-all.sh's note write must run; and anything else is
  * refused with the one "not implemented: …" error. A new option in the plan fails here until the
  * fake learns it faithfully. slurm-run.pipeline.test.ts then runs a whole night under the fake.
  */
@@ -132,8 +132,8 @@ function fake(script: string, cwd = dir): Promise<{ code: number; stdout: string
 }
 
 describe('the fake SLURM runs the queue commands servebench writes, and refuses the rest in one way', () => {
-  it("the README's wait and submit-all.sh's note run against a submitted job, and end once it is done", async () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  it("docs/fleet.md's wait and submit-all.sh's note run against a submitted job, and end once it is done", async () => {
+    const readme = readFileSync(join(REPO, 'docs', 'fleet.md'), 'utf8');
     const { submitAll } = planned('tests/fixtures/fleet/fleet.yaml');
     const calls = [...readme.matchAll(/\$\((squeue [^)]*)\)/g), ...submitAll.matchAll(/`(squeue [^`]*)`/g)].map((m) => m[1]!);
     expect(calls).toEqual(['squeue -h -j "$ids" -o %i', 'squeue -h -j "$(paste -sd, job-ids)"']);

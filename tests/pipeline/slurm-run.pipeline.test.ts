@@ -3,7 +3,7 @@
  * of the simulated engine (three jobs on a "cpu" partition, each `servebench run --launcher
  * process`, which starts `servebench sim` on 127.0.0.1 and measures it), plan/slurm/submit-all.sh
  * under the fake sbatch (tests/kit/fakes/slurm: it runs each script as a batch job would,
- * two "nodes" at a time), the wait with the fake squeue as the README writes it, then
+ * two "nodes" at a time), the wait with the fake squeue as docs/fleet.md writes it, then
  * `servebench collect --from <the shared folder> --since <submission>`: the results land in
  * results/, pass `servebench validate`, and no planned job is missing; a result deleted from the
  * shared folder is reported missing. About 30 s on two cores.
@@ -21,7 +21,7 @@ import { resultFilesIn, runCli } from '../cli/run-cli.ts';
 const REPO = resolve(import.meta.dirname, '..', '..');
 const FAKE_SLURM = join(REPO, 'tests', 'kit', 'fakes', 'slurm');
 const MODELS = ['sim-a', 'sim-b', 'sim-c'];
-/** The README's wait, with a short poll. */
+/** docs/fleet.md's wait, with a short poll. */
 const WAIT = 'ids=$(paste -sd, "$1")\nwhile [ -n "$(squeue -h -j "$ids" -o %i)" ]; do sleep 1; done\n';
 
 // sbatch paths in #SBATCH lines are plain words (the fleet schema): mkdtemp's suffix is one.

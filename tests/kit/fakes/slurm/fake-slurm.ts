@@ -4,7 +4,7 @@
  * (harness/pipeline/plan/slurm.ts) are submitted, run and waited for as on a cluster, without one.
  * Not SLURM: one machine, a few "nodes" (FAKE_SLURM_NODES, default 1) that each run one job at a
  * time, no accounting, no steps, no srun. It implements exactly what servebench's scripts, the
- * README's wait and tests/pipeline/slurm-run.pipeline.test.ts use, each as SLURM documents it
+ * docs/fleet.md's wait and tests/pipeline/slurm-run.pipeline.test.ts use, each as SLURM documents it
  * (https://slurm.schedmd.com/sbatch.html, squeue.html, scancel.html; the anchors below are theirs):
  *
  * sbatch --parsable SCRIPT (submit-all.sh), the script's header:

@@ -1,5 +1,5 @@
 /**
- * The fake `squeue` and `scancel`: the queue as the README's wait and the tests read it
+ * The fake `squeue` and `scancel`: the queue as docs/fleet.md's wait and the tests read it
  * (`squeue`, `squeue -h -j ID,… -o %i`, `squeue -t all -j ID,… -o FORMAT`), and `scancel --me`.
  * Output follows squeue's printing code (SchedMD/slurm src/squeue/print.c); every other option or
  * format field is refused through notImplemented.
