@@ -1,8 +1,10 @@
 /**
- * The words of the cache-fidelity audit (docs/metrics.md#cache-audit), shared by the harness that
- * writes a point's `cache` block (harness/measure/metrics/cache-audit.ts), the validator that
+ * The words of the cache-fidelity audit (docs/metrics.md#cache-audit) and a point's `cache` block,
+ * shared by the harness that writes it (harness/measure/metrics/cache-audit.ts), the validator that
  * checks it (harness/store/cache-audit-check.ts) and compile.
  */
+import { z } from 'zod';
+import { noteText } from './common.ts';
 
 /**
  * Where a request's cached prompt tokens were read, in the order they are preferred:
@@ -38,3 +40,26 @@ export const CACHE_MIN_RATIO = 0.75;
  */
 export const CACHE_REUSE_AFTER = ['end', 'prefill'] as const;
 export type CacheReuseAfter = (typeof CACHE_REUSE_AFTER)[number];
+
+const count = z.number().int().nonnegative();
+
+/** The cache-fidelity audit of a point (harness/measure/metrics/cache-audit.ts; docs/metrics.md#cache-audit). */
+export const CacheAuditSchema = z
+  .object({
+    requests: count.describe('Completed requests counted (every sum below is over them)'),
+    prompt_tokens: count.describe('Their prompt tokens'),
+    reusable_tokens: count.describe('Σ reusable_prompt_tokens: what a perfect prefix cache would have reused'),
+    cached_tokens: count.nullable().describe('Σ cached prompt tokens as the server reported them; null: not reported for every counted request'),
+    theoretical_hit_rate: z.number().min(0).max(1).describe('reusable_tokens / prompt_tokens (0 with no prompt tokens)'),
+    observed_hit_rate: z.number().min(0).max(1).nullable().describe('cached_tokens / prompt_tokens; null with cached_tokens'),
+    observed_reason: noteText.optional().describe('Why observed_hit_rate is null'),
+    source: z.enum(CACHE_SOURCES).nullable().describe('Where the cached counts were read (the first of the requests; harness/contract/cache-audit.ts); null when none was'),
+    reuse_after: z.enum(CACHE_REUSE_AFTER).describe("When an earlier request's prompt counted as reusable: end (llama.cpp's per-slot cache) or prefill (vLLM, SGLang)"),
+    theory: z.enum(['exact', 'approximate']).describe("exact: shared lengths in the model tokenizer's tokens; approximate: in corpus words (no tokenizer)"),
+    min_ratio: z.number().positive().max(1).describe('The verdict threshold: cache_mismatch when observed_hit_rate < min_ratio × theoretical_hit_rate'),
+    verdict: z.enum(CACHE_VERDICTS).nullable().describe('null: nothing to judge (theoretical_hit_rate 0: the workload shares no prefix; or observed_hit_rate null)'),
+    cause: noteText.optional().describe('With cache_mismatch: the likely cause (client rewrote history, caching off, eviction, block size)'),
+  })
+  .strict();
+
+export type CacheAudit = z.infer<typeof CacheAuditSchema>;

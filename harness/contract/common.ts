@@ -12,3 +12,13 @@ export const SloSchema = z
     e2el_ms: z.number().positive().optional(),
   })
   .strict();
+
+/** workload.lengths_reason and every other reason a result gives in words is at most this long (the harness cuts a long tokenizer name). */
+export const MAX_LENGTHS_REASON_CHARS = 300;
+
+/** Free text that reaches a page: one line, nothing that displays as something else. */
+export const noteText = z
+  .string()
+  .min(1)
+  .max(MAX_LENGTHS_REASON_CHARS)
+  .regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a reason holds no control or invisible format characters');

