@@ -3,7 +3,7 @@
  * `servebench validate` but measured nothing. Every one says so: the model id starts with
  * "synthetic/", GPU names with "Synthetic", harness.command writes into synthetic-results/ and
  * the host OS is "synthetic". Never write them into results/.
- * The command line is scripts/synthetic-results.ts.
+ * The command line is tests/kit/write-synthetic-results.ts.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * package/llama/llama.cpp.info.json (the llama.cpp tag) and package/llama/gitRelease.bundle (a real
  * one-commit git bundle, tiny, not llama.cpp's source). ETags and 304s as the registry's CDN sends
  * them. Point npm and detect at it with npm_config_registry=<url>.
- * (A test helper; scripts/nightly-dry-run.ts uses it too. Its place is tests/kit/fakes/.)
+ * (A test helper; tests/kit/nightly-dry-run.ts uses it too. Its place is tests/kit/fakes/.)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

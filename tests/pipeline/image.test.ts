@@ -218,4 +218,12 @@ describe('the harness image: build context (.dockerignore)', () => {
     // The only fake left in the shipped tree would be named so: none is.
     expect(shipped.filter((f) => /(^|\/)fake-|synthetic-results/.test(f))).toEqual([]);
   });
+
+  it('the developer scripts stand on the shipped tree, not on the test kit: nothing in scripts/ imports tests/', () => {
+    // Test tooling that needs the kit (the nightly dry run, the synthetic-results writer) lives in tests/kit/ beside it.
+    const scripts = tracked.filter((f) => /^scripts\/.*\.(ts|mjs)$/.test(f));
+    expect(scripts.length).toBeGreaterThan(5);
+    const reachesIntoTests = scripts.filter((f) => /from '(\.\.\/)+tests\/|import\('(\.\.\/)+tests\//.test(readFileSync(join(REPO, f), 'utf8')));
+    expect(reachesIntoTests).toEqual([]);
+  });
 });

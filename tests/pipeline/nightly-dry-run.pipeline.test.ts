@@ -1,5 +1,5 @@
 /**
- * The nightly pipeline end to end (scripts/nightly-dry-run.ts), once: three nights of detect →
+ * The nightly pipeline end to end (tests/kit/nightly-dry-run.ts), once: three nights of detect →
  * plan → jobs (the embedded CPU engine) → collect → summarize → commit → compile → site build →
  * regress → alert against loopback fakes, in a temp git repository laid out as the workflow's
  * checkout, with the planted regression of the simulated engine (night 2), a new release whose
@@ -7,7 +7,7 @@
  *
  * The dry run is a report (what ran, how each step exited, what each night's steps produced); every
  * judgement of what the nights should have found is here, against the story the script planted
- * (scripts/nightly-dry-run/story.ts).
+ * (tests/kit/nightly-dry-run/story.ts).
  *
  * Each servebench command's argv is checked against the `run:` text of
  * .github/workflows/nightly.yml as a scheduled night runs it, so the dry run cannot drift from
@@ -23,8 +23,8 @@ import { checkResultText } from '../../harness/store/check-result.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
 import { groupKey } from '../../harness/pipeline/alert/groups.ts';
-import { MARKER, REPORT_FILE } from '../../scripts/nightly-dry-run/checkout.ts';
-import { runNightlyDryRun } from '../../scripts/nightly-dry-run/run.ts';
+import { MARKER, REPORT_FILE } from '../kit/nightly-dry-run/checkout.ts';
+import { runNightlyDryRun } from '../kit/nightly-dry-run/run.ts';
 import {
   BRANCH,
   EMBEDDED_RELEASES,
@@ -39,8 +39,8 @@ import {
   RUNNER_DIES_NIGHT,
   SIM_RELEASES,
   SIM_REPEATS,
-} from '../../scripts/nightly-dry-run/story.ts';
-import type { DryRunRegression, DryRunReport } from '../../scripts/nightly-dry-run/types.ts';
+} from '../kit/nightly-dry-run/story.ts';
+import type { DryRunRegression, DryRunReport } from '../kit/nightly-dry-run/types.ts';
 
 let dir: string;
 let report: DryRunReport;

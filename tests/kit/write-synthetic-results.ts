@@ -2,15 +2,15 @@
  * Writes SYNTHETIC result files (tests/kit/synthetic-results.ts) for benchmarks and demos:
  * they pass `servebench validate` but measured nothing. Never into results/.
  *
- *   npx tsx scripts/synthetic-results.ts --out DIR --count N [--seed S]
+ *   npx tsx tests/kit/write-synthetic-results.ts --out DIR --count N [--seed S]
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fleetHistory, syntheticResult, writeResult } from '../tests/kit/synthetic-results.ts';
+import { fleetHistory, syntheticResult, writeResult } from './synthetic-results.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string' }, count: { type: 'string' }, seed: { type: 'string' } } });
 if (!values.out || !values.count) {
-  process.stderr.write('usage: tsx scripts/synthetic-results.ts --out DIR --count N [--seed S]\n');
+  process.stderr.write('usage: tsx tests/kit/write-synthetic-results.ts --out DIR --count N [--seed S]\n');
   process.exit(2);
 }
 const out = resolve(values.out);

@@ -2,9 +2,9 @@
  * The official fleet's CPU lane planned for a night's detect output, in process (the dry-run
  * fleet has no lane): what the workflow's plan job would hand the lane, checked, not run.
  */
-import { loadFleet, loadNewReleases, planLoadedFleet } from '../../harness/pipeline/plan/inputs.ts';
-import { renderLanes } from '../../harness/pipeline/plan/lanes.ts';
-import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
+import { loadFleet, loadNewReleases, planLoadedFleet } from '../../../harness/pipeline/plan/inputs.ts';
+import { renderLanes } from '../../../harness/pipeline/plan/lanes.ts';
+import { renderMatrix } from '../../../harness/pipeline/plan/matrix.ts';
 import { OFFICIAL_FLEET } from './story.ts';
 import type { NightOutputs } from './types.ts';
 

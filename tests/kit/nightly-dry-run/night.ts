@@ -6,7 +6,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WEBHOOK_PATH } from '../../tests/kit/fakes/fake-webhook.ts';
+import { WEBHOOK_PATH } from '../fakes/fake-webhook.ts';
 import { planLane } from './lane.ts';
 import { htmlFiles, parseAlertText, parseCompileReport, validateStore } from './outputs.ts';
 import { startSimRelease } from './sim-release.ts';

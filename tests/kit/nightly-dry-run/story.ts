@@ -40,7 +40,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
-export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 export const DRY_RUN_FLEET = join(REPO, 'tests', 'fixtures', 'fleet', 'dry-run.yaml');
 /** The workflow whose steps the dry run mirrors (the test checks every command's flags against it). */
 export const NIGHTLY_WORKFLOW = join(REPO, '.github', 'workflows', 'nightly.yml');

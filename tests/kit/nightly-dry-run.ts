@@ -28,7 +28,7 @@
  * Nothing leaves the machine, and everything is written into a temp folder (never the
  * repository's results/ or fleet/), which marks itself as a dry run (DRY-RUN.md, results/README.md).
  *
- *   npx tsx scripts/nightly-dry-run.ts [--keep DIR] [--json]
+ *   npx tsx tests/kit/nightly-dry-run.ts [--keep DIR] [--json]
  */
 import { parseArgs } from 'node:util';
 import { formatReport } from './nightly-dry-run/report.ts';
@@ -37,7 +37,7 @@ import type { DryRunReport } from './nightly-dry-run/types.ts';
 
 const HELP = `nightly-dry-run: an end-to-end dry run of the servebench nightly pipeline on this machine
 
-Usage: npx tsx scripts/nightly-dry-run.ts [--keep DIR] [--json]
+Usage: npx tsx tests/kit/nightly-dry-run.ts [--keep DIR] [--json]
 
 detect (fake GitHub, Docker Hub and npm) → plan (tests/fixtures/fleet/dry-run.yaml) → every planned
 job (the embedded CPU engine) → collect → verify → summarize → commit → compile → site build →

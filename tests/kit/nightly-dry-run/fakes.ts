@@ -8,13 +8,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { groupKeyOfBody, stateOfBody } from '../../harness/pipeline/alert/markdown.ts';
-import { fakeGithub } from '../../tests/kit/fakes/fake-github-releases.ts';
-import { createFakeGitHub } from '../../tests/kit/fakes/fake-github-issues.ts';
-import { fakeDockerHub } from '../../tests/kit/fakes/fake-registries.ts';
-import { startFakeServer, type RecordedRequest } from '../../tests/kit/fakes/fake-server.ts';
-import { createFakeWebhook } from '../../tests/kit/fakes/fake-webhook.ts';
-import { fakeNpmRegistry } from '../../tests/pipeline/fake-npm-registry.ts';
+import { groupKeyOfBody, stateOfBody } from '../../../harness/pipeline/alert/markdown.ts';
+import { fakeGithub } from '../fakes/fake-github-releases.ts';
+import { createFakeGitHub } from '../fakes/fake-github-issues.ts';
+import { fakeDockerHub } from '../fakes/fake-registries.ts';
+import { startFakeServer, type RecordedRequest } from '../fakes/fake-server.ts';
+import { createFakeWebhook } from '../fakes/fake-webhook.ts';
+import { fakeNpmRegistry } from '../../pipeline/fake-npm-registry.ts';
 import { FAKE_TOKEN, GITHUB_RELEASES, GITHUB_REPO, LLAMACPP_RELEASES, REPO } from './story.ts';
 import type { DryRunReport } from './types.ts';
 

@@ -4,7 +4,7 @@
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawnSim } from '../../harness/lib/process/spawn-cli.ts';
+import { spawnSim } from '../../../harness/lib/process/spawn-cli.ts';
 
 export async function startSimRelease(version: string, decodeBaseMs: number): Promise<{ url: string; close: () => Promise<void> }> {
   const sim = await spawnSim(['--decode-base-ms', String(decodeBaseMs), '--model-name', 'sim-model']);
@@ -12,7 +12,7 @@ export async function startSimRelease(version: string, decodeBaseMs: number): Pr
   const front: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/version') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ version, note: `servebench sim behind scripts/nightly-dry-run.ts, --decode-base-ms ${decodeBaseMs}` }));
+      res.end(JSON.stringify({ version, note: `servebench sim behind tests/kit/nightly-dry-run.ts, --decode-base-ms ${decodeBaseMs}` }));
       return;
     }
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {

@@ -3,8 +3,8 @@
  * report on stderr, alert's lines), and the store checked as `servebench validate` checks it.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { checkResultText } from '../../harness/store/check-result.ts';
-import { listResultFiles } from '../../harness/store/result-files.ts';
+import { checkResultText } from '../../../harness/store/check-result.ts';
+import { listResultFiles } from '../../../harness/store/result-files.ts';
 import { StepFailed } from './steps.ts';
 import type { AlertOutput, NightOutputs } from './types.ts';
 

@@ -3,7 +3,7 @@
  * each night's steps produced, parsed, for the reader and for
  * tests/pipeline/nightly-dry-run.pipeline.test.ts, which holds them to what the story planted.
  */
-import type { ScenarioRef } from '../../harness/pipeline/alert/groups.ts';
+import type { ScenarioRef } from '../../../harness/pipeline/alert/groups.ts';
 
 export interface StepRecord {
   readonly night: number;
