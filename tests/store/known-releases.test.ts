@@ -47,6 +47,19 @@ describe('the committed release list', () => {
     expect(releasesFilePaths({ SERVEBENCH_EXTRA_RELEASES: '/a.json:/b.json' })).toEqual([DEFAULT_RELEASES_FILE, '/a.json', '/b.json']);
     expect(engineVersionKnown('vllm', '1.1.0', releasesFilePaths())).toBe(true);
     expect(engineVersionKnown('vllm', null)).toBeNull();
+    // A result without the field (not even null) recorded no version either.
+    expect(engineVersionKnown('vllm', undefined)).toBeNull();
+  });
+
+  it('knows no version of an engine a list does not name at all', () => {
+    const file = join(root, 'vllm-only.json');
+    writeFileSync(file, JSON.stringify({ schema_version: 1, description: 'SYNTHETIC', engines: { vllm: { sources: ['test'], releases: [{ version: '1.0.0', tag: 'v1.0.0', published_at: null, release_url: null, source: 'test' }] } } }));
+    expect(engineVersionKnown('vllm', '1.0.0', [file])).toBe(true);
+    expect(engineVersionKnown('llamacpp', '1.0.0', [file])).toBe(false);
+  });
+
+  it('a list it cannot read stops validate, naming it as the release list', () => {
+    expect(() => engineVersionKnown('vllm', '1.0.0', [join(root, 'absent.json')])).toThrow(/^the release list: no release list at .*absent\.json;/);
   });
 });
 
