@@ -12,7 +12,8 @@ import { booleanOption, parseCommandArgs, stringOption, type CommandSpec, type C
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { formatProblemLine } from '../../store/problem-output.ts';
 import { RESULTS_OPTION } from '../../store/store-options.ts';
-import { collectResults, loadPlanFile, type CollectReport } from './collect.ts';
+import { collectResults, type CollectReport } from './collect.ts';
+import { loadPlanFile } from './plan-input.ts';
 import { collectMarkdown } from './markdown.ts';
 
 const spec: CommandSpec = {
