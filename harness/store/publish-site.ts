@@ -72,8 +72,10 @@ const ARROW_RELEASE_COLUMNS: ReadonlyArray<Pick<Column, 'name' | 'type'>> = [
   // filter), and every query that ranks (the SLA filter) keeps `official` rows only.
   ...CONFIG_COLUMNS.filter((c) => ['source', 'engine_version_known'].includes(c.name)),
   { name: 'official', type: 'BOOLEAN' as const },
-  // Every query that ranks keeps valid rows only (store/validity.ts).
+  // Every query that ranks keeps valid rows only (store/validity.ts); compare shows an invalid
+  // release greyed with its reason and computes no change against it.
   { name: 'validity', type: 'VARCHAR' as const },
+  { name: 'validity_reason', type: 'VARCHAR' as const },
   ...HEADLINE_METRICS.map((m) => ({ name: m.column, type: 'DOUBLE' as const })),
 ];
 

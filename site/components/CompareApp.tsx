@@ -3,14 +3,17 @@
  * measured. The choices live in the URL (?a=engine@version&b=…, allow-listed by the page's own
  * options); the SQL runs in DuckDB-Wasm, loaded on the first comparison, over the per-release
  * values, geometric means over runs (data/site/releases.arrow). Community and unverified releases are offered only while
- * the community filter is on (?community=1), and named by their badges. React renders only
+ * the community filter is on (?community=1), and named by their badges. A side whose release is
+ * not valid on a configuration (docs/metrics.md#validity) is greyed with its status and reason,
+ * and that row has no change: an invalid release is never faster or slower. React renders only
  * text: names from results are never HTML.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { parseCommunity, withCommunity } from '../lib/community-state.ts';
-import { COMPARE_METRICS, compareParameters, compareSql, type CompareRow, type CompareSide } from '../lib/compare-query.ts';
+import { changePct, COMPARE_METRICS, compareParameters, compareSql, invalidSides, rowValidity, type CompareRow, type CompareSide, type InvalidSide } from '../lib/compare-query.ts';
 import { pointsDatabase } from '../lib/duckdb-client.ts';
 import { formatNumber, formatPercent } from '../lib/format.ts';
+import { exclusionSummary, VALIDITY_LABELS } from '../../harness/contract/validity.ts';
 
 export interface CompareOption {
   readonly value: string;
@@ -28,7 +31,10 @@ interface Props {
   readonly hardwareNames: Readonly<Record<string, string>>;
 }
 
-type Outcome = { kind: 'idle' } | { kind: 'loading' } | { kind: 'done'; rows: CompareRow[] } | { kind: 'failed'; message: string };
+/** names: each side's release as it was compared ("vllm 1.1.0"), for the note on the sides left out. */
+type Outcome = { kind: 'idle' } | { kind: 'loading' } | { kind: 'done'; rows: CompareRow[]; names: Readonly<Record<InvalidSide['side'], string>> } | { kind: 'failed'; message: string };
+
+const sideWords = (s: InvalidSide, names: Readonly<Record<InvalidSide['side'], string>>) => `${s.side} (${names[s.side]}) ${VALIDITY_LABELS[s.validity]}${s.reason ? `: ${s.reason}` : ''}`;
 
 function statusText(outcome: Outcome): string {
   switch (outcome.kind) {
@@ -62,7 +68,8 @@ export default function CompareApp({ options: every, releasesUrl, hardwareNames 
       const statement = await connection.prepare(compareSql());
       const result = await statement.query(...compareParameters(sideOf(first), sideOf(second)));
       await statement.close();
-      setOutcome({ kind: 'done', rows: result.toArray().map((row) => row.toJSON() as unknown as CompareRow) });
+      const name = (value: string) => `${sideOf(value).engine} ${sideOf(value).version}`;
+      setOutcome({ kind: 'done', rows: result.toArray().map((row) => row.toJSON() as unknown as CompareRow), names: { A: name(first), B: name(second) } });
     } catch (error) {
       setOutcome({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
     }
@@ -90,6 +97,10 @@ export default function CompareApp({ options: every, releasesUrl, hardwareNames 
       if (!official.some((o) => o.value === b)) setB(official[1]?.value ?? official[0]?.value ?? '');
     }
   };
+
+  // The rows with a side that is not valid, each counted once by its first status (rowValidity).
+  const excluded = outcome.kind === 'done' ? outcome.rows.map((row, index) => ({ row, index, sides: invalidSides(row) })).filter((e) => e.sides.length > 0) : [];
+  const configurationOf = (row: CompareRow) => `${row.model} · ${row.precision} · ${hardwareNames[row.hardware] ?? row.hardware} · ${row.workload} · ${row.load}`;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -133,23 +144,38 @@ export default function CompareApp({ options: every, releasesUrl, hardwareNames 
           </thead>
           <tbody>
             {/* Rows are replaced whole on each comparison, so their position is a stable key. */}
-            {outcome.kind === 'done' && outcome.rows.map((row, index) => (
-              <tr key={index}>
-                <td className="text">{`${row.model} · ${row.precision} · ${hardwareNames[row.hardware] ?? row.hardware} · ${row.workload} · ${row.load}`}</td>
-                {COMPARE_METRICS.map((m) => {
-                  const x = row[`a_${m.column}`] as number | null;
-                  const y = row[`b_${m.column}`] as number | null;
-                  return [
-                    <td key={`${m.column}-a`}>{formatNumber(x)}</td>,
-                    <td key={`${m.column}-b`}>{formatNumber(y)}</td>,
-                    <td key={`${m.column}-change`}>{x && y ? formatPercent((y / x - 1) * 100) : '–'}</td>,
-                  ];
-                })}
-              </tr>
-            ))}
+            {outcome.kind === 'done' && outcome.rows.map((row, index) => {
+              const invalid = invalidSides(row);
+              const validityOf = (side: InvalidSide['side']) => invalid.find((s) => s.side === side)?.validity ?? 'valid';
+              const notCompared = invalid.length > 0 ? `not compared: ${invalid.map((s) => sideWords(s, outcome.names)).join('; ')}` : undefined;
+              return (
+                <tr key={index} data-compare-row data-a-validity={validityOf('A')} data-b-validity={validityOf('B')}>
+                  <td className="text">
+                    {configurationOf(row)}
+                    {invalid.map((s) => <span key={s.side}> <span className="badge" data-validity-badge={s.side} title={s.reason ?? undefined}>{`${s.side}: ${VALIDITY_LABELS[s.validity]}`}</span></span>)}
+                  </td>
+                  {COMPARE_METRICS.map((m) => {
+                    const change = changePct(row, m.column);
+                    return [
+                      <td key={`${m.column}-a`} data-validity={validityOf('A')}>{formatNumber(row[`a_${m.column}`] as number | null)}</td>,
+                      <td key={`${m.column}-b`} data-validity={validityOf('B')}>{formatNumber(row[`b_${m.column}`] as number | null)}</td>,
+                      <td key={`${m.column}-change`} data-change>{change !== null ? formatPercent(change) : notCompared ? <span className="muted" data-not-compared title={notCompared}>–</span> : '–'}</td>,
+                    ];
+                  })}
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>
+      {excluded.length > 0 && outcome.kind === 'done' && (
+        <details data-excluded className="small">
+          <summary>{`${exclusionSummary(excluded.map((e) => rowValidity(e.row)), 'configuration')}: greyed, no change computed`}</summary>
+          <ul>
+            {excluded.map((e) => <li key={e.index}>{`${configurationOf(e.row)}: ${e.sides.map((s) => sideWords(s, outcome.names)).join('; ')}`}</li>)}
+          </ul>
+        </details>
+      )}
     </>
   );
 }

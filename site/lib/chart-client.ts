@@ -2,7 +2,8 @@
  * The charts' interactions in the browser, on top of prerendered SVG that reads without them
  * (ParetoChart.astro, HistoryChart.astro; chart-render.ts draws the points this works on):
  * - details of a point on hover, focus or tap, in a box that is also a polite live region: engine,
- *   version, load, each value with its 95% interval, the run count and a link to the run page;
+ *   version, load, why it is excluded where it is not valid, each value with its 95% interval, the
+ *   run count and a link to the run page;
  * - the keyboard: one tab stop per chart (roving tabindex), arrow keys between points, Home/End,
  *   Enter opens the point's run (each point is a link), Escape closes the details;
  * - the legend's toggles: an engine or one version of it hidden from every chart of the page;
@@ -13,6 +14,7 @@
  */
 import { hideToken, isHidden, parseChartState, toggled, withChartState, type ChartState } from './chart-state.ts';
 import { formatInterval, formatNumber } from './format.ts';
+import { VALIDITY_LABELS, VALIDITY_STATUSES, type Validity } from '../../harness/contract/validity.ts';
 import { layoutParetoOverlay, pointKey } from './pareto-sla.ts';
 
 type Point = SVGGElement;
@@ -173,6 +175,9 @@ function showDetails(figure: HTMLElement, point: Point): void {
   const strong = doc.createElement('strong');
   strong.textContent = `${d.engine} ${d.version}`;
   const lines: HTMLElement[] = [paragraph(doc, strong, ` at ${d.load}${d.date ? `, first measured ${d.date}` : ''}`)];
+  // The native title said why a release is excluded; the box replaces it, so it says so too.
+  const validity = (VALIDITY_STATUSES as readonly string[]).includes(d.validity ?? '') ? (d.validity as Validity) : 'valid';
+  if (validity !== 'valid') lines.push(paragraph(doc, `Excluded: ${VALIDITY_LABELS[validity]}${d.validityReason ? `, ${d.validityReason}` : ''}. Not joined into the line, never compared.`));
   if (f.xName) lines.push(valueLine(doc, f.xName, f.xUnit ?? '', num(d.x), num(d.xLo), num(d.xHi)));
   if (f.yName) lines.push(valueLine(doc, f.yName, f.yUnit ?? '', num(d.y), num(d.yLo), num(d.yHi)));
   const runs = num(d.runs);

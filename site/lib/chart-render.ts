@@ -11,6 +11,7 @@
  */
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
 import type { Release } from '../../harness/contract/site-data.ts';
+import { VALIDITY_LABELS, VALIDITY_STATUSES, type Validity } from '../../harness/contract/validity.ts';
 import { extent, intervalOf, logScaleUseful, noiseBand, noiseOf, runsOf, type Interval, type NoiseRow, type ParetoChartPoint } from './chart-data.ts';
 import { directionArrow, directionWords, formatInterval, formatNumber } from './format.ts';
 import { Plot, renderPlotWithScales, setAttributeSafely, type PositionScale } from './static-plot.ts';
@@ -212,13 +213,27 @@ export interface HistoryRender {
   readonly noise: ReadonlyArray<{ readonly engine: string; readonly log_sd: number; readonly releases: number }>;
   readonly hasIntervals: boolean;
   readonly hasSingle: boolean;
+  /** Some release drawn is not valid (docs/metrics.md#validity): drawn apart, off its engine's line. */
+  readonly hasExcluded: boolean;
   readonly legend: readonly LegendEngine[];
 }
+
+/** A release row's validity; data compiled before validity existed reads as valid, as compile judged nothing then. */
+export function releaseValidity(row: Readonly<Record<string, unknown>>): { validity: Validity; reason: string | null } {
+  const validity = typeof row.validity === 'string' && (VALIDITY_STATUSES as readonly string[]).includes(row.validity) ? (row.validity as Validity) : 'valid';
+  return { validity, reason: validity !== 'valid' && typeof row.validity_reason === 'string' ? row.validity_reason : null };
+}
+
+/** The grey of an excluded release where no stylesheet applies (charts.css takes the page's muted colour). */
+const EXCLUDED_GREY = '#6e7781';
 
 /**
  * One history chart: a metric by release at one load, over the date each release was first
  * measured; each release's interval as bars, and around each engine's line that engine's noise
- * band on this hardware at this load. Null when no release has a value.
+ * band on this hardware at this load. A release that is not valid is drawn as a grey open dot with
+ * its status beside its version and its reason in its title, and is left out of its engine's line
+ * and band: a line joins only releases that may be compared, so an invalid one never reads as a
+ * change. Null when no release has a value.
  */
 export function renderHistory(history: readonly Release[], load: string, metric: HeadlineMetric, noise: readonly NoiseRow[] | undefined, colours: ReadonlyMap<string, string>, base: string): HistoryRender | null {
   const rows = history
@@ -226,7 +241,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     .map((r) => {
       const value = r[metric.column] as number;
       const runs = runsOf(r);
-      return { engine: r.engine, version: r.engine_version, load: r.load, hardware: String(r.hardware ?? ''), date: new Date(`${r.first_run_date}T00:00:00Z`), day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id };
+      return { engine: r.engine, version: r.engine_version, load: r.load, hardware: String(r.hardware ?? ''), date: new Date(`${r.first_run_date}T00:00:00Z`), day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id, ...releaseValidity(r) };
     });
   if (rows.length === 0) return null;
   const name = `${metric.label} (${metric.unit})`;
@@ -242,7 +257,8 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     const n = noiseByEngine.get(engine);
     return n ? noiseBand(v, n.log_sd) : null;
   };
-  const byEngine = engines.map((engine) => rows.filter((r) => r.engine === engine).sort((a, b) => a.date.getTime() - b.date.getTime()));
+  // Lines and bands through each engine's valid releases only.
+  const byEngine = engines.map((engine) => rows.filter((r) => r.engine === engine && r.validity === 'valid').sort((a, b) => a.date.getTime() - b.date.getTime())).filter((series) => series.length > 0);
   const ys = rows.flatMap((r) => [r.value, ...(r.interval ?? []), ...(band(r.engine, r.value) ?? [])]);
   const [y0, y1] = extent(ys)!;
   const times = rows.map((r) => r.date.getTime());
@@ -274,12 +290,14 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     root.append(lines);
     const marks = el('g', { role: 'group', 'aria-label': `${rows.length} releases: each links to its latest run` });
     for (const r of rows) {
-      const c = colour(r.engine);
+      const excluded = r.validity !== 'valid';
+      const c = excluded ? EXCLUDED_GREY : colour(r.engine);
       const x = scales.x(r.date);
       const y = scales.y(r.value);
-      const b = band(r.engine, r.value);
-      const g = pointGroup(el, `pt${r.single ? ' single' : ''}`, x, y, {
+      const b = excluded ? null : band(r.engine, r.value);
+      const g = pointGroup(el, `pt${r.single ? ' single' : ''}${excluded ? ' excluded' : ''}`, x, y, {
         engine: r.engine, version: r.version, load: r.load, y: r.value, 'y-lo': r.interval?.[0], 'y-hi': r.interval?.[1], runs: r.runs, run: r.run, date: r.day, 'band-lo': b?.[0], 'band-hi': b?.[1],
+        validity: r.validity, 'validity-reason': r.reason,
       });
       if (r.interval) {
         const bars = el('g', { class: 'bars', 'aria-hidden': 'true' });
@@ -287,10 +305,13 @@ export function renderHistory(history: readonly Release[], load: string, metric:
         g.append(bars);
       }
       // The version right of the point, clear of its bar, at the point's height (so labels read in the values' order).
-      g.append(el('text', { class: 'version-label', x: 8, dy: '0.32em', 'text-anchor': 'start', 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, r.version));
-      const label = `${r.engine} ${r.version} at ${r.load}, first measured ${r.day}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}`;
+      const status = excluded ? VALIDITY_LABELS[r.validity] : null;
+      g.append(el('text', { class: 'version-label', x: 8, dy: '0.32em', 'text-anchor': 'start', 'font-size': 10, fill: excluded ? c : 'currentColor', 'aria-hidden': 'true' }, status ? `${r.version} (${status})` : r.version));
+      const why = status ? `; excluded, ${status}${r.reason ? ` (${r.reason})` : ''}: not joined into the line, never compared` : '';
+      const label = `${r.engine} ${r.version} at ${r.load}, first measured ${r.day}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}${why}`;
       const link = pointLink(el, `${base}/run/${r.run}/`, label, r === firstStop);
-      link.append(el('circle', { class: 'dot', r: 4, fill: c, stroke: c, 'stroke-width': 1.5, ...(r.single ? { 'stroke-dasharray': '2,1.5' } : {}) }), el('title', {}, label));
+      // An excluded release: an open grey dot, so it never reads as one of its engine's measured steps.
+      link.append(el('circle', { class: 'dot', r: 4, fill: excluded ? 'none' : c, stroke: c, 'stroke-width': 1.5, ...(r.single ? { 'stroke-dasharray': '2,1.5' } : {}) }), el('title', {}, label));
       g.append(link);
       marks.append(g);
     }
@@ -313,6 +334,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     noise: [...noiseByEngine].map(([engine, n]) => ({ engine, log_sd: n.log_sd, releases: n.releases })),
     hasIntervals: rows.some((r) => r.interval !== null),
     hasSingle: rows.some((r) => r.single),
+    hasExcluded: rows.some((r) => r.validity !== 'valid'),
     legend: legendOf(rows, colours),
   };
 }
