@@ -47,7 +47,7 @@ export const DEFAULT_SLA_TIERS = fileURLToPath(new URL('../../fleet/sla-tiers.ya
 
 /** What to do about a problem at `path` (zod's path into the file). */
 function fixFor(path: readonly PropertyKey[]): string {
-  const field = String(path.at(-1) ?? '');
+  const field = path.at(-1);
   if (path[0] === 'version') return 'version is a positive integer; bump it when a limit changes';
   if (path.includes('limits')) return `limits are ${SLA_TIER_METRICS.join(' and ')}, each a positive number of milliseconds`;
   if (path.includes('sources')) return `give each of ${SLA_TIER_METRICS.join(', ')} a source: where the limit comes from, with its URL`;

@@ -24,7 +24,8 @@ export type SampledDistribution = (typeof SAMPLED_DISTRIBUTIONS)[number];
 
 /** A percentile column (`ttft_ms_p95`) split into its distribution and statistic; null for any other column. */
 export function percentileColumn(column: string): { distribution: SampledDistribution; stat: PercentileStat } | null {
-  const match = /^(.+)_(p50|p90|p95|p99|p999)$/.exec(column);
+  // No ^: a greedy (.+) that matches anywhere matches from the first character.
+  const match = /(.+)_(p50|p90|p95|p99|p999)$/.exec(column);
   if (match === null || !(SAMPLED_DISTRIBUTIONS as readonly string[]).includes(match[1]!)) return null;
   return { distribution: match[1] as SampledDistribution, stat: match[2] as PercentileStat };
 }

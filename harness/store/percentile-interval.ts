@@ -35,7 +35,8 @@ function binomialPmf(n: number, p: number): Float64Array {
  */
 export function percentileInterval(sorted: ArrayLike<number>, p: number, confidence = 0.95): PercentileInterval | null {
   const n = sorted.length;
-  if (n === 0 || !(p > 0 && p < 1)) return null;
+  // An empty sample needs no guard: no rank r ≥ 1 is found in it.
+  if (!(p > 0 && p < 1)) return null;
   const tail = (1 - confidence) / 2;
   const pmf = binomialPmf(n, p);
   // below[k] = P(B ≤ k − 1); r is the largest rank whose lower tail stays within α/2.

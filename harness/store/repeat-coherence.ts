@@ -65,7 +65,7 @@ function checkCommand(result: RunResult, command: RecordedCommand, table: readon
   const asked = optionValue(command, table, 'repeats') ?? '1';
   const report = reporter(add);
   const fix = TOGETHER;
-  if (asked === '1' || asked === null) {
+  if (asked === '1') {
     if (repeat) report('run.repeat', `a repeat block, but the command line ran a single run (no --repeats)`, fix);
     return;
   }

@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SLA_TIERS, loadSlaTiers } from '../../harness/contract/sla-tiers.ts';
+import { readFileSync } from 'node:fs';
+import { checkSlaTiers, DEFAULT_SLA_TIERS, loadSlaTiers } from '../../harness/contract/sla-tiers.ts';
 import { ServebenchError } from '../../harness/lib/errors.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-sla-tiers-'));
@@ -85,5 +86,45 @@ describe('the SLA tier file', () => {
     expect(errorOf(join(dir, 'absent.yaml')).message).toMatch(/cannot read .*absent\.yaml/);
     expect(errorOf(file('noversion.yaml', 'tiers: []\n')).message).toMatch(/noversion\.yaml: version: .*fix: version is a positive integer/);
     expect(DEFAULT_SLA_TIERS).toMatch(/fleet[/\\]sla-tiers\.yaml$/);
+  });
+});
+
+describe('each problem of a tier file names its field and the fix for that field', () => {
+  const TIER = ['  - id: standard', '    label: Standard', '    description: one', '    limits: { ttft_ms_p95: 2000, tpot_ms_p95: 200 }', '    sources: { ttft_ms_p95: "https://example.invalid/x", tpot_ms_p95: "https://example.invalid/x" }'];
+  /** The problems of a file whose text is `lines`: zod's own words between the field and the fix are matched loosely. */
+  const problemsOf = (lines: readonly string[]) => checkSlaTiers('t.yaml', [...lines, ''].join('\n')).problems;
+  const line = (field: string, fix: string, detail = '') => new RegExp(`^t\\.yaml: ${field.replaceAll('.', '\\.').replace('(', '\\(').replace(')', '\\)')}: [^;\\n]+${detail}; fix: ${fix.replaceAll('(', '\\(').replaceAll(')', '\\)').replaceAll('.', '\\.')}$`);
+  const ONLY = 'the file has version and tiers only (see the top of fleet/sla-tiers.yaml)';
+  const EACH = 'each tier has id, label, description, limits and sources (see the top of fleet/sla-tiers.yaml)';
+  const cases: Array<[string, string[], RegExp[]]> = [
+    ['a version of 0', ['version: 0', 'tiers:', ...TIER], [line('version', 'version is a positive integer; bump it when a limit changes')]],
+    ['no tier', ['version: 1', 'tiers: []'], [line('tiers', 'list at least one tier, each with its own id')]],
+    ['an id with capitals', ['version: 1', 'tiers:', ...TIER.map((l) => l.replace('id: standard', 'id: Standard'))], [line('tiers.0.id', 'ids are unique, lowercase letters, digits and dashes (e.g. interactive)')]],
+    ['an empty label', ['version: 1', 'tiers:', ...TIER.map((l) => l.replace('label: Standard', 'label: ""'))], [line('tiers.0.label', EACH)]],
+    ['a limit of 0', ['version: 1', 'tiers:', ...TIER.map((l) => l.replace('ttft_ms_p95: 2000', 'ttft_ms_p95: 0'))], [line('tiers.0.limits.ttft_ms_p95', 'limits are ttft_ms_p95 and tpot_ms_p95, each a positive number of milliseconds')]],
+    ['a source of a third metric', ['version: 1', 'tiers:', ...TIER.map((l) => l.replace('sources: {', 'sources: { itl_ms_p99: "https://example.invalid/x",'))], [line('tiers.0.sources', 'give each of ttft_ms_p95, tpot_ms_p95 a source: where the limit comes from, with its URL', ': unknown field itl_ms_p99')]],
+    ['a field a tier does not have', ['version: 1', 'tiers:', ...TIER, '    colour: red'], [line('tiers.0', EACH, ': unknown field colour')]],
+    ['two fields the file does not have', ['version: 1', 'tiers:', ...TIER, 'extra: 1', 'more: 2'], [line('(top level)', ONLY, ': unknown fields extra, more')]],
+    ['a list, not a map', ['- 1'], [line('(top level)', ONLY)]],
+  ];
+  it.each(cases)('%s', (_what, lines, expected) => {
+    const problems = problemsOf(lines);
+    expect(problems).toHaveLength(expected.length);
+    problems.forEach((problem, i) => expect(problem).toMatch(expected[i]!));
+  });
+
+  it('reads the shipped file with no problem, and gives the first line of a YAML error only', () => {
+    expect(checkSlaTiers(DEFAULT_SLA_TIERS, readFileSync(DEFAULT_SLA_TIERS, 'utf8'))).toEqual({ tiers: loadSlaTiers(), problems: [] });
+    const [problem, ...more] = problemsOf(['version: [1']);
+    expect(more).toEqual([]);
+    expect(problem).toMatch(/^t\.yaml: \(file\): not readable YAML: [^\n]+; fix the syntax$/);
+  });
+
+  it('says why a file cannot be read, and lists every problem of an invalid one under one heading', () => {
+    const absent = join(dir, 'absent-too.yaml');
+    expect(errorOf(absent).message).toBe(`SLA tiers: cannot read ${absent} (ENOENT); fix: restore fleet/sla-tiers.yaml`);
+    const message = errorOf(file('two-problems.yaml', 'version: 0\ntiers: []\n')).message.split('\n');
+    expect(message[0]).toBe('invalid SLA tiers file');
+    expect(message.slice(1).map((l) => l.slice(l.indexOf('fix: ')))).toEqual(['fix: version is a positive integer; bump it when a limit changes', 'fix: list at least one tier, each with its own id']);
   });
 });
