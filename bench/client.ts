@@ -15,9 +15,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
+import { benchOutputPath } from './lib/output.ts';
 import { normalizeLoadOptions } from '../harness/measure/load/load-options.ts';
 import { readChunk } from '../harness/measure/load/openai-chunk.ts';
 import { runLoad } from '../harness/measure/load/run-load.ts';
@@ -171,8 +170,7 @@ async function main(): Promise<void> {
       paced_2000_streams: paced.map((p) => ({ offered: p.offered_events_per_s, achieved: p.content_events_per_s, eld_p99_ms: p.event_loop_delay_p99_ms, saturated: p.saturated })),
     },
   };
-  const dir = fileURLToPath(new URL('./results', import.meta.url));
-  const file = join(dir, `client-${result.created_at.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}${quick ? '-quick' : ''}.json`);
+  const file = benchOutputPath('client', new Date(result.created_at), quick ? '-quick' : '');
   await writeNewFileAtomic(file, `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\nwrote ${file}\n`);
 }

@@ -7,7 +7,7 @@
  * queries: Arrow IPC (apache-arrow) vs Parquet decoded in JS (hyparquet), size and decode time.
  * Goals (issue 5): 100,000 files < 60 s and < 2 GB peak; incremental < 5 s.
  *
- * Usage: npm run bench:compile [-- --sizes 10000,100000]
+ * Usage: npm run bench:compile [-- --sizes 10000,100000] [--plant slow-ingest (the gate's test: ingest made 2× slower)]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -20,11 +20,16 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
 import { parquetReadObjects } from 'hyparquet';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
+import { benchMachine, benchOutputPath } from './lib/output.ts';
 import { EXTRA_RELEASES_ENV } from '../harness/contract/releases.ts';
 import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from '../tests/kit/synthetic-results.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, plant: { type: 'string' } } });
+/** Planted regressions the gate's test uses (bench/plant/): each compile process loads the named one. */
+const PLANTS: Record<string, string> = { 'slow-ingest': fileURLToPath(new URL('./plant/slow-ingest.ts', import.meta.url)) };
+if (values.plant !== undefined && PLANTS[values.plant] === undefined) throw new Error(`--plant ${values.plant}: unknown; one of ${Object.keys(PLANTS).join(', ')}`);
+const plantArgs = values.plant === undefined ? [] : ['--import', PLANTS[values.plant]!];
 const sizes = values.sizes!.split(',').map(Number);
 
 interface CompileRun {
@@ -42,7 +47,7 @@ interface CompileRun {
 /** One compile in its own process, so its peak RSS is its own. */
 function compileOnce(resultsDir: string, outDir: string): CompileRun {
   const started = performance.now();
-  const stdout = execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'harness/cli.ts'), 'compile', '--results', resultsDir, '--out', outDir, '--json'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
+  const stdout = execFileSync(process.execPath, ['--import', 'tsx', ...plantArgs, join(REPO, 'harness/cli.ts'), 'compile', '--results', resultsDir, '--out', outDir, '--json'], { cwd: REPO, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
   const report = JSON.parse(stdout) as { seconds: number; max_rss_mb: number; ingest: { parsed: number }; tables: { runs: number; points: number }; phases: Record<string, number> };
   return { seconds: Number(report.seconds.toFixed(2)), wall_seconds: Number(((performance.now() - started) / 1000).toFixed(2)), max_rss_mb: report.max_rss_mb, parsed: report.ingest.parsed, runs: report.tables.runs, points: report.tables.points, phases: report.phases };
 }
@@ -131,8 +136,8 @@ for (const size of sizes) {
   }
 }
 
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
-const document = { bench: 'compile', at: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), synthetic: true, results };
-const path = join(REPO, 'bench', 'results', `compile-${stamp}.json`);
+const at = new Date();
+const document = { bench: 'compile', at: at.toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), machine: benchMachine(), synthetic: true, planted: values.plant ?? null, results };
+const path = benchOutputPath('compile', at, values.plant ? `-planted-${values.plant}` : '');
 await writeNewFileAtomic(path, `${JSON.stringify(document, null, 2)}\n`);
 process.stdout.write(`${path}\n`);

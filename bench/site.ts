@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
+import { benchMachine, benchOutputPath } from './lib/output.ts';
 import { compile } from '../harness/store/compile.ts';
 import { loadPrices } from '../harness/store/prices.ts';
 import { fleetHistory, syntheticResult, writeResult } from '../tests/kit/synthetic-results.ts';
@@ -384,7 +385,7 @@ try {
     bench: 'site',
     at: new Date().toISOString(),
     synthetic: true,
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_average_at_start: load.map((l) => Number(l.toFixed(2))), load_average_at_end: loadavg().map((l) => Number(l.toFixed(2))), chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    machine: { ...benchMachine(), cpu: cpus()[0]?.model, load_average_at_start: load.map((l) => Number(l.toFixed(2))), load_average_at_end: loadavg().map((l) => Number(l.toFixed(2))), chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
     network: 'loopback (127.0.0.1, no bandwidth or latency limit), scripts/static-server.ts sending the precompressed copies by Accept-Encoding; Chromium cold cache (a fresh profile each run)',
     result_files: values.site ? null : Number(values.files),
     site: values.site ?? null,
@@ -424,8 +425,7 @@ try {
     },
   };
   process.stderr.write(`${JSON.stringify({ ...report, runs: undefined, initial_js_gzip: undefined, transferred: { ...report.transferred, by_file: report.transferred.by_file.slice(0, 6) } }, null, 2)}\n`);
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
-  const out = join(REPO, 'bench', 'results', `site-${stamp}.json`);
+  const out = benchOutputPath('site', new Date(report.at));
   await writeNewFileAtomic(out, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`${out}\n`);
 } finally {

@@ -1,0 +1,79 @@
+/**
+ * Bench sessions: one folder per `npm run bench` (bench/sessions/<stamp>/), holding session.json
+ * and every JSON its benches wrote, each bench run --repeats times. A session's samples of a
+ * figure are pooled over its files; the gate compares the newest session with, per figure, the
+ * latest earlier session that measured that figure on the same kind of machine.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compareFigure, type FigureComparison, type FigureSamples } from './compare.ts';
+import { readBenchDocument } from './figures.ts';
+
+export const SESSION_FILE = 'session.json';
+
+export interface SessionInfo {
+  readonly at: string;
+  readonly git_commit: string | null;
+  readonly repeats: number;
+  readonly benches: readonly string[];
+  readonly scale: Record<string, unknown>;
+  /** A planted regression (bench/plant/), only ever in the gate's own test. */
+  readonly plant: string | null;
+}
+
+export interface Session {
+  readonly name: string;
+  readonly info: SessionInfo;
+  /** Keyed by `<machine>|<figure>`. */
+  readonly samples: ReadonlyMap<string, FigureSamples>;
+}
+
+const keyOf = (machine: string, figure: string) => `${machine}|${figure}`;
+
+export function readSession(dir: string, name: string): Session {
+  const folder = join(dir, name);
+  const info = JSON.parse(readFileSync(join(folder, SESSION_FILE), 'utf8')) as SessionInfo;
+  const samples = new Map<string, FigureSamples>();
+  for (const file of readdirSync(folder).filter((f) => f.endsWith('.json') && f !== SESSION_FILE).sort()) {
+    const doc = readBenchDocument(JSON.parse(readFileSync(join(folder, file), 'utf8')));
+    if (doc === null) continue;
+    for (const f of doc.figures) {
+      const key = keyOf(doc.machineKey, f.figure);
+      const known = samples.get(key);
+      samples.set(key, { figure: f.figure, unit: f.unit, better: f.better, machine: doc.machineKey, values: [...(known?.values ?? []), ...f.values] });
+    }
+  }
+  return { name, info, samples };
+}
+
+/** Session folders in time order (their names are UTC stamps). */
+export function sessionNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, SESSION_FILE)))
+    .map((e) => e.name)
+    .sort();
+}
+
+export interface GateReport {
+  readonly candidate: string;
+  readonly thresholdPct: number;
+  readonly comparisons: readonly (FigureComparison & { readonly baselineSession: string | null })[];
+  readonly regressions: number;
+}
+
+/** The candidate session (default: the newest) against, per figure, the latest earlier session that has it. */
+export function gate(dir: string, thresholdPct: number, candidateName?: string): GateReport {
+  const names = sessionNames(dir);
+  const candidate = candidateName ?? names.at(-1);
+  if (candidate === undefined || !names.includes(candidate)) throw new Error(`no bench session ${candidate ?? ''} under ${dir}: run \`npm run bench\` first`);
+  // A planted session (the gate's own test) is never anyone's baseline.
+  const earlier = names.slice(0, names.indexOf(candidate)).reverse().map((name) => readSession(dir, name)).filter((s) => s.info.plant === null);
+  const current = readSession(dir, candidate);
+  const comparisons = [...current.samples.entries()].map(([key, samples]) => {
+    const base = earlier.find((s) => s.samples.has(key));
+    return { ...compareFigure(base?.samples.get(key), samples, thresholdPct), baselineSession: base?.name ?? null };
+  });
+  comparisons.sort((a, b) => a.figure.localeCompare(b.figure));
+  return { candidate, thresholdPct, comparisons, regressions: comparisons.filter((c) => c.verdict === 'regressed').length };
+}
