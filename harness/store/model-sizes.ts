@@ -89,7 +89,8 @@ export function bitsOfPrecision(name: string): number | null {
   const n = name.toLowerCase().replace(/[\s_-]/g, '');
   if (/^(fp32|float32|f32|float)$/.test(n)) return 32;
   if (/^(bf16|bfloat16|fp16|float16|f16|half)$/.test(n)) return 16;
-  if (/^(fp8|float8|fp8e4m3|fp8e5m2|e4m3|w8a8|int8|q8\w*|modelopt|fbgemmfp8|ptpcfp8|compressedtensors8)$/.test(n) || /^q8/.test(n)) return 8;
+  if (/^(fp8|float8|fp8e4m3|fp8e5m2|e4m3|w8a8|int8|modelopt|fbgemmfp8|ptpcfp8|compressedtensors8)$/.test(n)) return 8;
+  // GGUF's names (Q8_0, Q4_K_M, IQ1_S), by the digit after the q.
   const gguf = /^i?q(\d)/.exec(n);
   if (gguf) return Number(gguf[1]);
   if (/^(awq|awqmarlin|gptq|gptqmarlin|int4|w4a16|w4a8|bitsandbytes|bnb4bit|nf4|marlin|fp4|nvfp4|mxfp4|modeloptfp4)$/.test(n)) return 4;
@@ -102,7 +103,8 @@ export function modelWork(model: RunBlock['model']): { size: ModelSize; bits: nu
   if (!size) return null;
   // The recorded quantization decides; else the dtype can only narrow the checkpoint's width; an unknown name: the narrowest anyone ships.
   const quantBits = model.quantization ? (bitsOfPrecision(model.quantization) ?? 1.5) : null;
-  const dtypeBits = model.dtype && model.dtype !== 'auto' ? bitsOfPrecision(model.dtype) : null;
+  // "auto" is no precision name: bitsOfPrecision gives null, and the checkpoint's width stands.
+  const dtypeBits = model.dtype ? bitsOfPrecision(model.dtype) : null;
   const bits = quantBits ?? Math.min(size.checkpoint_bits, dtypeBits ?? size.checkpoint_bits);
   return { size, bits };
 }
