@@ -5,14 +5,15 @@
  * userinfo, and `run` of an engine whose command and log carry tokens.
  */
 import { createServer, request, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
+import { spawnSim, type SimChild } from '../../harness/lib/process/spawn-cli.ts';
 import { findCredentials } from '../../harness/contract/credentials.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
 import { runCli, type CliOutcome, resultFilesIn } from './run-cli.ts';
+import { SIM_SHELL, writeSimEngineVariant } from '../run/sim-engine-spec.ts';
 
 const HF = 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567';
 
@@ -124,26 +125,16 @@ describe('credentials are used, never recorded or printed', () => {
 
   it('run of an engine whose command and log carry tokens: the failed result keeps the log tail, without them', { timeout: 60_000 }, async () => {
     const engines = mkdtempSync(join(tmpdir(), 'sb-engines-'));
-    const engine = join(engines, 'leaky.yaml');
-    const sim = ['node', '--import', 'tsx', CLI_PATH, 'sim'].map((a) => `'${a}'`).join(' ');
     // A launcher script with a token in it, that logs its arguments the way vLLM does, then never becomes healthy.
-    const script = `export HF_TOKEN=${HF}; echo "non-default args: {'model': '$1', 'api_key': 'engine-secret-1'}"; echo "Authorization: Bearer log-bearer-secret-1"; exec ${sim} --model-name "$1" --port "$2"`;
-    writeFileSync(
-      engine,
-      [
-        'name: leaky',
-        'display_name: test engine',
-        'description: a test engine that leaks tokens into its command and log',
-        'source: { repository: null, docs: ["README.md"] }',
-        'image: null',
-        'version: { http: /version, field: version }',
-        `serve: { command: ${JSON.stringify(['bash', '-c', script, 'engine', '{model}', '{port}'])}, flags: {}, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
-        'health: { path: /not-a-health-path, status: 200, timeout_s: 3 }',
-        'metrics: { path: /metrics }',
-        'fatal_log_patterns: []',
-        'quirks: { ignore_eos: body }',
-      ].join('\n'),
-    );
+    const script = `export HF_TOKEN=${HF}; echo "non-default args: {'model': '$1', 'api_key': 'engine-secret-1'}"; echo "Authorization: Bearer log-bearer-secret-1"; exec ${SIM_SHELL} --model-name "$1" --port "$2"`;
+    const engine = writeSimEngineVariant(engines, {
+      name: 'leaky',
+      command: ['bash', '-c', script, 'engine', '{model}', '{port}'],
+      modelAndPort: 'in-command',
+      healthPath: '/not-a-health-path',
+      healthTimeoutS: 3,
+      description: 'a test engine that leaks tokens into its command and log',
+    });
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--tokenizer', 'none', '--results-dir', results]);
     expect(outcome.code).toBe(1);

@@ -4,14 +4,14 @@
  * The sims here are slow on purpose (40–60 ms engine steps): on a shared 2-core machine the run-to-run
  * spread of a millisecond-fast sim is the machine's, not the engine's.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { runCli, resultFilesIn } from '../cli/run-cli.ts';
+import { SIM_COMMAND, writeSimEngineVariant } from './sim-engine-spec.ts';
 
 const TOKENIZER = ['--tokenizer', 'tests/fixtures/tokenizer-words'];
 
@@ -29,22 +29,7 @@ function rulesBroken(dir: string, file: string): string[] {
 
 /** An engine file that runs the sim with its own costs (engines/sim.yaml has no flags for them). */
 function simVariant(dir: string, name: string, simFlags: readonly string[]): string {
-  const file = join(dir, `${name}.yaml`);
-  const command = ['node', '--import', 'tsx', CLI_PATH, 'sim', ...simFlags];
-  writeFileSync(file, [
-    `name: ${name}`,
-    'display_name: test engine',
-    'description: a test variant of the sim engine',
-    'source: { repository: null, docs: ["README.md"] }',
-    'image: null',
-    'version: { http: /version, field: version }',
-    `serve: { command: ${JSON.stringify(command)}, flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
-    'health: { path: /health, status: 200, timeout_s: 30 }',
-    'metrics: { path: /metrics }',
-    'fatal_log_patterns: []',
-    'quirks: { ignore_eos: body }',
-  ].join('\n'));
-  return file;
+  return writeSimEngineVariant(dir, { name, command: [...SIM_COMMAND, ...simFlags] });
 }
 
 /** One request at a time, so each request is the cost model's alone: TTFT = prefill + one step, TPOT = one step. */

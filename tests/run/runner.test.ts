@@ -4,7 +4,7 @@
  * crash mid-run, a missing program, and SIGINT.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { runCli, resultFilesIn } from '../cli/run-cli.ts';
+import { SIM_COMMAND, SIM_SHELL, writeSimEngineVariant } from './sim-engine-spec.ts';
 
 
 function onlyResult(dir: string): RunResult {
@@ -32,29 +33,6 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-/** An engine spec like engines/sim.yaml with a different command or health check. */
-function engineFile(dir: string, name: string, command: string[], health = '/health', timeoutS = 30): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      `name: ${name}`,
-      'display_name: test engine',
-      'description: a test variant of the sim engine',
-      'source: { repository: null, docs: ["README.md"] }',
-      'image: null',
-      'version: { http: /version, field: version }',
-      `serve: { command: ${JSON.stringify(command)}, flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
-      `health: { path: ${health}, status: 200, timeout_s: ${timeoutS} }`,
-      'metrics: { path: /metrics }',
-      'fatal_log_patterns: []',
-      'quirks: { ignore_eos: body }',
-    ].join('\n'),
-  );
-  return file;
-}
-
-const SIM = ['node', '--import', 'tsx', CLI_PATH, 'sim'];
 
 describe('servebench run (process launcher, simulated engine)', () => {
   it('launches, probes, measures, tears down and writes a valid result under a content-derived path', { timeout: 60_000 }, async () => {
@@ -90,7 +68,7 @@ describe('servebench run (process launcher, simulated engine)', () => {
 
   it('a server that never becomes healthy: failed result (phase health, log tail), nothing left running', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
-    const engine = engineFile(dir, 'never-healthy', SIM, '/not-a-health-path', 3);
+    const engine = writeSimEngineVariant(dir, { name: 'never-healthy', command: SIM_COMMAND, healthPath: '/not-a-health-path', healthTimeoutS: 3 });
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--results-dir', results]);
     expect(outcome.code).toBe(1);
@@ -104,7 +82,7 @@ describe('servebench run (process launcher, simulated engine)', () => {
 
   it('a program that does not exist: failed result in the launch phase', { timeout: 30_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
-    const engine = engineFile(dir, 'missing', ['no-such-engine-binary-xyz']);
+    const engine = writeSimEngineVariant(dir, { name: 'missing', command: ['no-such-engine-binary-xyz'] });
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     const outcome = await runCli(['run', '--engine', engine, '--model', 'm', '--workload', 'smoke', '--results-dir', results]);
     expect(outcome.code).toBe(1);
@@ -114,9 +92,8 @@ describe('servebench run (process launcher, simulated engine)', () => {
   it('a server that crashes mid-run: the completed points are kept, the run is failed, the group is gone', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
     // The engine's launcher script starts the sim, then kills it 2.5 s later.
-    const script = `${SIM.map((a) => `'${a}'`).join(' ')} --model-name "$1" --port "$2" & sleep 2.5; kill $!; wait`;
-    const engine = engineFile(dir, 'crashes', ['bash', '-c', script, 'engine', '{model}', '{port}']);
-    writeFileSync(engine, readFileSync(engine, 'utf8').replace('flags: { model: [--model-name, "{model}"], port: [--port, "{port}"] }', 'flags: {}'));
+    const script = `${SIM_SHELL} --model-name "$1" --port "$2" & sleep 2.5; kill $!; wait`;
+    const engine = writeSimEngineVariant(dir, { name: 'crashes', command: ['bash', '-c', script, 'engine', '{model}', '{port}'], modelAndPort: 'in-command' });
     const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
     // 30 points take ~7 s on the sim: the kill at 2.5 s always lands mid-sweep, after some points.
     const outcome = await runCli(['run', '--engine', engine, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', Array(30).fill('1').join(','), '--results-dir', results]);

@@ -21,6 +21,7 @@ import type { LaunchedServer } from '../../harness/measure/run/launched-server.t
 import { launchProcess } from '../../harness/measure/run/process-launcher.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { resultFilesIn } from '../cli/run-cli.ts';
+import { writeSimEngineVariant } from './sim-engine-spec.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -238,24 +239,7 @@ async function schedulerStop(run: StartedRun, signal: NodeJS.Signals, graceMs: n
 function simEngine(name: string, script: (sim: string) => string): string {
   const dir = mkdtempSync(join(tmpdir(), 'sb-engines-'));
   const sim = [process.execPath, '--import', 'tsx', CLI_PATH, 'sim', '--model-name', '"$1"', '--port', '"$2"'].map((a) => (a.startsWith('"') ? a : `'${a}'`)).join(' ');
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      `name: ${name}`,
-      'display_name: a variant of the sim',
-      'description: a test engine',
-      'source: { repository: null, docs: ["README.md"] }',
-      'image: null',
-      'version: { http: /version, field: version }',
-      `serve: { command: ${JSON.stringify(['bash', '-c', script(sim), 'engine', '{model}', '{port}'])}, flags: {}, unsupported: { served_name: "sim", host: "the sim binds 127.0.0.1 by default" } }`,
-      'health: { path: /health, status: 200, timeout_s: 30 }',
-      'metrics: { path: /metrics }',
-      'fatal_log_patterns: []',
-      'quirks: { ignore_eos: body }',
-    ].join('\n'),
-  );
-  return file;
+  return writeSimEngineVariant(dir, { name, command: ['bash', '-c', script(sim), 'engine', '{model}', '{port}'], modelAndPort: 'in-command' });
 }
 
 /** Its leader ignores SIGTERM (as an engine slow to shut down): only SIGKILL ends it. */

@@ -3,18 +3,10 @@
  * files written before those fields existed (the committed CPU lane of 2026-12-02, real and
  * immutable). The point that has them is SYNTHETIC (tests/store/claim-fixtures.ts, measured nothing).
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resultRelativePath } from '../../harness/contract/result-path.ts';
-import { compile } from '../../harness/store/compile.ts';
-import { loadPrices } from '../../harness/store/prices.ts';
+import { compileBesideCommittedResult } from './compile-beside-committed.ts';
 import { synthetic } from './claim-fixtures.ts';
 import { query } from './duckdb-query.ts';
-
-const RESULTS = new URL('../../results/', import.meta.url).pathname;
-const OLD = (readdirSync(join(RESULTS, '2026-12-02'), { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort().map((f) => `2026-12-02/${f}`)[0]!;
 
 /** The synthetic run: c=1 with a steady window, c=8 too short for one, a rate of 8/s overloaded. */
 function withNewFields() {
@@ -31,17 +23,10 @@ function withNewFields() {
 }
 
 describe('compile reads the steady window and the overload verdict of each point', () => {
-  const out = mkdtempSync(join(tmpdir(), 'sb-steady-columns-'));
   const fresh = withNewFields();
+  let out = '';
   beforeAll(async () => {
-    mkdirSync(dirname(join(out, 'results', OLD)), { recursive: true });
-    cpSync(join(RESULTS, OLD), join(out, 'results', OLD));
-    const text = `${JSON.stringify(fresh, null, 2)}\n`;
-    const path = join(out, 'results', resultRelativePath(fresh, text));
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-    const report = await compile({ resultsDir: join(out, 'results'), outDir: join(out, 'data'), prices: loadPrices(), now: new Date('2026-12-03T00:00:00Z') });
-    expect(report.problems).toEqual([]);
+    out = await compileBesideCommittedResult(fresh, 'sb-steady-columns-');
   }, 120_000);
 
   it('as the file says where it says it, null where it does not', async () => {
