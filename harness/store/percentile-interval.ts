@@ -36,12 +36,14 @@ function binomialPmf(n: number, p: number): Float64Array {
 export function percentileInterval(sorted: ArrayLike<number>, p: number, confidence = 0.95): PercentileInterval | null {
   const n = sorted.length;
   // An empty sample needs no guard: no rank r ≥ 1 is found in it.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: outside (0, 1) the pmf holds NaN, so r comes out n and s 1, which r ≥ s below refuses: null all the same; the guard says what is meant
   if (!(p > 0 && p < 1)) return null;
   const tail = (1 - confidence) / 2;
   const pmf = binomialPmf(n, p);
   // below[k] = P(B ≤ k − 1); r is the largest rank whose lower tail stays within α/2.
   let r = 0;
   let below = 0;
+  // Stryker disable next-line EqualityOperator: r = n needs P(B = n) ≥ 1 − α/2 > α/2, so s = n + 1 and there is no interval either way
   for (let k = 1; k <= n; k++) {
     below += pmf[k - 1]!;
     if (below > tail) break;
@@ -49,12 +51,15 @@ export function percentileInterval(sorted: ArrayLike<number>, p: number, confide
   }
   let s = n + 1;
   let above = 0;
+  // Stryker disable next-line EqualityOperator: s = 1 needs P(B = 0) ≥ 1 − α/2 > α/2, so r = 0 and there is no interval either way
   for (let k = n; k >= 1; k--) {
     above += pmf[k]!;
     if (above > tail) break;
     s = k;
   }
-  if (r < 1 || s > n || r >= s) return null;
+  if (r < 1 || s > n) return null;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: for 0 < p < 1, r ≥ s needs P(B ≤ r − 1) + P(B ≥ s) ≥ 1 within 2 · α/2: a confidence of 0 or less
+  if (r >= s) return null;
   let coverage = 0;
   for (let k = r; k <= s - 1; k++) coverage += pmf[k]!;
   return { low: sorted[r - 1]!, high: sorted[s - 1]!, ranks: [r, s], coverage };

@@ -32,7 +32,7 @@ function derivedCounts(point: Point): SampleCounts {
   const requests = allRequests(point)?.filter((r) => r.ok) ?? null;
   const tpot = requests !== null ? requests.filter((r) => r.tpot_ms !== null).length : m.completed;
   // Without saved requests: equal to TPOT's when every TPOT is positive, else at most it.
-  const interactivity = requests !== null ? requests.filter((r) => r.tpot_ms !== null && r.tpot_ms > 0).length : tpot;
+  const interactivity = requests !== null ? requests.filter((r) => (r.tpot_ms ?? 0) > 0).length : tpot;
   const perToken = Math.max(0, m.output_tokens - m.completed);
   const perEvent = requests !== null ? requests.reduce((sum, r) => sum + Math.max(0, r.content_events - 1), 0) : perToken;
   const counted: Record<SampledDistribution, number> = {
@@ -121,7 +121,7 @@ export function checkSampleCounts(point: Point, at: string, add: AddProblem): vo
     const count = m[name]?.count;
     if (count === undefined || bound === undefined) continue;
     if (relation === 'equal' ? count !== bound : count > bound) {
-      add(`${at}.metrics.${name}.count`, `[sample-count] ${name} counts ${count} samples, the point says ${relation === 'equal' ? '' : 'at most '}${bound} (${what})`, `keep the count the harness wrote: ${name} has ${what}`);
+      add(`${at}.metrics.${name}.count`, `[sample-count] ${name} counts ${count} samples, the point says ${relation === 'equal' ? '' : `${relation} `}${bound} (${what})`, `keep the count the harness wrote: ${name} has ${what}`);
     }
   }
 }

@@ -34,6 +34,12 @@ describe('the 95% interval of a percentile', () => {
     for (const [n, p] of [[5, 0.5], [29, 0.9], [59, 0.95], [367, 0.99], [0, 0.5], [1, 0.5]] as const) expect(percentileInterval(sample(n), p), `${p} of ${n}`).toBeNull();
   });
 
+  it('is null for a low percentile whose lower tail the sample does not reach: p1 of 100, p10 of 29 (as p90 of 29)', () => {
+    expect(percentileInterval(sample(100), 0.01)).toBeNull();
+    expect(percentileInterval(sample(29), 0.1)).toBeNull();
+    expect(percentileInterval(sample(45), 0.1)!.ranks).toEqual([1, 10]);
+  });
+
   it('is null for a probability outside (0, 1)', () => {
     for (const p of [0, 1, -0.5, 1.5, Number.NaN]) expect(percentileInterval(sample(100), p), String(p)).toBeNull();
   });
@@ -45,6 +51,13 @@ describe('another confidence', () => {
     const interval = percentileInterval(sample(5), 0.5, 1 - 2 / 32)!;
     expect(interval.ranks).toEqual([1, 5]);
     expect(interval.coverage).toBe(0.9375);
+  });
+
+  it('keeps an upper order statistic whose tail is exactly α/2 (P(B ≥ s) ≤ α/2): the median of 2 at 50%', () => {
+    // P(B = 0) = P(B = 2) = 1/4 for B ~ Binomial(2, 1/2): the interval x(1)…x(2) covers P(B = 1) = 1/2.
+    const interval = percentileInterval(sample(2), 0.5, 0.5)!;
+    expect(interval.ranks).toEqual([1, 2]);
+    expect(interval.coverage).toBe(0.5);
   });
 
   it('narrows as the confidence falls: the median of 100 at 90% is x(42)…x(59), covering 0.9114 (Conover, Table A3)', () => {

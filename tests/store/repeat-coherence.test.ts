@@ -77,6 +77,10 @@ describe('[repeat]: a coherent repeat has no problem', () => {
     expect(commandProblems(LATER, { command: 'run', options: [] }, withoutRepeats)).toEqual([]);
   });
 
+  it('has nothing to judge in a result without a run block', () => {
+    expect(commandProblems({ ...LATER, run: undefined }, { command: 'run', options: [] }, RESULT_COMMAND_OPTIONS.run)).toEqual([]);
+  });
+
   it('judges the block alone when the command line could not be read', () => {
     expect(commandProblems({ ...LATER, run: { ...LATER.run!, repeat: AUTO3 } }, null, RESULT_COMMAND_OPTIONS.run)).toEqual([]);
   });
@@ -97,7 +101,8 @@ describe('[repeat]: each incoherence is reported at its field, with what it cont
     ['failed, but the run did not', FIRST, { ...FIXED2, index: 1, stop_reason: 'failed' }, FIXED_FLAGS, [at('stop_reason', 'stop_reason is "failed" but the run did not fail: a failed repeat, and only one, ends its group as failed')]],
     ['a fixed group converging', LATER, { ...FIXED2, stop_reason: 'converged' }, FIXED_FLAGS, [at('stop_reason', '--repeats N ends completed, failed or interrupted, not converged')]],
     ['a fixed group completing early', LATER, { ...FIXED2, of: 3 }, ['--repeats', '3'], [at('stop_reason', 'completed at repeat 2 of 3: a fixed group completes at its last repeat')]],
-    ['a fixed group with a target', LATER, { ...FIXED2, target: 0.05 }, FIXED_FLAGS, [at('mode', "a fixed group records no target or half_widths (they are --repeats auto's)")]],
+    // Not --repeat-target's default either: the target is judged against the command line in auto mode only.
+    ['a fixed group with a target', LATER, { ...FIXED2, target: 0.1 }, FIXED_FLAGS, [at('mode', "a fixed group records no target or half_widths (they are --repeats auto's)")]],
     ['a fixed group with half-widths', LATER, { ...FIXED2, half_widths: WIDTHS }, FIXED_FLAGS, [at('mode', "a fixed group records no target or half_widths (they are --repeats auto's)")]],
     ['auto completing', LATER, { ...AUTO3, stop_reason: 'completed' }, AUTO_FLAGS, [at('stop_reason', '--repeats auto does not end "completed": it ends converged, max-repeats, max-time, failed or interrupted')]],
     ['auto at max-repeats early', LATER, { ...AUTO3, stop_reason: 'max-repeats' }, AUTO_FLAGS, [at('stop_reason', 'max-repeats at repeat 3 of 10')]],

@@ -32,10 +32,13 @@ function point(options: { requests?: SavedRequest[]; recorded?: boolean; edit?: 
   return p;
 }
 
-/** 64 saved requests: 4 failed (with extreme values a filter must drop), 4 with no TPOT (one output token), 2 with a TPOT of 0, 6 with 0 or 1 content events. */
+/**
+ * 64 saved requests: 4 failed (their streams cut short after 5 events with a TPOT: none of it
+ * counts), 4 with no TPOT (one output token), 2 with a TPOT of 0, 6 with 0 or 1 content events.
+ */
 function mixedRequests(): SavedRequest[] {
   return Array.from({ length: 64 }, (_, index) => {
-    if (index < 4) return saved(index, { ok: false, failure: 'timeout', ttft_ms: null, e2el_ms: null, tpot_ms: null, output_tokens: 0, content_events: 0 });
+    if (index < 4) return saved(index, { ok: false, failure: 'truncated_stream', e2el_ms: null, tpot_ms: 12, output_tokens: 5, content_events: 5 });
     if (index < 8) return saved(index, { tpot_ms: null, output_tokens: 1, content_events: 1, e2el_ms: 50 });
     if (index < 10) return saved(index, { tpot_ms: 0, content_events: 2 });
     if (index < 12) return saved(index, { content_events: 0 });
@@ -154,6 +157,7 @@ describe('[sample-count]: a recorded count agrees with what the point says', () 
     ['interactivity below TPOT where a TPOT is 0', recorded((p) => { p.metrics.tpot_ms!.min = 0; setCount(p, 'interactivity_tok_s', 63); }), []],
     ['interactivity over TPOT where a TPOT is 0', recorded((p) => { p.metrics.tpot_ms!.min = 0; setCount(p, 'interactivity_tok_s', 65); }), [problem('interactivity_tok_s', 65, 'at most 64', 'one per request with a positive TPOT')]],
     ['interactivity with no TPOT distribution', recorded((p) => { p.metrics.tpot_ms = null; setCount(p, 'interactivity_tok_s', 65); }), []],
+    ['interactivity recorded, TPOT not (nothing to compare it with)', recorded((p) => { delete p.metrics.tpot_ms!.count; setCount(p, 'interactivity_tok_s', 63); }), []],
     ['TPOT exactly the saved requests with one', recorded((p) => { setCount(p, 'tpot_ms', 60); setCount(p, 'interactivity_tok_s', 60); }, Array.from({ length: 64 }, (_, i) => saved(i, { tpot_ms: i < 4 ? null : 10 }))), []],
     ['TPOT not the saved requests with one', recorded(() => {}, Array.from({ length: 64 }, (_, i) => saved(i, { tpot_ms: i < 4 ? null : 10 }))), [problem('tpot_ms', 64, '60', 'one per saved request with a TPOT')]],
     ['TPOT counting a failed saved request', recorded((p) => { setCount(p, 'tpot_ms', 64); }, Array.from({ length: 64 }, (_, i) => saved(i, i === 0 ? { ok: false, failure: 'timeout' } : {}))), [problem('tpot_ms', 64, '63', 'one per saved request with a TPOT')]],
