@@ -6,10 +6,11 @@ import { EXIT, ServebenchError } from './lib/errors.ts';
 import { formatHelp, type Command } from './lib/cli/options.ts';
 
 export const COMMANDS: Record<string, () => Promise<Command>> = {
-  // run checks what it wrote with validate's own code; the CLI hands it over, as measure may not import the store.
+  // run checks what it wrote with validate's own code; the CLI hands it over, as measure may not import the store
+  // (nor the engines: the embedded engine's dummy shapes, whose accuracy task is skipped, come the same way).
   run: async () => {
-    const [{ createRunCommand }, { checkResultText }, { formatProblemLine }] = await Promise.all([import('./measure/run/command.ts'), import('./store/check-result.ts'), import('./store/problem-output.ts')]);
-    return createRunCommand((text, relativePath) => checkResultText(relativePath, text, relativePath).problems.map(formatProblemLine));
+    const [{ createRunCommand }, { checkResultText }, { formatProblemLine }, { SHAPES }] = await Promise.all([import('./measure/run/command.ts'), import('./store/check-result.ts'), import('./store/problem-output.ts'), import('./engines/embedded/dummy-model.ts')]);
+    return createRunCommand((text, relativePath) => checkResultText(relativePath, text, relativePath).problems.map(formatProblemLine), Object.keys(SHAPES));
   },
   load: async () => (await import('./measure/load/command.ts')).loadCommand,
   // The embedded engine's dummy shapes are skipped by name; measure may not import the engines, so the CLI hands them over.

@@ -1,8 +1,9 @@
 /**
- * The accuracy block: what `servebench accuracy` prints and writes, made to sit later as an optional
- * `accuracy` field of a run result (result.ts imports AccuracySchema). One task so far, GSM8K as
- * lm-eval's `gsm8k` task scores it (docs/accuracy.md). A block either scored the task or says why it
- * was skipped (dummy weights answer noise: their accuracy says nothing about the engine).
+ * An accuracy task: what a workload may declare (AccuracyTaskSpecSchema, its `accuracy` field) and
+ * the block that scored it, which `servebench accuracy` prints and writes and a run result holds at
+ * `run.accuracy` (run-block.ts). One task so far, GSM8K as lm-eval's `gsm8k` task scores it
+ * (docs/accuracy.md). A block either scored the task or says why it was skipped (dummy weights
+ * answer noise: their accuracy says nothing about the engine).
  */
 import { z } from 'zod';
 import { APIS } from './common.ts';
@@ -20,6 +21,42 @@ export const HEADLINE_FILTER: AnswerFilter = 'flexible';
 
 /** The interval every accuracy carries: Wilson's score interval at 95% (docs/accuracy.md#interval). */
 export const INTERVAL_METHOD = 'wilson-95';
+
+/** Problems in GSM8K's test split, the file every slice is drawn from (harness/measure/accuracy/gsm8k-task.ts checks its bytes). */
+export const GSM8K_TEST_PROBLEMS = 1319;
+/** lm-eval's num_fewshot: 5. */
+export const DEFAULT_SHOTS = 5;
+/** lm-eval's chain-of-thought variant (gsm8k-cot.yaml) takes 8: the most a prompt here carries. */
+export const MAX_SHOTS = 8;
+/**
+ * 250 of the 1,319: a binomial interval at 250 is ±6 points at worst (p = 0.5) and ±1.5 at p = 1,
+ * enough to tell a broken engine (near 0) from a working one, at a fifth of the full set's time.
+ */
+export const DEFAULT_PROBLEMS = 250;
+/** lm-eval's num_concurrent defaults to 1; 4 asks 250 problems in about a quarter of the time. */
+export const DEFAULT_ACCURACY_CONCURRENCY = 4;
+export const MAX_ACCURACY_CONCURRENCY = 256;
+/** Seeds are drawn as 32-bit integers (harness/lib/rng.ts). */
+export const MAX_ACCURACY_SEED = 2 ** 32 - 1;
+
+/**
+ * What is asked: the task, the seeded slice and how many requests at once. One definition for a
+ * workload's `accuracy:` block (workloads/*.yaml; `servebench run` scores it after the load points on
+ * the same server) and the flags of `servebench accuracy`, which take the same defaults and bounds.
+ */
+export const AccuracyTaskSpecSchema = z
+  .object({
+    task: z.enum(ACCURACY_TASKS),
+    problems: z.number().int().positive().default(DEFAULT_PROBLEMS).describe(`Problems in the seeded slice (of ${GSM8K_TEST_PROBLEMS})`),
+    seed: z.number().int().nonnegative().max(MAX_ACCURACY_SEED).default(0).describe('Picks the slice and the exemplars: the same seed asks the same problems everywhere'),
+    shots: z.number().int().nonnegative().max(MAX_SHOTS).default(DEFAULT_SHOTS).describe('Few-shot exemplars before each problem'),
+    concurrency: z.number().int().positive().max(MAX_ACCURACY_CONCURRENCY).default(DEFAULT_ACCURACY_CONCURRENCY).describe('Requests in flight at once (recorded: batch composition can change greedy outputs on a real engine)'),
+  })
+  .strict()
+  .refine((spec) => spec.problems + spec.shots <= GSM8K_TEST_PROBLEMS, {
+    message: `problems and shots are drawn apart from the ${GSM8K_TEST_PROBLEMS} test problems: problems + shots may be at most ${GSM8K_TEST_PROBLEMS}`,
+    path: ['problems'],
+  });
 
 const count = z.number().int().nonnegative();
 const proportion = z.number().min(0).max(1);
@@ -119,6 +156,7 @@ export const AccuracySkippedSchema = z
 
 export const AccuracySchema = z.discriminatedUnion('status', [AccuracyScoredSchema, AccuracySkippedSchema]);
 
+export type AccuracyTaskSpec = z.infer<typeof AccuracyTaskSpecSchema>;
 export type AccuracyProblem = z.infer<typeof AccuracyProblemSchema>;
 export type AccuracyScored = z.infer<typeof AccuracyScoredSchema>;
 export type AccuracySkipped = z.infer<typeof AccuracySkippedSchema>;

@@ -2,9 +2,10 @@
  * The run block of a result (kind "run"): what servebench launched and on what — the engine and its
  * command, the model (and the file servebench made, where it did), the serve parameters, the host
  * and GPUs — with the pre-run probe, the failure, and what was measured after the load points on
- * the same server (output fidelity). result.ts places it at `run` and re-exports it.
+ * the same server (output fidelity, the workload's accuracy task). result.ts places it at `run` and re-exports it.
  */
 import { z } from 'zod';
+import { AccuracySchema } from './accuracy.ts';
 import { FidelitySchema } from './fidelity.ts';
 import { RepeatSchema } from './repeat.ts';
 
@@ -103,6 +104,7 @@ export const RunBlockSchema = z
       .nullable(),
     repeat: RepeatSchema.optional().describe('One repeat of `run --repeats` (each repeat is its own run and result); absent for a single run'),
     fidelity: FidelitySchema.optional().describe('The output-fidelity probe after the load points (docs/metrics.md#output-fidelity); absent in older results and when the run never measured'),
+    accuracy: AccuracySchema.optional().describe("The workload's accuracy task (workload.spec.accuracy), scored after the load points on the same server, or why it was skipped (dummy weights: docs/accuracy.md); absent when the workload declares none, in older results, and when the run stopped before it"),
   })
   .strict();
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ARRIVALS, APIS, SloSchema } from './common.ts';
+import { AccuracyTaskSpecSchema } from './accuracy.ts';
 
 const tokens = z.number().int().positive();
 
@@ -130,6 +131,10 @@ export const WorkloadSchema = z
     prefix_caching: z
       .enum(['expected', 'irrelevant'])
       .describe('expected: the scenario rewards prefix caching (shared prefixes, conversations); irrelevant: prompts share nothing'),
+    // No default: a workload without it has the spec, and so the spec_sha256, it always had.
+    accuracy: AccuracyTaskSpecSchema.optional().describe(
+      "An accuracy task `servebench run` scores after the load points, on the same server, through the workload's api (docs/accuracy.md); skipped, saying why, where the weights are dummy",
+    ),
   })
   .strict()
   .refine((w) => !(w.shared_prefix && smallestLength(w.input) <= w.shared_prefix.tokens), {

@@ -87,6 +87,26 @@ export const CONFIG_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('lengths_effective', 'VARCHAR', null, "exact or approximate by the file's own evidence, whatever it claims: exact only when the model tokenizer built the prompts and the server counted every checked prompt (length_check) and every completed request (input_tokens_mismatched) at its built length. An approximate run did not measure the same workload: never ranked beside exact ones", (c) => effectiveLengths(c.result).lengths),
 ];
 
+const scoredAccuracy = (c: RunContext) => (c.run.accuracy?.status === 'scored' ? c.run.accuracy : null);
+const headlineInterval = (c: RunContext) => {
+  const block = scoredAccuracy(c);
+  return block === null ? null : block.interval[block.headline];
+};
+
+/** The workload's accuracy task (docs/accuracy.md): the headline filter's numbers, or why it was skipped. */
+const ACCURACY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
+  from('accuracy_task', 'VARCHAR', null, "The accuracy task the workload declares (gsm8k), scored after the load points on the same server or skipped (accuracy_skipped); null: the workload declares none, or the run stopped before it", (c) => c.run.accuracy?.task ?? null),
+  from('accuracy', 'DOUBLE', 'ratio', "Share of the answered problems answered right, by the headline filter (gsm8k: lm-eval's flexible-extract); null: not scored, or nothing answered", (c) => {
+    const block = scoredAccuracy(c);
+    return block === null ? null : block.accuracy[block.headline];
+  }),
+  from('accuracy_ci_low', 'DOUBLE', 'ratio', "95% Wilson score interval of accuracy, low end (docs/accuracy.md#interval)", (c) => headlineInterval(c)?.[0] ?? null),
+  from('accuracy_ci_high', 'DOUBLE', 'ratio', "The same interval's high end", (c) => headlineInterval(c)?.[1] ?? null),
+  from('accuracy_problems', 'INTEGER', 'problems', 'Problems in the seeded slice asked', (c) => scoredAccuracy(c)?.problems ?? null),
+  from('accuracy_answered', 'INTEGER', 'problems', "Problems whose request succeeded: accuracy's denominator (failed requests are counted, not scored)", (c) => scoredAccuracy(c)?.answered ?? null),
+  from('accuracy_skipped', 'VARCHAR', null, 'Why the declared task was not scored (dummy weights answer noise; the sim has no weights); null when scored or not declared', (c) => (c.run.accuracy?.status === 'skipped' ? c.run.accuracy.skipped : null)),
+];
+
 export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('file', 'VARCHAR', null, 'Path of the result file under results/', (c) => c.relativePath),
   from('file_sha256', 'VARCHAR', null, 'sha256 of the result file', (c) => c.sha256),
@@ -133,6 +153,7 @@ export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('fidelity_logprob_drift', 'DOUBLE', 'nats', 'Mean |Δ logprob| against the reference over the tokens both produced alike; null where either offers no logprobs', () => null),
   from('fidelity_reference_run', 'VARCHAR', null, "The run_id of the configuration's reference run (the oldest known release of the reference engine: docs/metrics.md#output-fidelity)", () => null),
   from('cache_equality', 'VARCHAR', null, "identical or differs: the probe's greedy requests answered alike cold and with their prompts cached (workloads with shared prefixes or conversations); null: not checked", (c) => c.run.fidelity?.cache_equality?.verdict ?? null),
+  ...ACCURACY_COLUMNS,
 ];
 
 export const RUN_COLUMNS: readonly Column[] = [...CONFIG_COLUMNS, ...RUN_ONLY_COLUMNS];

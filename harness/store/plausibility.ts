@@ -12,6 +12,7 @@ import { OVERLOAD_RATIO, type DistributionJson, type Point, type RunResult } fro
 import { lengthMismatch } from '../contract/lengths-evidence.ts';
 import { checkCacheAudit } from './cache-audit-check.ts';
 import { checkFidelity } from './fidelity-check.ts';
+import { checkAccuracy } from './accuracy-check.ts';
 import { checkSampleCounts } from './sample-counts.ts';
 
 export type AddProblem = (path: string, message: string, fix: string) => void;
@@ -267,4 +268,5 @@ export function checkPlausibility(result: RunResult, add: AddProblem, now = Date
   checkLengthsClaim(result, add);
   result.points.forEach((point, i) => checkPoint(result, point, i, add));
   checkFidelity(result, add);
+  checkAccuracy(result, add);
 }

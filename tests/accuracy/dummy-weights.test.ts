@@ -19,6 +19,12 @@ describe('dummyWeightsReason', () => {
     expect(reason).toContain(why);
   });
 
+  it("knows servebench's simulated engine, which has no weights at all, by its owned_by; --model-weights real still overrides", () => {
+    const sim = { ...base, model: 'sim-model', served: { ownedBy: 'servebench-sim', modelPath: null } };
+    expect(dummyWeightsReason(sim)).toMatch(/^no weights: the server is servebench's simulated engine \(sim\), whose tokens are placeholders/);
+    expect(dummyWeightsReason({ ...sim, flag: 'real' })).toBeNull();
+  });
+
   it.each([
     ['a published model', {}],
     ['--model-weights real over every other sign', { flag: 'real', model: 'dummy:llama-3.2-1b:F16', fileWeights: 'dummy' }],

@@ -4,7 +4,7 @@
  * method 3 (score interval without continuity correction), 95%, to the four decimals printed there.
  */
 import { describe, expect, it } from 'vitest';
-import { wilsonInterval } from '../../harness/measure/accuracy/wilson-interval.ts';
+import { wilsonInterval } from '../../harness/lib/stats/wilson-interval.ts';
 
 const NEWCOMBE_TABLE_I: ReadonlyArray<readonly [number, number, number, number]> = [
   [81, 263, 0.2553, 0.3662],

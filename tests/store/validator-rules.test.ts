@@ -17,6 +17,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
+import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';
+import { wilsonInterval } from '../../harness/lib/stats/wilson-interval.ts';
 import type { Point, RunResult } from '../../harness/contract/result.ts';
 import { checkResultText, type ResultProblem } from '../../harness/store/check-result.ts';
 import { diffAgainstBase } from '../../harness/store/immutability.ts';
@@ -182,6 +184,26 @@ function edited(rule: string, breaks: string, path: string, edit: (r: RunResult)
   };
 }
 
+/**
+ * The run's workload declares a 2-problem gsm8k task (its spec hash recomputed) and the run scored
+ * it: both problems answered right, each interval the Wilson interval of 2 of 2.
+ */
+function withAccuracyTask(r: RunResult): void {
+  r.workload.spec.accuracy = { task: 'gsm8k', problems: 2, seed: 0, shots: 0, concurrency: 1 };
+  r.workload.spec_sha256 = workloadSpecSha256(r.workload.spec);
+  const record = (id: number) => ({ id, reference: '18', extracted: { strict: '18', flexible: '18' }, correct: { strict: true, flexible: true }, finish_reason: 'stop', failure: null, failure_message: null });
+  const interval = wilsonInterval(2, 2)!;
+  r.run!.accuracy = {
+    status: 'scored', task: 'gsm8k', task_version: 1,
+    dataset: { file: 'workloads/datasets/gsm8k/test.jsonl', sha256: '3730d312f6e3440559ace48831e51066acaca737f6eabec99bccb9e4b3c39d14', split: 'test', size: 1319, source: 'openai/grade-school-math grade_school_math/data/test.jsonl at 3101c7d', license: 'MIT' },
+    model: r.target.model, api: r.target.api, seed: 0, shots: 0, exemplar_ids: [],
+    generation: { temperature: 0, max_tokens: 256, stop: ['Question:'] },
+    problems: 2, answered: 2, failed: 0, failures: {},
+    correct: { strict: 2, flexible: 2 }, accuracy: { strict: 1, flexible: 1 }, interval: { strict: interval, flexible: interval },
+    interval_method: 'wilson-95', headline: 'flexible', duration_s: 1, records: [record(3), record(7)],
+  };
+}
+
 const p0 = (r: RunResult) => r.points[0]!;
 const m0 = (r: RunResult) => r.points[0]!.metrics;
 const req0 = (r: RunResult) => r.points[0]!.requests![0]!;
@@ -256,6 +278,16 @@ const FILE_RULES: RuleCase[] = [
   edited('fidelity', "a fidelity probe whose answer's text_sha256 is not its text's", 'run.fidelity.outputs[0].text_sha256', (r) => {
     const text = ' the river';
     r.run!.fidelity = { probe_set: { version: 'fidelity-v1', sha256: 'a'.repeat(64), prompts: 1, max_tokens: 16 }, outputs: [{ text, text_sha256: 'b'.repeat(64), token_ids: null, logprobs: null }], cache_equality: null, error: null };
+  }),
+  edited('accuracy', 'an accuracy interval that is not the Wilson interval of its counts (2 of 2 answered: [0.342, 1])', 'run.accuracy.interval.flexible', (r) => {
+    withAccuracyTask(r);
+    const block = r.run!.accuracy!;
+    if (block.status === 'scored') block.interval.flexible = [0.5, 1];
+  }),
+  edited('accuracy', 'an accuracy block in a run whose workload declares no task', 'run.accuracy', (r) => {
+    withAccuracyTask(r);
+    delete r.workload.spec.accuracy;
+    r.workload.spec_sha256 = workloadSpecSha256(r.workload.spec);
   }),
   // Files created before the rule keep their claim (immutable); compile's lengths_effective judges them.
   edited('lengths-exact', 'exact lengths in a file created after the rule, whose own length check counted every prompt otherwise', 'workload.lengths', (r) => {

@@ -71,6 +71,16 @@ extra: 1
     expect(checkSpecFile(specFile('other', GOOD)).problems[0]).toMatchObject({ field: 'name', message: '"good" must match the file name "other"' });
   });
 
+  it('takes an accuracy task with its defaults, and names each bad field of one', () => {
+    const declared = checkSpecFile(specFile('task', GOOD.replace('name: good', 'name: task') + 'accuracy: { task: gsm8k }\n'));
+    expect(declared.problems).toEqual([]);
+    expect(declared.workload!.accuracy).toEqual({ task: 'gsm8k', problems: 250, seed: 0, shots: 5, concurrency: 4 });
+    const bad = checkSpecFile(specFile('badtask', GOOD.replace('name: good', 'name: badtask') + 'accuracy: { task: mmlu, shots: 9, fewshot: 5 }\n'));
+    expect(bad.problems.map((p) => p.field)).toEqual(expect.arrayContaining(['accuracy.task', 'accuracy.shots', 'accuracy']));
+    const tooMany = checkSpecFile(specFile('toomany', GOOD.replace('name: good', 'name: toomany') + 'accuracy: { task: gsm8k, problems: 1315, shots: 5 }\n'));
+    expect(tooMany.problems).toEqual([expect.objectContaining({ field: 'accuracy.problems', message: expect.stringContaining('problems + shots may be at most 1319') })]);
+  });
+
   it('reports YAML syntax errors with the line', () => {
     const problems = checkSpecFile(specFile('broken', 'name: [unclosed\n')).problems;
     expect(problems[0]!.field).toBe('(file)');

@@ -4,15 +4,23 @@
  */
 import { usageError } from '../../lib/errors.ts';
 import { booleanOption, numberOption, stringOption, type CommandSpec, type RawOptions } from '../../lib/cli/options.ts';
-import { ACCURACY_TASKS, type AccuracyTask } from '../../contract/accuracy.ts';
-import { APIS, type Api } from '../../contract/common.ts';
-import { parseEndpoint, type Endpoint } from '../load/endpoint.ts';
+import {
+  ACCURACY_TASKS,
+  DEFAULT_ACCURACY_CONCURRENCY,
+  DEFAULT_PROBLEMS,
+  DEFAULT_SHOTS,
+  GSM8K_TEST_PROBLEMS,
+  MAX_ACCURACY_CONCURRENCY,
+  MAX_ACCURACY_SEED,
+  MAX_SHOTS,
+} from '../../contract/accuracy.ts';
+import { APIS } from '../../contract/common.ts';
+import { parseEndpoint } from '../load/endpoint.ts';
 import { MODEL_WEIGHTS, type ModelWeights } from './dummy-weights.ts';
-import { DEFAULT_PROBLEMS, DEFAULT_SHOTS, GSM8K_DATASET, MAX_SHOTS } from './gsm8k-task.ts';
+import type { AccuracyPlan } from './run-accuracy.ts';
 
 /** Node timers hold at most 2^31 − 1 ms. */
 const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
-const MAX_CONCURRENCY = 256;
 
 export const accuracySpec: CommandSpec = {
   name: 'accuracy',
@@ -23,10 +31,10 @@ export const accuracySpec: CommandSpec = {
     { name: 'model', value: 'NAME', help: 'Model name sent in each request (as the server serves it).' },
     { name: 'api', value: 'API', help: `${APIS.join(' or ')}: lm-eval's few-shot text as one prompt, or the exemplars as chat turns.`, default: 'completions' },
     { name: 'task', value: 'TASK', help: `The task (${ACCURACY_TASKS.join(', ')}).`, default: 'gsm8k' },
-    { name: 'problems', value: 'N', type: 'integer', help: `Problems in the seeded slice (of ${GSM8K_DATASET.size}).`, default: String(DEFAULT_PROBLEMS) },
+    { name: 'problems', value: 'N', type: 'integer', help: `Problems in the seeded slice (of ${GSM8K_TEST_PROBLEMS}).`, default: String(DEFAULT_PROBLEMS) },
     { name: 'seed', value: 'N', type: 'integer', help: 'Picks the slice and the exemplars: the same seed asks the same problems everywhere.', default: '0' },
     { name: 'shots', value: 'N', type: 'integer', help: `Few-shot exemplars before each problem (0 to ${MAX_SHOTS}).`, default: String(DEFAULT_SHOTS) },
-    { name: 'concurrency', value: 'N', type: 'integer', help: 'Requests in flight at once.', default: '4' },
+    { name: 'concurrency', value: 'N', type: 'integer', help: 'Requests in flight at once.', default: String(DEFAULT_ACCURACY_CONCURRENCY) },
     { name: 'timeout', value: 'S', type: 'number', help: 'Per-request timeout in seconds.', default: '600' },
     { name: 'api-key', value: 'KEY', help: 'Bearer token (default: $OPENAI_API_KEY).' },
     { name: 'model-weights', value: 'KIND', help: `${MODEL_WEIGHTS.join(', ')}: dummy weights answer noise and the task is skipped; auto knows servebench's dummy models by name and by what the server reports.`, default: 'auto' },
@@ -45,18 +53,8 @@ export const accuracySpec: CommandSpec = {
   ].join('\n'),
 };
 
-export interface AccuracyConfig {
-  readonly endpoint: Endpoint;
-  readonly model: string;
-  readonly api: Api;
-  readonly task: AccuracyTask;
-  readonly problems: number;
-  readonly seed: number;
-  readonly shots: number;
-  readonly concurrency: number;
-  readonly timeoutMs: number;
-  /** Authorization, when given; the request's own content-type and accept are added when sending. */
-  readonly headers: Record<string, string>;
+/** The plan runAccuracy takes (the task spec a workload may declare, and the server), and what only the command has. */
+export interface AccuracyConfig extends AccuracyPlan {
   readonly modelWeights: ModelWeights;
   readonly json: boolean;
   readonly out: string | null;
@@ -85,10 +83,10 @@ export function normalizeAccuracyOptions(raw: RawOptions, env: NodeJS.ProcessEnv
     model: required(raw, 'model'),
     api: oneOf(raw, 'api', APIS),
     task: oneOf(raw, 'task', ACCURACY_TASKS),
-    problems: int('problems', 1, GSM8K_DATASET.size - shots),
-    seed: int('seed', 0, 2 ** 32 - 1),
+    problems: int('problems', 1, GSM8K_TEST_PROBLEMS - shots),
+    seed: int('seed', 0, MAX_ACCURACY_SEED),
     shots,
-    concurrency: int('concurrency', 1, MAX_CONCURRENCY),
+    concurrency: int('concurrency', 1, MAX_ACCURACY_CONCURRENCY),
     timeoutMs: numberOption(accuracySpec, raw, 'timeout', { min: 0, exclusiveMin: true, max: MAX_TIMEOUT_S })! * 1000,
     headers: authorization ? { authorization } : {},
     modelWeights: oneOf(raw, 'model-weights', MODEL_WEIGHTS),

@@ -6,13 +6,12 @@ import { existsSync } from 'node:fs';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { parseCommandArgs, type Command } from '../../lib/cli/options.ts';
 import { stopOnSignal } from '../../lib/process/stop-signals.ts';
-import type { AccuracyScored, AccuracySkipped } from '../../contract/accuracy.ts';
+import type { AccuracyScored } from '../../contract/accuracy.ts';
 import { deliverResult } from '../load/deliver-result.ts';
 import { preflight } from '../load/endpoint.ts';
 import type { LiveCounters } from '../load/send-request.ts';
 import { accuracySpec, normalizeAccuracyOptions } from './accuracy-options.ts';
-import { dummyWeightsReason, servedModel } from './dummy-weights.ts';
-import { runAccuracy } from './run-accuracy.ts';
+import { runAccuracy, skippedForDummyWeights } from './run-accuracy.ts';
 
 const PROGRESS_INTERVAL_MS = 200;
 
@@ -63,15 +62,13 @@ export function createAccuracyCommand(embeddedShapes: readonly string[]): Comman
       const config = normalizeAccuracyOptions(parseCommandArgs(accuracySpec, argv));
       if (config.out !== null && existsSync(config.out)) throw usageError(`--out: ${config.out} already exists; results are never overwritten`);
       // Before the preflight: a model known dummy is skipped whether or not its server is up.
-      const served = await servedModel(config.endpoint, config.model, config.headers);
-      const skip = dummyWeightsReason({ flag: config.modelWeights, model: config.model, served, embeddedShapes });
-      if (skip !== null) {
-        const block: AccuracySkipped = { status: 'skipped', task: config.task, skipped: skip };
+      const block = await skippedForDummyWeights(config, { flag: config.modelWeights, embeddedShapes });
+      if (block !== null) {
         if (config.json || config.out !== null) {
           const delivered = await deliverResult({ text: `${JSON.stringify(block, null, 2)}\n`, path: config.out, json: config.json, summary: () => '' });
           if (delivered.exitCode !== null) return delivered.exitCode;
         }
-        process.stderr.write(`servebench: accuracy skipped: ${skip}\n`);
+        process.stderr.write(`servebench: accuracy skipped: ${block.skipped}\n`);
         return EXIT.usage;
       }
       await preflight(config.endpoint, config.model, config.headers);

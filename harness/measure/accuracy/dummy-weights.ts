@@ -5,7 +5,8 @@
  * Known from, in order: --model-weights; a run's model facts (run.model.file.weights); the model
  * named as a dummy (dummy:<shape>:<quantization>) or as a servebench-made GGUF (servebench writes GGUF
  * files only with dummy weights: servebench-<shape>-….gguf, servebench-dummy-….gguf), by the client or
- * in the path llama-server reports (/props model_path); the embedded engine serving one of its shapes.
+ * in the path llama-server reports (/props model_path); the embedded engine serving one of its shapes;
+ * servebench's simulated engine, which has no weights at all (its tokens are placeholders).
  */
 import { requestBounded } from '../../lib/io/bounded-body.ts';
 import { MODELS_LIMITS, VERSION_LIMITS, type Endpoint } from '../load/endpoint.ts';
@@ -14,8 +15,9 @@ import { DUMMY_PREFIX } from '../models/real-shape-model.ts';
 export const MODEL_WEIGHTS = ['auto', 'dummy', 'real'] as const;
 export type ModelWeights = (typeof MODEL_WEIGHTS)[number];
 
-/** The embedded engine's /v1/models owned_by (harness/engines/embedded/server.ts). */
+/** The embedded engine's and the sim's /v1/models owned_by (harness/engines/embedded/server.ts, harness/engines/sim/server.ts). */
 const EMBEDDED_OWNER = 'servebench-embedded';
+const SIM_OWNER = 'servebench-sim';
 const SERVEBENCH_GGUF = /(^|[/\\])servebench-[^/\\]*\.gguf$/i;
 
 /** What the server says of its model: who serves it (/v1/models owned_by) and its file (/props model_path). */
@@ -36,7 +38,7 @@ export interface WeightsEvidence {
 
 /** The skip message of a model known to have dummy weights, from how it is known. */
 export function dummyWeightsSkip(howKnown: string): string {
-  return `dummy weights: ${howKnown}; seeded random weights answer noise, so an accuracy would measure nothing about the engine (GSM8K needs real weights; if this model has them, say so with --model-weights real)`;
+  return `dummy weights: ${howKnown}; seeded random weights answer noise, so an accuracy would measure nothing about the engine (GSM8K needs real weights; if this model has them, \`servebench accuracy --model-weights real\` scores it)`;
 }
 
 /** Why the model is known to be dummy, as a skip message; null when it is not known to be. */
@@ -50,6 +52,9 @@ export function dummyWeightsReason(evidence: WeightsEvidence): string | null {
   if (path !== null && SERVEBENCH_GGUF.test(path)) return dummyWeightsSkip(`the server runs ${path}, a servebench-made GGUF file`);
   if (evidence.served.ownedBy === EMBEDDED_OWNER && evidence.embeddedShapes.includes(evidence.model)) {
     return dummyWeightsSkip(`the embedded engine serves "${evidence.model}", one of its dummy-weight shapes`);
+  }
+  if (evidence.served.ownedBy === SIM_OWNER) {
+    return "no weights: the server is servebench's simulated engine (sim), whose tokens are placeholders, so an accuracy would measure nothing about an engine";
   }
   return null;
 }

@@ -5,7 +5,9 @@
  * its filters: lm_eval/filters/extraction.py RegexFilter, at 03ebd203ed6ca73757d671b57e9444a952a74b5b),
  * so a number here can be set beside an lm-eval number for the same model. Where servebench cannot
  * do what lm-eval does (there is no train split here), the difference is named where it is made.
+ * The slice's defaults and bounds are the contract's (AccuracyTaskSpecSchema): a workload declares them too.
  */
+import { GSM8K_TEST_PROBLEMS } from '../../contract/accuracy.ts';
 
 /** Bump when the prompt, the stops, the slice or the scoring changes: old and new accuracies do not compare. */
 export const GSM8K_TASK_VERSION = 1;
@@ -15,21 +17,11 @@ export const GSM8K_DATASET = {
   file: 'workloads/datasets/gsm8k/test.jsonl',
   /** sha256 of test.jsonl as published (openai/grade-school-math 3101c7d): a changed file is refused. */
   sha256: '3730d312f6e3440559ace48831e51066acaca737f6eabec99bccb9e4b3c39d14',
-  size: 1319,
+  size: GSM8K_TEST_PROBLEMS,
   split: 'test',
   source: 'openai/grade-school-math grade_school_math/data/test.jsonl at 3101c7d',
   license: 'MIT (Copyright (c) 2021 OpenAI), workloads/datasets/gsm8k/LICENSE',
 } as const;
-
-/** lm-eval's num_fewshot: 5. */
-export const DEFAULT_SHOTS = 5;
-/** lm-eval's chain-of-thought variant (gsm8k-cot.yaml) takes 8: the most a prompt here carries. */
-export const MAX_SHOTS = 8;
-/**
- * 250 of the 1,319: a binomial interval at 250 is ±6 points at worst (p = 0.5) and ±1.5 at p = 1,
- * enough to tell a broken engine (near 0) from a working one, at a fifth of the full set's time.
- */
-export const DEFAULT_PROBLEMS = 250;
 
 /** Greedy (lm-eval: do_sample false, temperature 0) and a bounded answer (lm-eval's default max_gen_toks, 256). */
 export const GSM8K_GENERATION = {

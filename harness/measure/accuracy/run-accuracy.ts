@@ -1,31 +1,43 @@
 /**
  * One accuracy run against a server already up: the checked dataset, the seeded slice, one greedy
  * request per problem, the block. What `servebench accuracy` does after its checks, and what `run`
- * calls after its load points (on the same server) where the weights are real.
+ * does after its load points, on the same server; both first ask whether the weights are dummy
+ * (skippedForDummyWeights), so a skip reads the same from either.
  */
-import type { AccuracyScored } from '../../contract/accuracy.ts';
+import type { AccuracyScored, AccuracySkipped, AccuracyTaskSpec } from '../../contract/accuracy.ts';
 import type { Api } from '../../contract/common.ts';
 import type { Endpoint } from '../load/endpoint.ts';
 import type { LiveCounters } from '../load/send-request.ts';
 import { askProblems } from './ask-problems.ts';
+import { dummyWeightsReason, servedModel, type WeightsEvidence } from './dummy-weights.ts';
 import { loadGsm8k } from './gsm8k-dataset.ts';
 import { GSM8K_GENERATION } from './gsm8k-task.ts';
 import { problemInput } from './prompt.ts';
 import { selectSlice } from './slice.ts';
 import { summarizeAccuracy } from './summarize-accuracy.ts';
 
-export interface AccuracyPlan {
+/** The task as declared (a workload's `accuracy:` block, or the command's flags) and the server to ask. */
+export interface AccuracyPlan extends AccuracyTaskSpec {
   readonly endpoint: Endpoint;
   readonly model: string;
   readonly api: Api;
-  readonly problems: number;
-  readonly seed: number;
-  readonly shots: number;
-  readonly concurrency: number;
   readonly timeoutMs: number;
+  /** Sent with every request (authorization, --header); the request's own content-type and accept are added when sending. */
   readonly headers: Record<string, string>;
   /** The dataset file (default: the repository's copy, checked against its sha256). */
   readonly datasetFile?: string;
+}
+
+/** The task in a line: "gsm8k, 250 problems, 5-shot, seed 0, chat, 4 at once". */
+export function describeAccuracyTask(task: AccuracyTaskSpec, api: Api): string {
+  return `${task.task}, ${task.problems} problems, ${task.shots}-shot, seed ${task.seed}, ${api}, ${task.concurrency} at once`;
+}
+
+/** The skipped block when the model is known to have dummy weights (the server is asked what it serves); null: score it. */
+export async function skippedForDummyWeights(plan: AccuracyPlan, weights: Omit<WeightsEvidence, 'model' | 'served'>): Promise<AccuracySkipped | null> {
+  const served = await servedModel(plan.endpoint, plan.model, plan.headers);
+  const reason = dummyWeightsReason({ ...weights, model: plan.model, served });
+  return reason === null ? null : { status: 'skipped', task: plan.task, skipped: reason };
 }
 
 export async function runAccuracy(plan: AccuracyPlan, signal: AbortSignal, counters?: LiveCounters): Promise<AccuracyScored> {

@@ -12,7 +12,7 @@ import { cleanFailureMessage } from '../load/failure-messages.ts';
 import { GSM8K_DATASET, GSM8K_GENERATION, GSM8K_TASK_VERSION } from './gsm8k-task.ts';
 import { scoreOutput } from './score.ts';
 import type { ProblemSlice } from './slice.ts';
-import { wilsonInterval } from './wilson-interval.ts';
+import { wilsonInterval } from '../../lib/stats/wilson-interval.ts';
 
 export interface AccuracyRun {
   readonly model: string;

@@ -31,6 +31,8 @@ import { killOwnedGroups } from '../../lib/process/owned-groups.ts';
 import { stopOnSignal } from '../../lib/process/stop-signals.ts';
 import { describePolicy, repeatPolicyOf, runRepeatGroup } from './repeats.ts';
 import type { RunOutcome } from './runner.ts';
+import { describeAccuracyTask } from '../accuracy/run-accuracy.ts';
+import { loadGsm8k } from '../accuracy/gsm8k-dataset.ts';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -82,15 +84,18 @@ function serveParameters(raw: RawOptions, model: string, servedName: string, por
  */
 export type CheckWritten = (text: string, relativePath: string) => readonly string[];
 
-/** `run` that checks what it wrote with `checkWritten` (null: no check). */
-export function createRunCommand(checkWritten: CheckWritten | null): Command {
-  return { spec, run: (argv) => runWith(argv, checkWritten) };
+/**
+ * `run` that checks what it wrote with `checkWritten` (null: no check); `dummyShapes`: the embedded
+ * engine's dummy shape names, on which a workload's accuracy task is skipped (the engines are not measure's to import).
+ */
+export function createRunCommand(checkWritten: CheckWritten | null, dummyShapes: readonly string[] = []): Command {
+  return { spec, run: (argv) => runWith(argv, checkWritten, dummyShapes) };
 }
 
 /** The options, and a run without the check of what it wrote: the CLI runs createRunCommand with validate's check. */
 export const runCommand: Command = createRunCommand(null);
 
-async function runWith(argv: readonly string[], checkWritten: CheckWritten | null): Promise<number> {
+async function runWith(argv: readonly string[], checkWritten: CheckWritten | null, dummyShapes: readonly string[]): Promise<number> {
   const raw = parseCommandArgs(spec, argv);
   const need = (name: string): string => {
     const value = stringOption(spec, raw, name);
@@ -142,6 +147,8 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
   for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
   const load = normalizeLoadOptions(loadRaw);
   if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
+  // Before anything is launched: a dataset that is not the one the task was defined on is refused now, not after the load points.
+  if (load.workload.accuracy !== undefined) loadGsm8k();
   const repeats = repeatPolicyOf(spec, raw);
   const plan: RunPlan = {
     engine,
@@ -163,6 +170,7 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
     cwd: REPO,
     ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
     ...(made ? { modelFile: { id: made.id, file: made.file } } : {}),
+    dummyShapes,
   };
   if (booleanOption(raw, 'dry-run')) {
     const lines = [
@@ -177,6 +185,7 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
       `workload: ${load.workload.name} (${load.workload.api}), ${load.loads.map(describeLoad).join('; ')}`,
       `results:  ${plan.resultsDir}/<date>/${engine.name}/…`,
       ...(repeats ? [`repeats:  ${describePolicy(repeats)}`] : []),
+      ...(load.workload.accuracy ? [`accuracy: ${describeAccuracyTask(load.workload.accuracy, load.workload.api)}, after the load points`] : []),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;

@@ -1,6 +1,6 @@
 /**
- * The runner: launch → wait for health (bounded) → probe → measure every load point → teardown,
- * teardown always (in finally, on SIGINT/SIGTERM through the abort signal, after a crash). Every
+ * The runner: launch → wait for health (bounded) → probe → measure every load point → fidelity
+ * probe and the workload's accuracy task, on the same server → teardown, teardown always (in finally, on SIGINT/SIGTERM through the abort signal, after a crash). Every
  * attempt ends as one result — completed, interrupted or failed with the phase, the error and the
  * server log's last lines — and the points that completed are kept.
  */
@@ -27,6 +27,8 @@ import { parseEndpoint } from '../load/endpoint.ts';
 import { probeServer } from './probe.ts';
 import { runFidelityProbe } from '../fidelity/run-fidelity.ts';
 import type { Fidelity } from '../../contract/fidelity.ts';
+import type { Accuracy, AccuracyTaskSpec } from '../../contract/accuracy.ts';
+import { runAccuracy, skippedForDummyWeights, type AccuracyPlan } from '../accuracy/run-accuracy.ts';
 import { resultRelativePath } from '../../contract/result-path.ts';
 import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/gpu-sampler.ts';
 import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
@@ -65,6 +67,8 @@ export interface RunPlan {
   readonly engineVersion?: string;
   /** A model file servebench made (dummy:<shape>:<quantization>): its id in results and what it is. */
   readonly modelFile?: { readonly id: string; readonly file: ModelFileFacts };
+  /** The embedded engine's dummy shape names, whose accuracy task is skipped (the CLI hands them in: measure does not import the engines). */
+  readonly dummyShapes?: readonly string[];
 }
 
 /** The model, when it is a file or folder on this host: a container must see it at the same path. */
@@ -117,6 +121,14 @@ function launch(plan: RunPlan, runId: string, logFile: string, configPath: strin
   return Promise.resolve(externalServer(plan.endpoint));
 }
 
+/** The workload's accuracy task on the server just measured, with the load's model, api, headers and timeout; skipped, saying why, on dummy weights. */
+async function scoreAccuracy(plan: RunPlan, task: AccuracyTaskSpec, signal: AbortSignal): Promise<Accuracy> {
+  const load = plan.load;
+  const accuracyPlan: AccuracyPlan = { ...task, endpoint: load.endpoint, model: load.model, api: load.workload.api, timeoutMs: load.timeoutS * 1000, headers: load.headers };
+  const skipped = await skippedForDummyWeights(accuracyPlan, { flag: 'auto', fileWeights: plan.modelFile?.file.weights ?? null, embeddedShapes: plan.dummyShapes ?? [] });
+  return skipped ?? (await runAccuracy(accuracyPlan, signal));
+}
+
 /** The same plan on another free port (server flags, client endpoint and container mapping). */
 export async function onFreshPort(plan: RunPlan): Promise<RunPlan> {
   const port = await freePort();
@@ -148,6 +160,10 @@ export async function executeRun(
   let loadRun: LoadRun | null = null;
   let probe: Probe | null = null;
   let fidelity: Fidelity | null = null;
+  let accuracy: Accuracy | null = null;
+  // Stopped by a signal after the points, during the fidelity probe or the accuracy task: their
+  // blocks are partial or missing, so the run is interrupted, not completed.
+  let stoppedAfterPoints = false;
   let version: string | null = null;
   let failure: RunBlock['failure'] = null;
   let gpu: GpuSampler | null = null;
@@ -214,6 +230,10 @@ export async function executeRun(
         const spec = plan.load.workload;
         fidelity = await runFidelityProbe({ endpoint: server.endpoint, api: spec.api, body: bodyOptionsOf(plan.load), headers: plan.load.headers, checkCache: spec.shared_prefix !== undefined || spec.multi_turn !== undefined }, signal);
       }
+      if (!signal.aborted && server.exitStatus() === null && plan.load.workload.accuracy !== undefined) {
+        accuracy = await scoreAccuracy(plan, plan.load.workload.accuracy, signal);
+      }
+      stoppedAfterPoints = signal.aborted && loadRun.result.outcome.interrupted === false;
       const exit = server.exitStatus();
       if (exit) fail(`the server exited during the run (${exit.signal ?? `code ${exit.code}`})`);
       const fatal = fatalLine(server.logFile, fatalPatterns);
@@ -268,7 +288,8 @@ export async function executeRun(
     points: withTelemetry,
     kind: 'run',
     source: plan.source ?? 'community',
-    status: failure ? 'failed' : base.status,
+    status: failure ? 'failed' : stoppedAfterPoints ? 'interrupted' : base.status,
+    outcome: stoppedAfterPoints ? { ...base.outcome, interrupted: true } : base.outcome,
     harness: { ...base.harness, git_commit: git.commit, git_dirty: git.dirty },
     run: {
       engine: {
@@ -302,6 +323,7 @@ export async function executeRun(
       probe,
       failure,
       ...(fidelity ? { fidelity } : {}),
+      ...(accuracy ? { accuracy } : {}),
     },
   }));
   return outcomeOf(result, plan.resultsDir);

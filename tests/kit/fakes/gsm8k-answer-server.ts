@@ -6,6 +6,8 @@
  * (accuracy 0); 'empty' finishes each stream without a word. It stands in for a model with real weights, which cannot run on this machine; the
  * stream follows OpenAI's documented chunk shape (text or delta.content, finish_reason, [DONE]).
  * Every request body is recorded, and `failEvery` answers every k-th generation with HTTP 500.
+ * It answers /health and /version as vLLM does, so `servebench run --engine vllm --launcher external`
+ * measures it (the load points' prompts are no questions: they get "I do not know this question.").
  */
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -21,6 +23,9 @@ export interface Gsm8kAnswerServerOptions {
   /** Every k-th generation request answers HTTP 500 instead (1-based: the k-th, 2k-th, …). */
   readonly failEvery?: number;
 }
+
+/** What GET /version reports, as vLLM's does ({"version": …}). */
+export const GSM8K_SERVER_VERSION = '0.0.1-gsm8k-test';
 
 const DATASET = new URL('../../../workloads/datasets/gsm8k/test.jsonl', import.meta.url);
 
@@ -56,6 +61,8 @@ export async function startGsm8kAnswerServer(options: Gsm8kAnswerServerOptions):
     (request: RecordedRequest, response) => {
       if (request.method === 'GET' && request.url === '/v1/models') return sendJson(response, 200, { object: 'list', data: [{ id: modelId, object: 'model', owned_by: options.ownedBy ?? 'test' }] });
       if (request.method === 'GET' && request.url === '/props' && options.modelPath !== undefined) return sendJson(response, 200, { model_path: options.modelPath });
+      if (request.method === 'GET' && request.url === '/health') return sendJson(response, 200, {});
+      if (request.method === 'GET' && request.url === '/version') return sendJson(response, 200, { version: GSM8K_SERVER_VERSION });
       const chat = request.url === '/v1/chat/completions';
       if (request.method !== 'POST' || !(chat || request.url === '/v1/completions')) return false;
       generations += 1;

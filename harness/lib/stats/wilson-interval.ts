@@ -4,7 +4,8 @@
  * recommend for n ≥ 40 with Agresti–Coull, and the one that behaves at the ends an accuracy test
  * lives at: 250 of 250 gives [0.985, 1], not the Wald interval's zero-width [1, 1], and it never leaves
  * [0, 1]. Clopper–Pearson would do too, but is conservative (coverage above 95%) and needs the
- * beta quantile; Wilson is closed form.
+ * beta quantile; Wilson is closed form. One definition for the harness that scores a task
+ * (harness/measure/accuracy/summarize-accuracy.ts) and the validator that recomputes it (harness/store/accuracy-check.ts).
  */
 
 /** The standard normal's 0.975 quantile, to the digits a double holds. */
