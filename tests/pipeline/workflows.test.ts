@@ -200,6 +200,8 @@ function writesNeeded(wf: WorkflowFile, job: Job): string[] {
     if (action === 'docker/build-push-action' && s.with?.['push'] === true) needed.add('packages');
     if (s.run && /\bgit\b[^\n]*\bpush\b/.test(s.run)) needed.add('contents');
     if (s.run && /servebench -- alert\b/.test(s.run)) needed.add('issues');
+    // The self-benchmark files its regression as an issue with the gh CLI.
+    if (s.run && /\bgh issue (create|comment|edit)\b/.test(s.run)) needed.add('issues');
     // Sigstore keyless signing asks for the job's OIDC token.
     if (s.run && /servebench -- sign\b/.test(s.run)) needed.add('id-token');
     // The comment workflow comments on and labels a pull request.
@@ -310,8 +312,8 @@ function gitRepo(files: Record<string, string>): string {
 // ---------------------------------------------------------------------------------------------
 
 describe('workflow files', () => {
-  it('are the pipeline\'s five and the weekly mutation run, and each passes actionlint (also with its pins as release tags, so action inputs are checked)', async () => {
-    expect(WORKFLOWS.map((w) => w.file)).toEqual(['ci.yml', 'image.yml', 'mutation.yml', 'nightly.yml', 'submission-comment.yml', 'submission.yml']);
+  it('are the pipeline\'s five, the weekly mutation run and the nightly self-benchmark, and each passes actionlint (also with its pins as release tags, so action inputs are checked)', async () => {
+    expect(WORKFLOWS.map((w) => w.file)).toEqual(['ci.yml', 'image.yml', 'mutation.yml', 'nightly.yml', 'self-bench.yml', 'submission-comment.yml', 'submission.yml']);
     for (const wf of WORKFLOWS) {
       expect(await runLint(wf.text, `.github/workflows/${wf.file}`), wf.file).toEqual([]);
       // actionlint knows the inputs of popular actions by tag, not by commit.
@@ -365,6 +367,7 @@ describe('workflow files', () => {
       'nightly.yml/collect': ['contents', 'id-token', 'pull-requests'],
       'nightly.yml/deploy': ['id-token', 'pages'],
       'nightly.yml/alert': ['issues'],
+      'self-bench.yml/bench': ['issues'],
       'submission-comment.yml/comment': ['issues', 'pull-requests'],
     });
     expect(workflow('nightly.yml').doc.jobs.deploy!.environment).toMatchObject({ name: 'github-pages' });
