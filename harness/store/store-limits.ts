@@ -90,27 +90,37 @@ export function fileSizeProblem(file: string, bytes: number): ResultProblem {
 /**
  * The JSON path of the first value nested deeper than `limit` levels (the root is level 1), or
  * null. Iterative, so a million nested arrays cannot overflow the stack; only objects are pushed,
- * so a map of a million numbers costs no allocation per entry.
+ * so a map of a million numbers costs no allocation per entry. A pushed object keeps a link to its
+ * parent and its key, and the path is spelled out only for the value found: every file is walked
+ * (validate and compile), and building a path string per object was a tenth of ingest.
  */
 export function tooDeepAt(root: unknown, limit = MAX_NESTING_DEPTH): string | null {
   if (root === null || typeof root !== 'object') return null;
   const nodes: object[] = [root];
   const depths: number[] = [1];
-  const paths: string[] = [''];
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
-    const path = paths.pop()!;
+  const links: Array<{ readonly parent: number; readonly key: string; readonly inArray: boolean } | null> = [null];
+  const pending: number[] = [0];
+  const pathOf = (parent: number, key: string, inArray: boolean): string => {
+    const steps = [{ key, inArray }];
+    for (let link = links[parent]; link !== null && link !== undefined; link = links[link.parent]) steps.push(link);
+    let path = '';
+    for (let i = steps.length - 1; i >= 0; i--) path += steps[i]!.inArray ? `[${steps[i]!.key}]` : `${path === '' ? '' : '.'}${steps[i]!.key}`;
+    return path;
+  };
+  while (pending.length > 0) {
+    const index = pending.pop()!;
+    const node = nodes[index]!;
+    const depth = depths[index]!;
+    const inArray = Array.isArray(node);
     for (const key in node) {
       if (!Object.hasOwn(node, key)) continue;
       const child = (node as Record<string, unknown>)[key];
       if (child === null || typeof child !== 'object') continue;
-      const childPath = Array.isArray(node) ? `${path}[${key}]` : `${path}${path ? '.' : ''}${key}`;
-      if (depth + 1 > limit) return childPath;
+      if (depth + 1 > limit) return pathOf(index, key, inArray);
+      pending.push(nodes.length);
       nodes.push(child);
       depths.push(depth + 1);
-      // Paths are built only along objects, and at most `limit` long: bounded work per node.
-      paths.push(childPath);
+      links.push({ parent: index, key, inArray });
     }
   }
   return null;

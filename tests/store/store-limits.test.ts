@@ -23,6 +23,13 @@ describe('tooDeepAt', () => {
     expect(tooDeepAt({ x: 1, y: 'deep', z: null, w: { v: [] } }, 3)).toBeNull();
   });
 
+  it('spells the path of the first too-deep value among siblings, keys that look like indexes included', () => {
+    // Depth-first from the last key pushed: the path is of the one found first, whole.
+    expect(tooDeepAt({ a: { ok: 1 }, b: [{ '[0]': { c: {} } }] }, 3)).toBe('b[0].[0]');
+    expect(tooDeepAt({ first: [[{}]], second: { ok: 1 } }, 3)).toBe('first[0][0]');
+    expect(tooDeepAt({ k: [1, 'x', { m: [1, { deep: {} }] }] }, 4)).toBe('k[2].m[1]');
+  });
+
   it('is not fooled by what is not an object, or by inherited properties', () => {
     for (const value of [null, 1, 'x', true]) expect(tooDeepAt(value, 1)).toBeNull();
     expect(tooDeepAt(Object.create({ inherited: { deeper: {} } }) as object, 1)).toBeNull();
