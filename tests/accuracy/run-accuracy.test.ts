@@ -7,6 +7,7 @@
  * number is wrong, skipped with its reason on a servebench-made (dummy-weight) GGUF. validate
  * refuses a tampered block; compile publishes the block's columns.
  */
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,7 +17,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import type { FakeServer } from '../kit/fakes/fake-server.ts';
 import { startGsm8kAnswerServer, type Gsm8kAnswerServerOptions } from '../kit/fakes/gsm8k-answer-server.ts';
-import { resultFilesIn, runCli } from '../cli/run-cli.ts';
+import { CLI_PATH, resultFilesIn, runCli } from '../cli/run-cli.ts';
 import { query } from '../store/duckdb-query.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-run-accuracy-'));
@@ -109,6 +110,33 @@ describe('servebench run with a workload that declares the gsm8k task', () => {
     expect(files).toHaveLength(1);
     const result = RunResultSchema.parse(JSON.parse(readFileSync(files[0]!, 'utf8')));
     expect(result.run!.accuracy).toEqual({ status: 'skipped', task: 'gsm8k', skipped: expect.stringMatching(/^no weights: the server is servebench's simulated engine \(sim\)/) });
+  }, 120_000);
+
+  it('a run stopped by SIGINT while it asks the problems is interrupted (exit 130), its block keeping what was answered', async () => {
+    const slow = await startGsm8kAnswerServer({ mode: 'oracle', answerDelayMs: 200 });
+    try {
+      const results = join(dir, 'stopped');
+      const args = ['run', '--engine', 'vllm', '--launcher', 'external', '--endpoint', slow.url, '--model', 'gsm8k-test-model', '--workload', 'gsm8k-accuracy', '--num-prompts', '4', '--concurrency', '2', '--tokenizer', 'none', '--results-dir', results];
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], { env: { ...process.env, OPENAI_API_KEY: '' }, stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const problemsAsked = () => slow.requests.filter((request) => request.method === 'POST' && isProblem(String((JSON.parse(request.body) as { prompt?: unknown }).prompt))).length;
+      const deadline = Date.now() + 90_000;
+      while (problemsAsked() < 8 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const result = RunResultSchema.parse(JSON.parse(readFileSync(resultFilesIn(results)[0]!, 'utf8')));
+      expect(result).toMatchObject({ status: 'interrupted', outcome: { interrupted: true } });
+      expect(result.points[0]!.metrics.completed).toBe(4);
+      const block = result.run!.accuracy!;
+      if (block.status !== 'scored') throw new Error('not scored');
+      expect(block.problems).toBe(250);
+      expect(block.failures.aborted).toBeGreaterThan(200);
+      expect(block.answered + block.failed).toBe(250);
+      expect(block.correct.flexible).toBe(block.answered);
+      expect((await runCli(['validate', resultFilesIn(results)[0]!])).code).toBe(0);
+    } finally {
+      await slow.close();
+    }
   }, 120_000);
 
   it('runs no task, and stores no block, for a workload that declares none', () => {

@@ -22,6 +22,8 @@ export interface Gsm8kAnswerServerOptions {
   readonly modelPath?: string;
   /** Every k-th generation request answers HTTP 500 instead (1-based: the k-th, 2k-th, …). */
   readonly failEvery?: number;
+  /** Each generation waits this long before its stream starts (a slow server, to stop a run while it asks). */
+  readonly answerDelayMs?: number;
 }
 
 /** What GET /version reports, as vLLM's does ({"version": …}). */
@@ -58,7 +60,7 @@ export async function startGsm8kAnswerServer(options: Gsm8kAnswerServerOptions):
   const modelId = options.modelId ?? 'gsm8k-test-model';
   let generations = 0;
   return startFakeServer([
-    (request: RecordedRequest, response) => {
+    async (request: RecordedRequest, response) => {
       if (request.method === 'GET' && request.url === '/v1/models') return sendJson(response, 200, { object: 'list', data: [{ id: modelId, object: 'model', owned_by: options.ownedBy ?? 'test' }] });
       if (request.method === 'GET' && request.url === '/props' && options.modelPath !== undefined) return sendJson(response, 200, { model_path: options.modelPath });
       if (request.method === 'GET' && request.url === '/health') return sendJson(response, 200, {});
@@ -66,6 +68,8 @@ export async function startGsm8kAnswerServer(options: Gsm8kAnswerServerOptions):
       const chat = request.url === '/v1/chat/completions';
       if (request.method !== 'POST' || !(chat || request.url === '/v1/completions')) return false;
       generations += 1;
+      if (options.answerDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.answerDelayMs));
+      if (response.destroyed) return true;
       if (options.failEvery !== undefined && generations % options.failEvery === 0) return sendJson(response, 500, { error: { message: 'test server: planted failure' } });
       const body = JSON.parse(request.body) as { prompt?: string; messages?: Array<{ content: string }> };
       const asked = lastQuestion(chat ? body.messages!.at(-1)!.content : body.prompt!);
