@@ -18,19 +18,8 @@ import { createHash } from 'node:crypto';
 import type { Fidelity } from '../../harness/contract/fidelity.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { probeSet } from '../../harness/measure/fidelity/probe-set.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from './synthetic-results.ts';
+import { FIXTURE_CONFIGURATION as base, syntheticResult, writeResult, type SyntheticRun } from './synthetic-results.ts';
 
-const base: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = {
-  model: 'synthetic/llama-8b',
-  gpu: 'Synthetic H100',
-  gpuCount: 1,
-  workload: 'chat',
-  concurrencies: [1, 8],
-  tpotMs: 10,
-  ttftMs: 60,
-  noise: 0.02,
-  source: 'official',
-};
 
 /** The releases drawn apart on the site, and why (the statuses compile gives them). */
 export const INVALID = {

@@ -247,3 +247,16 @@ export function syntheticReleases(runs: Iterable<SyntheticRun>): ReleasesFile {
   }
   return { schema_version: 1, description: 'SYNTHETIC release list of a synthetic fleet history (benchmarks only).', engines };
 }
+
+/** The one configuration the store's and the site's SYNTHETIC fixtures measure (each adds engine, version, date and seed). */
+export const FIXTURE_CONFIGURATION: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = {
+  model: 'synthetic/llama-8b',
+  gpu: 'Synthetic H100',
+  gpuCount: 1,
+  workload: 'chat',
+  concurrencies: [1, 8],
+  tpotMs: 10,
+  ttftMs: 60,
+  noise: 0.02,
+  source: 'official',
+};

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { serveStatic } from '../../scripts/static-server.ts';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -24,4 +25,22 @@ export function buildSite(env: NodeJS.ProcessEnv): Promise<void> {
 export function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+}
+
+export type ServedSite = Awaited<ReturnType<typeof serveStatic>>;
+
+/**
+ * The browser tests' start: the site built from compiled `data` into `siteOut`, served on
+ * 127.0.0.1, and Chromium; close() stops both (whichever started).
+ */
+export async function openBuiltSite(data: string, siteOut: string, env: NodeJS.ProcessEnv = {}): Promise<{ site: ServedSite; browser: Browser; close(): Promise<void> }> {
+  await buildSite({ SERVEBENCH_DATA: data, SERVEBENCH_SITE_OUT: siteOut, ...env });
+  const site = await serveStatic(siteOut);
+  try {
+    const browser = await launchChromium();
+    return { site, browser, close: async () => (await browser.close(), await site.close()) };
+  } catch (error) {
+    await site.close();
+    throw error;
+  }
 }

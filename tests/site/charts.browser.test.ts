@@ -17,14 +17,14 @@ import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import type { ParetoPoint, Release, Scenario } from '../../harness/contract/site-data.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
-import { serveStatic } from '../../scripts/static-server.ts';
 import { formatInterval, formatNumber } from '../../site/lib/format.ts';
-import { buildSite, launchChromium, REPO } from './built-site.ts';
+import { openBuiltSite, REPO, type ServedSite } from './built-site.ts';
 
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
 const AXE = join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
 const root = mkdtempSync(join(tmpdir(), 'servebench-charts-'));
-let site: Awaited<ReturnType<typeof serveStatic>>;
+let site: ServedSite;
+let opened: Awaited<ReturnType<typeof openBuiltSite>> | undefined;
 let browser: Browser;
 let scenario: Scenario;
 let pareto: ParetoPoint[] = [];
@@ -108,15 +108,11 @@ beforeAll(async () => {
   history = detail.history;
   noise = existsSync(join(data, 'site', 'noise.json')) ? JSON.parse(readFileSync(join(data, 'site', 'noise.json'), 'utf8')) : [];
   href = `/scenario/${scenario.scenario_id}/`;
-  await buildSite({ SERVEBENCH_DATA: data, SERVEBENCH_SITE_OUT: join(root, 'site') });
-  site = await serveStatic(join(root, 'site'));
-  browser = await launchChromium();
+  opened = await openBuiltSite(data, join(root, 'site'));
+  ({ site, browser } = opened);
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-});
+afterAll(() => opened?.close());
 
 describe('the scenario charts in Chromium', () => {
   it('the fixture has repeated and single-run releases: bars for the one, dashed open dots for the other, on both charts', async () => {

@@ -15,17 +15,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Release, Scenario } from '../../harness/contract/site-data.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber } from '../../site/lib/format.ts';
 import { writeFixturePrices } from '../store/fixture-results.ts';
 import { INVALID, writeInvalidReleases } from '../kit/invalid-releases.ts';
-import { buildSite, launchChromium, REPO } from './built-site.ts';
+import { openBuiltSite, REPO, type ServedSite } from './built-site.ts';
 
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
 const AXE = join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
 const HISTORY = 'figure[data-chart="history"]:not([hidden])';
 const root = mkdtempSync(join(tmpdir(), 'servebench-history-validity-'));
-let site: Awaited<ReturnType<typeof serveStatic>>;
+let site: ServedSite;
+let opened: Awaited<ReturnType<typeof openBuiltSite>> | undefined;
 let browser: Browser;
 let scenario: Scenario;
 let history: Release[] = [];
@@ -59,15 +59,11 @@ beforeAll(async () => {
   expect(report.problems).toEqual([]);
   scenario = (JSON.parse(readFileSync(join(data, 'site', 'scenarios.json'), 'utf8')) as Scenario[])[0]!;
   history = (JSON.parse(readFileSync(join(data, 'site', 'scenarios', `${scenario.scenario_id}.json`), 'utf8')) as { history: Release[] }).history;
-  await buildSite({ SERVEBENCH_DATA: data, SERVEBENCH_SITE_OUT: join(root, 'site') });
-  site = await serveStatic(join(root, 'site'));
-  browser = await launchChromium();
+  opened = await openBuiltSite(data, join(root, 'site'));
+  ({ site, browser } = opened);
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-});
+afterAll(() => opened?.close());
 
 describe('invalid releases on the history chart and the compare page (SYNTHETIC)', () => {
   it('the history chart draws them grey and open, off their engines’ lines, with the reason in their details and a note counting them', async () => {

@@ -16,7 +16,7 @@ import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber, formatPercent } from '../../site/lib/format.ts';
-import { buildSite, launchChromium, REPO } from './built-site.ts';
+import { buildSite, openBuiltSite, REPO, type ServedSite } from './built-site.ts';
 
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
 const root = mkdtempSync(join(tmpdir(), 'servebench-site-'));
@@ -27,7 +27,8 @@ let failed: RunResult;
 let cacheMissed: RunResult;
 /** SYNTHETIC community runs on the chat configuration: three half-speed repeats of vllm 1.1.0 and an lmdeploy run 100× faster than the fleet. */
 let community: RunResult[] = [];
-let site: Awaited<ReturnType<typeof serveStatic>>;
+let site: ServedSite;
+let opened: Awaited<ReturnType<typeof openBuiltSite>> | undefined;
 let browser: Browser;
 const foreignRequests: string[] = [];
 const consoleErrors: string[] = [];
@@ -68,15 +69,11 @@ beforeAll(async () => {
   // The Reproduce block's repository is the build's configuration (compile writes the block), as the site's links are.
   process.env['SERVEBENCH_REPO_URL'] = 'https://github.com/servebench/servebench';
   await compile({ resultsDir, outDir: join(root, 'data'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
-  await buildSite({ SERVEBENCH_DATA: join(root, 'data'), SERVEBENCH_SITE_OUT: join(root, 'site'), SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
-  site = await serveStatic(join(root, 'site'));
-  browser = await launchChromium();
+  opened = await openBuiltSite(join(root, 'data'), join(root, 'site'), { SERVEBENCH_REPO_URL: 'https://github.com/servebench/servebench' });
+  ({ site, browser } = opened);
 }, 240_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-});
+afterAll(() => opened?.close());
 
 /** Engines at c=8 by the release value (geometric mean over runs) of their newest version's output throughput (from the files). */
 function expectedOrderAtC8(): string[] {

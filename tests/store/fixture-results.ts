@@ -10,21 +10,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { FIXTURE_CONFIGURATION as base, syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
 
 export const PLANTED_FACTOR = 1 / 0.85;
 
-const base: Omit<SyntheticRun, 'engine' | 'version' | 'date' | 'seed'> = {
-  model: 'synthetic/llama-8b',
-  gpu: 'Synthetic H100',
-  gpuCount: 1,
-  workload: 'chat',
-  concurrencies: [1, 8],
-  tpotMs: 10,
-  ttftMs: 60,
-  noise: 0.02,
-  source: 'official',
-};
 
 export function fixtureRuns(plantedFactor = PLANTED_FACTOR): SyntheticRun[] {
   const runs: SyntheticRun[] = [];
