@@ -52,8 +52,7 @@ function fixFor(path: readonly PropertyKey[]): string {
   if (path.includes('limits')) return `limits are ${SLA_TIER_METRICS.join(' and ')}, each a positive number of milliseconds`;
   if (path.includes('sources')) return `give each of ${SLA_TIER_METRICS.join(', ')} a source: where the limit comes from, with its URL`;
   if (field === 'id') return 'ids are unique, lowercase letters, digits and dashes (e.g. interactive)';
-  if (path.length === 1 && path[0] === 'tiers') return 'list at least one tier, each with its own id';
-  if (path[0] === 'tiers') return 'each tier has id, label, description, limits and sources (see the top of fleet/sla-tiers.yaml)';
+  if (path[0] === 'tiers') return path.length === 1 ? 'list at least one tier, each with its own id' : 'each tier has id, label, description, limits and sources (see the top of fleet/sla-tiers.yaml)';
   return 'the file has version and tiers only (see the top of fleet/sla-tiers.yaml)';
 }
 

@@ -71,12 +71,13 @@ export function rankSql(column: string, better: 'higher' | 'lower'): string {
   const throughput = (THROUGHPUT_HEADLINES as readonly string[]).includes(column);
   const unranked = `(${c} IS NULL OR NOT (${VALID_RELEASE_SQL})${throughput ? ` OR throughput_window = 'mixed'` : ''})`;
   const partition = ['config_id', unranked, ...(throughput ? ['throughput_window'] : [])].join(', ');
-  return `CASE WHEN NOT ${unranked} THEN (rank() OVER (PARTITION BY ${partition} ORDER BY ${c} ${better === 'higher' ? 'DESC' : 'ASC'}))::INTEGER END AS ${columnOf(`rank_${column}`)}`;
+  return `CASE WHEN NOT ${unranked} THEN (rank() OVER (PARTITION BY ${partition} ORDER BY ${c}${better === 'higher' ? ' DESC' : ''}))::INTEGER END AS ${columnOf(`rank_${column}`)}`;
 }
 
 /** Dictionary lines of the columns above (dictionary.ts). */
 export function describeEvidenceColumn(name: string): { unit: string | null; description: string } | null {
-  const samples = /^(.*)__samples_(min|max)$/.exec(name);
+  // No ^: a greedy (.*) that matches anywhere matches from the first character.
+  const samples = /(.*)__samples_(min|max)$/.exec(name);
   if (samples && PERCENTILE_HEADLINES.includes(samples[1]!)) {
     const parsed = percentileColumn(samples[1]!)!;
     return { unit: 'samples', description: `The ${samples[2] === 'min' ? 'smallest' : 'largest'} sample behind ${samples[1]} among the release's runs (${sampleCountColumn(samples[1]!)}); ${parsed.stat} is published only from runs with at least ${MIN_SAMPLES[parsed.stat]} (docs/metrics.md#sample-sufficiency), and the site shows "n = …" where no run had them` };

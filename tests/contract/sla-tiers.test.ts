@@ -117,7 +117,8 @@ describe('each problem of a tier file names its field and the fix for that field
     expect(checkSlaTiers(DEFAULT_SLA_TIERS, readFileSync(DEFAULT_SLA_TIERS, 'utf8'))).toEqual({ tiers: loadSlaTiers(), problems: [] });
     const [problem, ...more] = problemsOf(['version: [1']);
     expect(more).toEqual([]);
-    expect(problem).toMatch(/^t\.yaml: \(file\): not readable YAML: [^\n]+; fix the syntax$/);
+    // The parser's first line says where (its next lines quote the text).
+    expect(problem).toMatch(/^t\.yaml: \(file\): not readable YAML: [^\n]+ at line 2, column 1:; fix the syntax$/);
   });
 
   it('says why a file cannot be read, and lists every problem of an invalid one under one heading', () => {

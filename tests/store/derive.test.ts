@@ -20,6 +20,7 @@ import { compareReleases } from '../../harness/store/significance.ts';
 import { ingest, openStore, type Store } from '../../harness/store/store.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
 import { fixtureRuns, writeFixturePrices } from './fixture-results.ts';
+import { withRequests } from './request-counts.ts';
 
 type Row = Record<string, unknown>;
 
@@ -29,14 +30,15 @@ const T975: Record<number, number> = { 1: 12.706204736174707, 2: 4.3026527299112
 /**
  * The fleet: the fixture (vllm 1.0.0 and 1.1.0, three runs each, 1.1.0 15% slower; sglang 2.0.0 and
  * 2.1.0, one run each) on synthetic/llama-8b, a 70B scenario on two GPUs where vllm 1.1.0 (two runs)
- * is twice as fast as 1.0.0 (three runs), and a community run of vllm 1.0.0 at half its speed.
+ * is twice as fast as 1.0.0 (three runs) and has enough requests for a p99, and a community run of vllm 1.0.0 at half its speed.
  */
 function fleet(): RunResult[] {
   const big = (version: string, speed: number, i: number): SyntheticRun => ({ ...fixtureRuns()[0]!, model: 'synthetic/llama-70b', gpuCount: 2, version, tpotMs: 13 / speed, ttftMs: 80 / speed, date: new Date(Date.UTC(2026, version === '1.0.0' ? 0 : 1, 20 + i, 5)), seed: 600 + 10 * speed + i });
   return [
     ...fixtureRuns().map(syntheticResult),
     ...[0, 1, 2].map((i) => syntheticResult(big('1.0.0', 1, i))),
-    ...[0, 1].map((i) => syntheticResult(big('1.1.0', 2, i))),
+    // 128 requests a point: its TTFT p99 is published, 1.0.0's (64) is not, so that one is not compared.
+    ...[0, 1].map((i) => withRequests(syntheticResult(big('1.1.0', 2, i)), 128)),
     syntheticResult({ ...fixtureRuns()[0]!, tpotMs: 20, ttftMs: 120, source: 'community', date: new Date(Date.UTC(2026, 0, 25, 3)), seed: 900 }),
   ];
 }
@@ -172,7 +174,7 @@ describe('deltas: newest against previous release of each engine on each configu
       ['synthetic/llama-8b', 'sglang', '2.0.0', '2.1.0', 'unclear'],
       ['synthetic/llama-8b', 'vllm', '1.0.0', '1.1.0', 'worse'],
     ] as const;
-    // 64 requests a point: the p99s are never published (sufficiency), so never compared.
+    // 64 requests a point: the p99s are not published (sufficiency), so not compared; 70B 1.1.0's TTFT p99 has no counterpart.
     const COMPARED = COMPARED_METRICS.map((m) => m.column).filter((c) => !c.endsWith('_p99'));
     expect(COMPARED).toHaveLength(COMPARED_METRICS.length - 2);
     expect(deltas).toHaveLength(pairs.length * 2 * COMPARED.length);
@@ -236,6 +238,19 @@ describe('the release cache: rebuilt whole when what defines it changes, else on
     // Other prices: rebuilt whole, so every changed point shows.
     await deriveTables(cache.connection, { ...prices, prices: prices.prices.map((p) => ({ ...p, usd_per_gpu_hour: p.usd_per_gpu_hour * 2 })) }, null);
     expect(await throughputOf('sglang', '2.0.0')).toEqual([near(sglang! * 10)]);
+  });
+
+  it('leaves the cache as it was when its update fails, and the store usable', async () => {
+    const prices = loadPrices(writeFixturePrices(cacheRoot));
+    await deriveTables(cache.connection, prices, null);
+    const before = await rows(`SELECT engine, engine_version, load, runs, output_throughput FROM release_cache ORDER BY ALL`);
+    // The list of changed versions gone: the incremental update fails inside its transaction.
+    await cache.connection.run(`ALTER TABLE dirty_versions RENAME TO dirty_versions_away`);
+    await expect(deriveTables(cache.connection, prices, null)).rejects.toThrow(/dirty_versions/);
+    await cache.connection.run(`ALTER TABLE dirty_versions_away RENAME TO dirty_versions`);
+    expect(await rows(`SELECT engine, engine_version, load, runs, output_throughput FROM release_cache ORDER BY ALL`)).toEqual(before);
+    await deriveTables(cache.connection, prices, null);
+    expect(await rows(`SELECT engine, engine_version, load, runs, output_throughput FROM release_cache ORDER BY ALL`)).toEqual(before);
   });
 
   it('rebuilds a cache table that is gone though its key is stored', async () => {

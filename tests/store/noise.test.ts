@@ -53,6 +53,7 @@ describe('a release row’s log statistics of a metric', () => {
     ['one run whose variance reads 0 (DuckDB var_samp of one value is null; a 0 is not believed)', { m__n: 1, m__meanlog: 2, m__varlog: 0 }, { n: 1, meanLog: 2, varLog: null }],
     ['two runs', { m__n: 2n, m__meanlog: 2, m__varlog: 0.25 }, { n: 2, meanLog: 2, varLog: 0.25 }],
     ['two runs with no variance recorded', { m__n: 2, m__meanlog: 2, m__varlog: null }, { n: 2, meanLog: 2, varLog: null }],
+    ['two runs and no variance column', { m__n: 2, m__meanlog: 2 }, { n: 2, meanLog: 2, varLog: null }],
   ];
   it.each(cases)('%s', (_what, row, expected) => {
     expect(releaseSummary(row, 'm')).toEqual(expected);

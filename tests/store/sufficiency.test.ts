@@ -9,7 +9,6 @@ import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../harness/contract/result.ts';
 import { MIN_SAMPLES, PERCENTILE_PROBABILITIES, percentileSupported } from '../../harness/contract/sufficiency.ts';
 import { percentileSorted } from '../../harness/measure/metrics/stats.ts';
 import { compile } from '../../harness/store/compile.ts';
@@ -18,6 +17,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import { insufficientPercentiles, sampleCounts } from '../../harness/store/sample-counts.ts';
 import { writeResult } from '../kit/synthetic-results.ts';
 import { committedResults, problemsOf, RESULTS_DIR, synthetic } from './claim-fixtures.ts';
+import { withRequests } from './request-counts.ts';
 
 /** The committed lane of 2 to 8 requests per point. */
 const LANE_DAY = '2026-12-02';
@@ -151,22 +151,6 @@ describe('compile of the committed CPU lane (2026-12-02: 2 to 8 requests per poi
     }
   });
 });
-
-/** A SYNTHETIC run with `n` requests at every point (sums, rates and counts kept consistent). */
-function withRequests(result: RunResult, n: number): RunResult {
-  for (const point of result.points) {
-    const m = point.metrics;
-    const scale = n / m.completed;
-    point.requests_sent = m.completed = n;
-    m.input_tokens *= scale;
-    m.output_tokens *= scale;
-    m.duration_s *= scale;
-    for (const d of [m.ttft_ms, m.tpot_ms, m.e2el_ms, m.queue_ms, m.interactivity_tok_s]) d!.count = n;
-    point.token_count_sources.input.usage = point.token_count_sources.output.usage = n;
-    point.itl_split.exact = n;
-  }
-  return result;
-}
 
 describe('ranks and deltas use sufficient values only; throughput ranks on the steady window; overloaded points are not ranked (SYNTHETIC)', () => {
   const out = mkdtempSync(join(tmpdir(), 'sb-sufficiency-synthetic-'));
