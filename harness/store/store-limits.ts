@@ -112,15 +112,19 @@ export function tooDeepAt(root: unknown, limit = MAX_NESTING_DEPTH): string | nu
     const node = nodes[index]!;
     const depth = depths[index]!;
     const inArray = Array.isArray(node);
-    for (const key in node) {
-      if (!Object.hasOwn(node, key)) continue;
-      const child = (node as Record<string, unknown>)[key];
+    // An array by index (a for-in over a parsed array's thousands of numbers enumerates them as
+    // strings); an object by its own keys, in the order for-in gives them.
+    const keys = inArray ? null : Object.keys(node);
+    const count = keys === null ? (node as unknown[]).length : keys.length;
+    for (let i = 0; i < count; i++) {
+      const key = keys === null ? i : keys[i]!;
+      const child = (node as Record<string | number, unknown>)[key];
       if (child === null || typeof child !== 'object') continue;
-      if (depth + 1 > limit) return pathOf(index, key, inArray);
+      if (depth + 1 > limit) return pathOf(index, String(key), inArray);
       pending.push(nodes.length);
       nodes.push(child);
       depths.push(depth + 1);
-      links.push({ parent: index, key, inArray });
+      links.push({ parent: index, key: String(key), inArray });
     }
   }
   return null;
