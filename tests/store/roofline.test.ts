@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { acceleratorOf, hardwareTable, hostLimits } from '../../harness/store/hardware-limits.ts';
-import { bitsOfPrecision, modelWork } from '../../harness/store/model-sizes.ts';
-import { rooflineBounds, SPECULATIVE_TOKENS_PER_STEP } from '../../harness/store/roofline.ts';
+import { bitsOfPrecision, MODEL_SIZES, modelWork } from '../../harness/store/model-sizes.ts';
+import { checkRoofline, rooflineBounds, SPECULATIVE_TOKENS_PER_STEP } from '../../harness/store/roofline.ts';
 import { atOutputRate, committed, committedResults, problemsOf, rulesOf, synthetic } from './claim-fixtures.ts';
 
 /** A synthetic run relabelled as Llama 3.1 8B in bf16 on `gpus` × H100 SXM (what nvidia-smi calls it). */
@@ -18,6 +18,17 @@ function onH100(gpus = 1): RunResult {
   result.run!.model.dtype = 'bfloat16';
   for (const gpu of result.run!.hardware!.gpus) gpu.name = 'NVIDIA H100 80GB HBM3';
   return result;
+}
+
+/** The cited source of an accelerator or CPU class of fleet/hardware.yaml, by id. */
+function sourceOf(id: string): string {
+  const table = hardwareTable();
+  return [...table.accelerators, ...table.cpu_classes].find((entry) => entry.id === id)!.source;
+}
+
+/** What every roofline problem of onH100() names after its bound: the model, its parameters and bits, and the hardware, with their citations. */
+function h100Inputs(hardware: string): string {
+  return `meta-llama/Llama-3.1-8B-Instruct: 7.500e+9 parameters per token at 16 bits (${MODEL_SIZES.get('meta-llama/llama-3.1-8b-instruct')!.source}); ${hardware}`;
 }
 
 describe('the hardware table', () => {
@@ -131,10 +142,112 @@ describe('roofline bounds', () => {
     expect(rulesOf(external)).not.toContain('roofline-prefill');
   });
 
+  it.each([
+    ['a scenario that expects a prefix cache', (r: RunResult) => void (r.workload.spec.prefix_caching = 'expected')],
+    ['prompts with a shared prefix', (r: RunResult) => void (r.workload.spec.shared_prefix = { tokens: 256, groups: 2 })],
+    ['a conversation (the history resent)', (r: RunResult) => void (r.workload.spec.multi_turn = { turns: 3 })],
+    ['a server started by someone else (it may have seen the prompts)', (r: RunResult) => void (r.run!.engine.launcher = 'external')],
+  ])('leaves prefill unbounded for each way a prompt may come from a cache: %s', (_what, edit) => {
+    const result = onH100();
+    edit(result);
+    expect(rooflineBounds(result)!.points.map((b) => b!.prefillBound)).toEqual([null, null]);
+  });
+
+  it('a rate exactly at a bound is allowed (the bound is what the hardware can do)', () => {
+    const added: string[] = [];
+    const check = (result: RunResult) => checkRoofline(result, (path, message) => added.push(`${path}: ${message.split(' ')[0]}`));
+    // One second of exactly the bandwidth bound: 16 × 1 sequence × 3,900 GB/s / 15 GB = 4,160 tokens/s.
+    const atBandwidth = onH100();
+    Object.assign(atBandwidth.points[0]!.metrics, { duration_s: 1, input_tokens: 0, output_tokens: 4160 });
+    check(atBandwidth);
+    // 64 sequences lift the bandwidth bound far above the compute bound; output alone at it, so input + output at the prefill bound too.
+    const atCompute = onH100();
+    const point = atCompute.points[1]!;
+    point.load = { mode: 'closed', concurrency: 64 };
+    const computeBound = rooflineBounds(atCompute)!.points[1]!.computeBound;
+    Object.assign(point.metrics, { duration_s: 1, input_tokens: 0, output_tokens: computeBound });
+    check(atCompute);
+    expect(added).toEqual([]);
+    point.metrics.output_tokens = computeBound * (1 + 1e-12);
+    check(atCompute);
+    expect(added).toEqual(['points[1].metrics.output_throughput: [roofline-compute]', 'points[1].metrics.total_throughput: [roofline-prefill]']);
+  });
+
+  it('checks no point of no duration, and no result of an unknown model', () => {
+    const added: string[] = [];
+    const zero = atOutputRate(onH100(), 1e9);
+    zero.points[0]!.metrics.duration_s = 0;
+    checkRoofline(zero, (path) => added.push(path));
+    expect(added.every((path) => path.startsWith('points[1]'))).toBe(true);
+    expect(added.length).toBeGreaterThan(0);
+    added.length = 0;
+    checkRoofline(atOutputRate(synthetic(), 1e9), (path) => added.push(path));
+    expect(added).toEqual([]);
+  });
+
   it('an unknown model or GPU gets only the generic bounds', () => {
     expect(rooflineBounds(synthetic())).toBeNull();
     const unknownGpu = onH100();
     unknownGpu.run!.hardware!.gpus[0]!.name = 'NVIDIA GeForce RTX 4090';
     expect(rooflineBounds(unknownGpu)).toBeNull();
+    // One GPU of two unknown: the sum is unknown.
+    const oneUnknown = onH100(2);
+    oneUnknown.run!.hardware!.gpus[1]!.name = 'NVIDIA GeForce RTX 4090';
+    expect(rooflineBounds(oneUnknown)).toBeNull();
+    const noRun = onH100();
+    delete (noRun as { run?: unknown }).run;
+    expect(rooflineBounds(noRun)).toBeNull();
+  });
+
+  it('sums the GPUs of a mixed machine, named by the first, each citation once', () => {
+    const mixed = onH100(2);
+    mixed.run!.hardware!.gpus[1]!.name = 'NVIDIA H200';
+    // 3,900 + 4,800 GB/s (H100 SXM as the table raises it, H200); BF16 989.4 TF each.
+    expect(rooflineBounds(mixed)!.inputs).toBe(h100Inputs(`2 × h100-sxm: 8700 GB/s, 1979 T operations/s (h100-sxm: ${sourceOf('h100-sxm')}; h200: ${sourceOf('h200')})`));
+    expect(rooflineBounds(onH100(2))!.inputs).toBe(h100Inputs(`2 × h100-sxm: 7800 GB/s, 1979 T operations/s (h100-sxm: ${sourceOf('h100-sxm')})`));
+  });
+
+  it('names a CPU host by its CPUs, class and sockets', () => {
+    const real = committed('llamacpp/dummy-qwen3-0.6b/cpu-2x-amd-epyc/cpu-chat');
+    // 2 vCPUs of an EPYC: one socket's bandwidth (614.4 GB/s), 2 × 1,280 GOPS.
+    expect(rooflineBounds(real)!.inputs).toMatch(/; 2 CPUs of class amd-epyc \(1 socket\): 614\.4 GB\/s, 2\.560 T operations\/s \(amd-epyc: /);
+    real.run!.host.cpus = 384;
+    expect(rooflineBounds(real)!.inputs).toMatch(/; 384 CPUs of class amd-epyc \(2 sockets\): 1229 GB\/s, 491\.5 T operations\/s \(amd-epyc: /);
+    expect(rooflineBounds(real)!.inputs.endsWith(`(amd-epyc: ${sourceOf('amd-epyc')})`)).toBe(true);
+  });
+
+  it('each problem states the bound, its formula and every input with its citation', () => {
+    const result = onH100(2);
+    result.run!.hardware!.gpus[1]!.name = 'NVIDIA H200';
+    // 16 tokens/step × 1 sequence × 8,700 GB/s / 15 GB of weights (7.5e9 parameters × 2 bytes) = 9,280 tokens/s at c=1.
+    const bound = rooflineBounds(result)!.points[0]!;
+    expect(bound.bandwidthBound).toBeCloseTo(9280, 6);
+    const inputs = h100Inputs(`2 × h100-sxm: 8700 GB/s, 1979 T operations/s (h100-sxm: ${sourceOf('h100-sxm')}; h200: ${sourceOf('h200')})`);
+    const problem = problemsOf(atOutputRate(result, 1.5 * 9280)).find((p) => p.path === 'points[0].metrics.output_throughput')!;
+    expect(problem.message).toBe(`[roofline-bandwidth] 1.392e+4 output tokens/s is above the memory-bandwidth bound 9280 tokens/s = 16 tokens/step × 1 sequences × bandwidth / 15.00 GB of weights; ${inputs}`);
+    expect(problem.fix).toBe('a result above a physical bound did not happen: keep the numbers servebench measured; if the hardware or model table is wrong, correct fleet/hardware.yaml or harness/store/model-sizes.ts with a citation');
+    // Prefill: 512 in and 128 out per request, so total = 5 × output; the bound is 2 × 989.4 TF / (2 × 7.5e9) = 131,920 tokens/s.
+    const prefill = problemsOf(atOutputRate(result, 0.5 * 131_920)).find((p) => p.path === 'points[1].metrics.total_throughput')!;
+    expect(prefill.message).toBe(`[roofline-prefill] 3.298e+5 input+output tokens/s is above the compute bound 1.319e+5 tokens/s = peak / (2 × parameters) on prompts no cache can serve; ${inputs}`);
+  });
+
+  it('counts the sequences decoding at once: the closed loop\'s users, an open loop\'s cap, else every request sent', () => {
+    const result = onH100();
+    const open = (max_concurrency: number | null) => ({ mode: 'open' as const, rate: 10, arrival: 'poisson' as const, burstiness: 1, max_concurrency });
+    result.points[0]!.load = open(4);
+    result.points[1]!.load = open(null);
+    const sequences = () => rooflineBounds(result)!.points.map((b) => b!.sequences);
+    // 64 requests sent at each point.
+    expect(sequences()).toEqual([4, 64]);
+    result.points[0]!.load = open(1000);
+    result.points[1]!.load = { mode: 'trace', time_scale: 1, max_concurrency: 16 };
+    expect(sequences()).toEqual([64, 16]);
+  });
+
+  it('bounds no point of no duration (there is no rate to bound)', () => {
+    const result = onH100();
+    result.points[0]!.metrics.duration_s = 0;
+    expect(rooflineBounds(result)!.points[0]).toBeNull();
+    expect(rooflineBounds(result)!.points[1]).not.toBeNull();
   });
 });
