@@ -120,8 +120,32 @@ describe('readRecordedArgv', () => {
     expect(problemOf(['servebench', 'run', '--extra-body', '{"a": <secret>}']).message).toMatch(/--extra-body: ".*" is not valid JSON/);
   });
 
+  it('names each problem with its fix', () => {
+    const usage = 'record the servebench command line as run: ["servebench", "run", "--flag", "value", …]';
+    const help = 'see `servebench run --help` for its options';
+    const cases: Array<[string[], { index: number; message: string; fix: string }]> = [
+      [['servebench', 'validate'], { index: 1, message: '"validate" is not the command that writes this result (servebench run)', fix: usage }],
+      [['servebench', 'run', 'extra'], { index: 2, message: '"extra" is not a flag; servebench run takes no positional arguments', fix: usage }],
+      [['servebench', 'run', '--yes'], { index: 2, message: '"--yes" is not an option of servebench run', fix: help }],
+      [['servebench', 'run', '--no-progress=1'], { index: 2, message: '--no-progress is a switch and takes no value', fix: 'write --no-progress alone' }],
+      [['servebench', 'run', '--engine'], { index: 2, message: '--engine is missing its value (NAME)', fix: 'write --engine NAME' }],
+      [['servebench', 'run', '--served-name', '-x'], { index: 3, message: 'the value of --served-name starts with "-": servebench takes it only as --served-name=VALUE', fix: 'write --served-name=VALUE' }],
+      // The value's own index: that is the argument to correct.
+      [['servebench', 'run', '--timeout', 'soon'], { index: 3, message: '--timeout: "soon" is not a number', fix: '--timeout takes S; see `servebench run --help`' }],
+    ];
+    for (const [argv, problem] of cases) expect(problemOf(argv), argv.join(' ')).toEqual(problem);
+  });
+
+  it('quotes at most 60 characters of what it names', () => {
+    const flag = (length: number) => `--${'x'.repeat(length - 2)}`;
+    expect(problemOf(['servebench', 'run', flag(60)]).message).toBe(`"${flag(60)}" is not an option of servebench run`);
+    expect(problemOf(['servebench', 'run', flag(61)]).message).toBe(`"${flag(60)}\\u2026" is not an option of servebench run`);
+  });
+
   it('quotes what it names so that a problem line displays as what it is', () => {
     expect(problemOf(['servebench', 'run', '--x\u202Egpj']).message).toBe('"--x\\u202egpj" is not an option of servebench run');
     expect(problemOf(['\u001b[31mservebench']).message).toBe('the command line starts with "\\u001b[31mservebench", not servebench');
+    // JSON escapes the control characters; the rest outside printable ASCII in four hex digits too.
+    expect(problemOf(['servebench', 'run', '--caf\u00e9\u007f']).message).toBe('"--caf\\u00e9\\u007f" is not an option of servebench run');
   });
 });

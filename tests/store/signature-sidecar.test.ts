@@ -5,7 +5,7 @@
  * The bundles here are SYNTHETIC: well-formed, their signature bytes made up (the signer is
  * verify's part).
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,7 +44,12 @@ describe('signature sidecars', () => {
     expect(signaturePathOf('a/r.json')).toBe('a/r.json.sigstore.json');
     expect(resultPathOfSignature('a/r.json.sigstore.json')).toBe('a/r.json');
     expect([isSignatureFile('r.json.sigstore.json'), isSignatureFile('r.sigstore.json'), isSignatureFile('r.json')]).toEqual([true, false, false]);
-    expect(orphanSignatureProblem('x.json.sigstore.json')).toMatchObject({ file: 'x.json.sigstore.json', path: '', message: expect.stringMatching(/^\[signature\] a signature without its result/) });
+    expect(orphanSignatureProblem('x.json.sigstore.json')).toEqual({
+      file: 'x.json.sigstore.json',
+      path: '',
+      message: '[signature] a signature without its result (no file at its path without .sigstore.json)',
+      fix: 'a signature sidecar sits next to the result it signs, named <result>.json.sigstore.json; add the result or remove the signature',
+    });
   });
 
   it('a result without one is unsigned, with no problem', () => {
@@ -71,8 +76,37 @@ describe('signature sidecars', () => {
       const { check } = withSidecar(make);
       expect(check.present, name).toBe(true);
       expect(messages(check), name).toEqual([expect.stringContaining(`2026-01-10/r.json.sigstore.json: [signature] ${message}`)]);
+      // The problem is the sidecar's, as a whole file.
+      expect(check.problems[0]!.path, name).toBe('');
       expect(check.problems[0]!.fix.length, name).toBeGreaterThan(20);
     }
+  });
+
+  it("cuts the parser's reason at 200 characters: a hostile bundle's own text does not fill the report", () => {
+    // @sigstore/bundle quotes an unknown enum value whole ("Unrecognized enum value XXX…", 347 characters here).
+    const algorithm = 'X'.repeat(300);
+    const { check } = withSidecar((s) => writeFileSync(s, bundle({ messageSignature: { messageDigest: { algorithm, digest: 'q83v' }, signature: 'c2ln' } })));
+    expect(messages(check)).toEqual([`2026-01-10/r.json.sigstore.json: [signature] the signature is not a Sigstore bundle: ${`Unrecognized enum value ${algorithm}`.slice(0, 200)}`]);
+  });
+
+  it('closes every sidecar it reads (validate reads one per signed result)', () => {
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    for (let i = 0; i < 20; i++) {
+      withSidecar((s) => writeFileSync(s, bundle()));
+      withSidecar((s) => writeFileSync(s, ' '.repeat(MAX_SIGNATURE_BYTES + 1)));
+    }
+    expect(openFiles()).toBe(before);
+  });
+
+  // As root (the test machine) every file is readable; the CI runner is not root.
+  it.skipIf(process.getuid?.() === 0)('a sidecar it may not read is a problem naming the permissions, not an exception', () => {
+    const { check } = withSidecar((s) => {
+      writeFileSync(s, bundle());
+      chmodSync(s, 0o000);
+    });
+    expect(messages(check)).toEqual([expect.stringMatching(/^2026-01-10\/r\.json\.sigstore\.json: \[signature\] cannot read: EACCES/)]);
+    expect(check.problems[0]!.fix).toBe('check the file permissions');
   });
 
   it('reads a sidecar of exactly 64 KiB (then finds it is no JSON)', () => {

@@ -41,8 +41,9 @@ function shown(text: string): string {
 
 function typeProblem(spec: OptionSpec, value: string): string | null {
   if (spec.type === undefined || value === REDACTED) return null;
-  // A JSON value with a secret inside was redacted in place: read it as if the secret were null.
-  const readable = spec.type === 'json-object' && value.includes(REDACTED) ? value.replaceAll(`"${REDACTED}"`, 'null').replaceAll(REDACTED, 'null') : value;
+  // A JSON value with a secret inside was redacted in place: read it as if the secret were null. (In a
+  // value of any other type, null is as far from a number as the mark was, and the problem quotes the value as recorded.)
+  const readable = value.replaceAll(`"${REDACTED}"`, 'null').replaceAll(REDACTED, 'null');
   return valueTypeProblem(spec.type, readable);
 }
 
@@ -62,15 +63,18 @@ export function readRecordedArgv(argv: readonly string[], command: string, optio
     const arg = argv[i]!;
     if (!arg.startsWith('--') || arg === '--') return fail(i, `${shown(arg)} is not a flag; servebench ${command} takes no positional arguments`, usage);
     const eq = arg.indexOf('=');
+    // Stryker disable next-line EqualityOperator: eq is -1 or at least 2 (the argument starts with --), never 0, so < and <= agree.
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const spec = table.get(name);
     if (spec === undefined) return fail(i, `${shown(`--${name}`)} is not an option of servebench ${command}`, `see \`servebench ${command} --help\` for its options`);
     if (spec.value === undefined) {
+      // Stryker disable next-line EqualityOperator: eq is never 0 (as above), so >= and > agree.
       if (eq >= 0) return fail(i, `--${name} is a switch and takes no value`, `write --${name} alone`);
       read.push({ spec, value: null });
       continue;
     }
     let value: string;
+    // Stryker disable next-line EqualityOperator: eq is never 0 (as above), so >= and > agree.
     if (eq >= 0) value = arg.slice(eq + 1);
     else {
       const next = argv[i + 1];
