@@ -24,13 +24,14 @@ import { withRequests } from './request-counts.ts';
 
 type Row = Record<string, unknown>;
 
-/** t_{0.975, df} for df = 1 and 2 (any table of Student's t). */
-const T975: Record<number, number> = { 1: 12.706204736174707, 2: 4.302652729911275 };
+/** t_{0.975, df} for df = 1, 2 and 3 (any table of Student's t). */
+const T975: Record<number, number> = { 1: 12.706204736174707, 2: 4.302652729911275, 3: 3.182446305284263 };
 
 /**
  * The fleet: the fixture (vllm 1.0.0 and 1.1.0, three runs each, 1.1.0 15% slower; sglang 2.0.0 and
- * 2.1.0, one run each) on synthetic/llama-8b, a 70B scenario on two GPUs where vllm 1.1.0 (two runs)
- * is twice as fast as 1.0.0 (three runs) and has enough requests for a p99, and a community run of vllm 1.0.0 at half its speed.
+ * 2.1.0, one run each) on synthetic/llama-8b, a 70B scenario on two GPUs where vllm 1.1.0 (four runs)
+ * is twice as fast as 1.0.0 (three runs) and has enough requests for a p99 (so the releases' run
+ * counts are 1, 3 and 4, each with its own t, and none of 2), and a community run of vllm 1.0.0 at half its speed.
  */
 function fleet(): RunResult[] {
   const big = (version: string, speed: number, i: number): SyntheticRun => ({ ...fixtureRuns()[0]!, model: 'synthetic/llama-70b', gpuCount: 2, version, tpotMs: 13 / speed, ttftMs: 80 / speed, date: new Date(Date.UTC(2026, version === '1.0.0' ? 0 : 1, 20 + i, 5)), seed: 600 + 10 * speed + i });
@@ -38,7 +39,7 @@ function fleet(): RunResult[] {
     ...fixtureRuns().map(syntheticResult),
     ...[0, 1, 2].map((i) => syntheticResult(big('1.0.0', 1, i))),
     // 128 requests a point: its TTFT p99 is published, 1.0.0's (64) is not, so that one is not compared.
-    ...[0, 1].map((i) => withRequests(syntheticResult(big('1.1.0', 2, i)), 128)),
+    ...[0, 1, 2, 3].map((i) => withRequests(syntheticResult(big('1.1.0', 2, i)), 128)),
     syntheticResult({ ...fixtureRuns()[0]!, tpotMs: 20, ttftMs: 120, source: 'community', date: new Date(Date.UTC(2026, 0, 25, 3)), seed: 900 }),
   ];
 }
