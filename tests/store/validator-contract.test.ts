@@ -6,6 +6,7 @@
  * [path-matches-content] compares against), and how much of a hostile schema_version a problem
  * quotes. SYNTHETIC results (claim-fixtures.ts).
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { effectiveLengths, judgeLengths, lengthMismatch } from '../../harness/contract/lengths-evidence.ts';
 import { resultRelativePath, slug } from '../../harness/contract/result-path.ts';
@@ -94,6 +95,22 @@ describe('resultRelativePath: where a result lands in results/', () => {
     const result = synthetic();
     result.run!.model.id = 'hub/meta-llama/Llama-3.1-8B';
     expect(resultRelativePath(result, text(result), 'ef'.repeat(32)).split('/')[2]).toBe('meta-llama-llama-3.1-8b');
+  });
+
+  it('a CPU-only run: "cpu-<cpus>x-<cpu model>" for the hardware, with no GPU block or an empty one', () => {
+    const result = synthetic();
+    const hardwarePart = () => resultRelativePath(result, text(result), 'ef'.repeat(32)).split('/')[3];
+    result.run!.hardware!.gpus = [];
+    expect(hardwarePart()).toBe('cpu-64x-synthetic-cpu');
+    result.run!.hardware = null;
+    expect(hardwarePart()).toBe('cpu-64x-synthetic-cpu');
+  });
+
+  it("without a digest given, names the file by its text's own sha256", () => {
+    const result = synthetic();
+    const json = text(result);
+    expect(resultRelativePath(result, json)).toBe(resultRelativePath(result, json, createHash('sha256').update(json).digest('hex')));
+    expect(resultRelativePath(result, json)).toMatch(/\/chat-[0-9a-f]{12}\.json$/);
   });
 
   it('a name with nothing a path may hold becomes "unknown"', () => {
