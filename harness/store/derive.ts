@@ -101,7 +101,6 @@ async function materializeReleases(connection: DuckDBConnection): Promise<void> 
   const counts = new Set((await connection.runAndReadAll(`SELECT DISTINCT unnest([${nColumns.join(', ')}])::INTEGER FROM release_cache`)).getRowsJS().map(([n]) => Number(n)));
   // Element n of the list is t for n runs (DuckDB lists are 1-based; n = 1 has none).
   const t = Array.from({ length: Math.max(1, ...counts) }, (_, i) => {
-    // Stryker disable next-line ConditionalExpression: a t for a count no release has is never read (only its cost differs)
     const value = counts.has(i + 1) ? tMultiplier(i + 1) : null;
     // Stryker disable next-line ConditionalExpression: String(null) is 'null', which SQL reads as NULL all the same; 'NULL' says it
     return value === null ? 'NULL' : String(value);

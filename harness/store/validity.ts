@@ -98,7 +98,7 @@ export function validityColumnsSql(fidelity: FidelityInputs): string {
   const all = rules(fidelity);
   // Stryker disable next-line StringLiteral: the join's space is layout: DuckDB reads 'x'WHEN and )WHEN as 'x' WHEN and ) WHEN
   const status = `CASE ${all.map((r) => `WHEN ${r.when} THEN '${r.status}'`).join(' ')} ELSE 'valid' END AS validity`;
-  // Stryker disable next-line StringLiteral: as above
+  // Stryker disable next-line StringLiteral: the join's space is layout: DuckDB reads )WHEN and 'x'WHEN as ) WHEN and 'x' WHEN
   const reason = `CASE ${all.map((r) => `WHEN ${r.when} THEN ${r.reason}`).join(' ')} END AS validity_reason`;
   return `${status}, ${reason}`;
 }
