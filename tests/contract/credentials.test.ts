@@ -146,3 +146,112 @@ describe('findCredentials', () => {
     expect(findCredentials(corpus.split('\n'))).toEqual([]);
   });
 });
+
+describe('the rules, one at a time', () => {
+  it.each([
+    // A single word: secret, apikey anywhere; token and key not in free text; auth only as a flag (and in a URL).
+    ['--secret', 'flag', true], ['SECRET', 'text', true], ['apikey', 'text', true],
+    ['--token', 'flag', true], ['token', 'query', true], ['token', 'text', false], ['key', 'text', false], ['--key', 'flag', true],
+    ['--auth', 'flag', true], ['auth', 'text', false], ['auth', 'query', true],
+    // Signed-URL parameters: secrets in a URL only.
+    ['signature', 'query', true], ['X-Amz-Signature', 'query', true], ['--signature', 'flag', false], ['sig', 'text', false], ['credentials', 'text', false],
+    ['authorization', 'text', true], ['Proxy-Authorization', 'text', true],
+    // An extension header's last word; another word is a harmless one.
+    ['X-Foo-Pass', 'text', true], ['x-request-id', 'text', false],
+    ['eos_token', 'flag', false], ['access_token', 'text', true], ['max_tokens', 'flag', false],
+    ['cache_key', 'flag', false], ['api_key', 'text', true], ['--ssh-key', 'flag', true], ['client_secret', 'text', true], ['github_pat', 'text', true],
+    ['db_password', 'text', true], ['--passwd', 'flag', true],
+    // Nothing left of the name: no secret.
+    ['--', 'flag', false], ['', 'text', false], ['_', 'text', false],
+    // Separators doubled, trailing, dots or spaces do not hide a name.
+    ['API__KEY', 'text', true], ['--hf-token-', 'flag', true], ['HF.TOKEN', 'text', true], ['hf token', 'text', true],
+  ] as const)('isSecretName(%j, %s) is %s', (name, context, secret) => {
+    expect(isSecretName(name, context)).toBe(secret);
+  });
+
+  it('takes a placeholder for no secret, whatever the spaces around it', () => {
+    for (const value of ['***', '*', ' none ', '  ${OPENAI_API_KEY} ', '<your key>', 'undefined']) expect(redactArgv(['--api-key', value]), value).toEqual(['--api-key', value]);
+    expect(redactArgv(['--api-key', '**x'])).toEqual(['--api-key', REDACTED]);
+  });
+
+  it('reads a URL parameter by its decoded name, and keeps it as written', () => {
+    expect(redactUrl('https://h/v1?api%5Fkey=abc&x=1')).toBe(`https://h/v1?api%5Fkey=${REDACTED}&x=1`);
+    expect(findCredentials(['https://h/v1?api%5Fkey=abc'])).toEqual([{ path: '[0]', what: 'secret URL parameter "api_key"' }]);
+    // A malformed escape: the name as written.
+    expect(redactUrl('https://h/v1?x%_token=abc')).toBe(`https://h/v1?x%_token=${REDACTED}`);
+  });
+
+  it('takes Basic credentials only where the word decodes to printable user:password', () => {
+    // "user" (no colon), "\0user:pass" and "user:pass\0" (not printable): not credentials.
+    for (const text of ['Basic dXNlcg==', 'Basic AHVzZXI6cGFzcw==', 'Basic dXNlcjpwYXNzAA==']) expect(redactText(text), text).toBe(text);
+    expect(findCredentials(['curl', '-u', 'x', 'Basic dXNlcjpwYXNz'])).toEqual([{ path: '[3]', what: 'Basic credentials' }]);
+  });
+
+  it('keeps a Bearer placeholder, and names a Bearer token as such', () => {
+    expect(redactText('Authorization: Bearer undefined')).toBe('Authorization: Bearer undefined');
+    expect(findCredentials(['curl', 'Bearer abcdefghijkl'])).toEqual([{ path: '[1]', what: 'Bearer token' }]);
+  });
+
+  it('in a script: a secret flag followed by another flag is a switch; after = any value is the secret', () => {
+    const script = 'vllm serve m --use-auth-token --port 8000';
+    expect(redactText(script)).toBe(script);
+    expect(redactText('x --api-key=-abc123 --port 1')).toBe(`x --api-key=${REDACTED} --port 1`);
+    expect(findCredentials(['sh', '-c', 'x --api-key abc'])).toEqual([{ path: '[2]', what: 'value of --api-key' }]);
+  });
+
+  it('keeps the quotes of an assignment it redacts', () => {
+    expect(redactText(`DB_PASSWORD="hunter2" api_key='abc' secret=x`)).toBe(`DB_PASSWORD="${REDACTED}" api_key='${REDACTED}' secret=${REDACTED}`);
+  });
+
+  it('reads a header by its trimmed name, keeps only a leading scheme word and the spaces as given', () => {
+    expect(redactArgv(['-H', 'Accept : text/event-stream'])).toEqual(['-H', 'Accept : text/event-stream']);
+    expect(redactArgv(['-H', 'Authorization:  Bearer  abc'])).toEqual(['-H', `Authorization:  Bearer  ${REDACTED}`]);
+    expect(redactArgv(['-H', 'X-Api-Key: mykey Basic x'])).toEqual(['-H', `X-Api-Key: ${REDACTED}`]);
+    expect(findCredentials(['-H', ' X-Api-Key : k'])).toEqual([{ path: '[1]', what: 'X-Api-Key header value' }]);
+    // No name before the colon: not a header, read as any text.
+    expect(redactArgv(['-H', ':x'])).toEqual(['-H', ':x']);
+  });
+
+  it('names an inline secret flag of an argv', () => {
+    expect(findCredentials(['--api-key=abc'])).toEqual([{ path: '[0]', what: 'value of --api-key' }]);
+  });
+
+  it('redacts a secret field whole and keeps the others', () => {
+    expect(redactValue({ extra: { api_key: 'b1', top_p: 0.5, note: 'x' } })).toEqual({ extra: { api_key: REDACTED, top_p: 0.5, note: 'x' } });
+  });
+
+  it('reads a name as a flag unless told otherwise: --auth is a secret flag, in an argv and in a script', () => {
+    expect(isSecretName('--auth')).toBe(true);
+    expect(redactArgv(['--auth', 'hunter2', '--auth=hunter3'])).toEqual(['--auth', REDACTED, `--auth=${REDACTED}`]);
+    expect(redactText('tool --auth hunter2')).toBe(`tool --auth ${REDACTED}`);
+  });
+
+  it("in a script, a header flag's value is read as a header: any but a harmless one is recorded by its name only", () => {
+    expect(redactText('curl -H "X-Request-Source: bench" http://x')).toBe(`curl -H "X-Request-Source: ${REDACTED}" http://x`);
+  });
+
+  it('keeps of an assignment only a leading scheme word, with its spaces', () => {
+    expect(redactText('api_key="abc Token xyz"')).toBe(`api_key="${REDACTED}"`);
+    // A token under 8 characters: no Bearer rule, the assignment's.
+    expect(redactText('Authorization: "Bearer  abc"')).toBe(`Authorization: "Bearer  ${REDACTED}"`);
+  });
+
+  it('an argv: a flag with no value after it is left as given, and a positional word is no flag', () => {
+    expect(redactArgv(['run', '--api-key'])).toEqual(['run', '--api-key']);
+    expect(redactArgv(['curl', '-H'])).toEqual(['curl', '-H']);
+    expect(redactArgv(['echo', 'api_key', 'value'])).toEqual(['echo', 'api_key', 'value']);
+  });
+
+  it('walks plain objects only, past fields of any type, and reads a field named token or key in free text as no secret', () => {
+    const recorded = { run: { failure: undefined, retries: 0, ok: true, api_key: null, secret: { note: 'x' }, token: 'abc', argv: ['--api-key', 1, 'x'] } };
+    expect(redactValue(recorded)).toEqual(recorded);
+    expect(findCredentials(recorded)).toEqual([]);
+    // An object made by a class is not a parsed result's: not walked into. One without a prototype is plain.
+    expect(findCredentials({ settings: new (class Settings { api_key = 'abc'; })(), when: new Date(0) })).toEqual([]);
+    expect(findCredentials({ bare: Object.assign(Object.create(null) as object, { api_key: 'abc' }) })).toEqual([{ path: 'bare.api_key', what: 'secret field "api_key"' }]);
+  });
+
+  it("spells a finding's path from its own place only, after nested arrays", () => {
+    expect(findCredentials([[1, [2]], { api_key: 'x' }])).toEqual([{ path: '[1].api_key', what: 'secret field "api_key"' }]);
+  });
+});
