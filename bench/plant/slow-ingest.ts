@@ -26,6 +26,7 @@ registerHooks({
     if (!url.endsWith('/harness/store/store.ts')) return loaded;
     const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
     if (!/\bfunction ingest\(/.test(source)) throw new Error('slow-ingest plant: harness/store/store.ts has no function ingest any more; update bench/plant/slow-ingest.ts');
+    process.stderr.write(`bench plant slow-ingest: ingest in ${url} runs twice as long\n`);
     return { ...loaded, source: `${source}${WRAP}` };
   },
 });
