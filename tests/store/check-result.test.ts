@@ -1,13 +1,18 @@
 /**
  * Result validation: a good file passes; every kind of bad and hostile file ends as problems
- * naming the JSON path, never as an exception. The files are SYNTHETIC (tests/kit/synthetic-results.ts).
+ * naming the JSON path, never as an exception. The files are SYNTHETIC (tests/kit/synthetic-results.ts),
+ * bar one committed real result checked as the repository's results/ takes it.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkResultText } from '../../harness/store/check-result.ts';
-import { MAX_RESULT_BYTES } from '../../harness/store/result-files.ts';
+import { listResultFiles, MAX_RESULT_BYTES } from '../../harness/store/result-files.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { syntheticResult } from '../kit/synthetic-results.ts';
+import { RESULTS_DIR } from './claim-fixtures.ts';
+import { quotesFileOf } from './limit-results.ts';
 
 function good(): RunResult {
   return syntheticResult({ engine: 'vllm', version: '0.11.0', model: 'synthetic/llama-8b', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', date: new Date('2026-03-01T12:00:00Z'), concurrencies: [1, 8], tpotMs: 10, ttftMs: 50, noise: 0, seed: 7 });
@@ -120,5 +125,28 @@ describe('checkResultText', () => {
       expect(checked.problems[0]!.message, text.slice(0, 30)).toMatch(pattern);
     }
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it('checks a file of exactly the size limit in full, its path by its sha256 included', () => {
+    const text = quotesFileOf(2, MAX_RESULT_BYTES);
+    expect(Buffer.byteLength(text)).toBe(MAX_RESULT_BYTES);
+    const checked = checkResultText('f.json', text, resultRelativePath(JSON.parse(text) as RunResult, text));
+    expect(checked.problems).toEqual([]);
+    expect(checked.sha256).toBe(createHash('sha256').update(text).digest('hex'));
+  });
+
+  it('checks the engine name as a name too: its length and its characters, at run.engine.name', () => {
+    const long = good();
+    long.run!.engine.name = 'v'.repeat(201);
+    expect(problemsOf(long).filter((p) => p.message.startsWith('[name-length]'))).toEqual([expect.objectContaining({ path: 'run.engine.name', message: '[name-length] is 201 characters, over the 200 a name may have' })]);
+    const odd = good();
+    odd.run!.engine.name = 'vllm;';
+    expect(problemsOf(odd).filter((p) => p.message.startsWith('[name-characters]')).map((p) => p.path)).toEqual(['run.engine.name']);
+  });
+
+  it("accepts a real run of the repository's results/ as the published store takes it (only a SYNTHETIC one is refused there)", () => {
+    const [file] = listResultFiles(RESULTS_DIR).files;
+    const checked = checkResultText(file!.relativePath, readFileSync(file!.absolutePath, 'utf8'), file!.relativePath, { publishedStore: true });
+    expect(checked.problems).toEqual([]);
   });
 });
