@@ -53,7 +53,8 @@ const EXTENSION_HEADER_TAILS = new Set(['key', 'apikey', 'auth', 'token', 'secre
 /** Whether a flag, parameter, variable or field of this name holds a secret. */
 export function isSecretName(raw: string, context: NameContext = 'flag'): boolean {
   // Stryker disable next-line Regex: one leading dash left over becomes an empty part, which the filter below drops all the same.
-  const name = raw.replace(/^-+/, '').toLowerCase().replace(/[-.\s]/g, '_');
+  const undashed = raw.replace(/^-+/, '');
+  const name = undashed.toLowerCase().replace(/[-.\s]/g, '_');
   if (name.includes('password') || name.includes('passwd')) return true;
   const parts = name.split('_').filter((part) => part !== '');
   const last = parts.at(-1);

@@ -54,8 +54,9 @@ export function shippedSpecHash(name: string, dir: string = WORKLOADS_DIR): stri
 
 export function workloadUsesShippedSpec(result: RunResult, dir: string = WORKLOADS_DIR): boolean {
   const name = result.workload.name;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: no name looks up no hash (null), which never equals a recorded sha256; the checks narrow the type.
-  return name !== null && name !== undefined && shippedSpecHash(name, dir) === result.workload.spec_sha256;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: no name would look up no hash (null), which never equals a recorded sha256; the test narrows the type.
+  if (name === null || name === undefined) return false;
+  return shippedSpecHash(name, dir) === result.workload.spec_sha256;
 }
 
 function rangeOf(dist: LengthDistribution): Range {
