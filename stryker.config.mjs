@@ -19,6 +19,7 @@ export const VALIDATOR = [
   'harness/store/repeat-coherence.ts',
   'harness/store/cache-audit-check.ts',
   'harness/store/fidelity-check.ts',
+  'harness/store/accuracy-check.ts',
   'harness/store/physical-bounds.ts',
   'harness/store/column-fit.ts',
   'harness/store/command-agreement.ts',
@@ -53,6 +54,7 @@ export const STATISTICS = [
   'harness/store/published-values.ts',
   'harness/store/validity.ts',
   'harness/lib/stats/log-interval.ts',
+  'harness/lib/stats/wilson-interval.ts',
   'harness/contract/sla-tiers.ts',
 ];
 

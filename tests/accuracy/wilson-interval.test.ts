@@ -38,7 +38,7 @@ describe('wilsonInterval', () => {
 
   it('has nothing to say of 0 trials, and refuses counts that are not a binomial outcome', () => {
     expect(wilsonInterval(0, 0)).toBeNull();
-    expect(() => wilsonInterval(3, 2)).toThrow(RangeError);
+    expect(() => wilsonInterval(3, 2)).toThrow(new RangeError('wilsonInterval: 3 successes of 2 trials'));
     expect(() => wilsonInterval(-1, 2)).toThrow(RangeError);
     expect(() => wilsonInterval(1.5, 2)).toThrow(RangeError);
   });

@@ -21,6 +21,7 @@ const NOT_RULES: Readonly<Record<string, string>> = {
   'harness/contract/engine.ts': 'the engine spec schema engine-names.ts reads engines/*.yaml with',
   'harness/contract/workload.ts': 'the scenario schema workload-claims.ts parses the recorded scenario with',
   'harness/contract/releases.ts': 'reads fleet/releases.json; the rule on it is known-releases.ts',
+  'harness/contract/accuracy.ts': 'the accuracy block schema and its constants (the answer filters accuracy-check.ts reads)',
   'harness/contract/command-options.ts': 'the table of options a recorded command may carry (data)',
   'harness/store/columns.ts': "compile's column table; the rule that a value fits its column is column-fit.ts",
 };

@@ -6,8 +6,10 @@
  * verify's part).
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkSignatureSidecar, isSignatureFile, MAX_SIGNATURE_BYTES, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from '../../harness/store/signature-sidecar.ts';
 
@@ -35,6 +37,19 @@ function withSidecar(make?: (sidecar: string) => void): { result: string; check:
   writeFileSync(result, '{}');
   make?.(signaturePathOf(result));
   return { result, check: checkSignatureSidecar('2026-01-10/r.json', result, RESULT_SHA) };
+}
+
+/**
+ * Root reads any file whatever its mode (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): as root the check
+ * runs in a child with those two dropped from its bounding set (setpriv, util-linux, as
+ * tests/pipeline/collect.test.ts does), so mode 000 holds for it as for any user; otherwise here.
+ */
+function checkAsAnyUser(file: string, result: string, sha256: string): ReturnType<typeof checkSignatureSidecar> {
+  if (process.getuid?.() !== 0) return checkSignatureSidecar(file, result, sha256);
+  const script = join(dirname(result), 'check-sidecar.ts');
+  writeFileSync(script, `import { checkSignatureSidecar } from ${JSON.stringify(fileURLToPath(new URL('../../harness/store/signature-sidecar.ts', import.meta.url)))};\nconst [file, result, sha] = process.argv.slice(2);\nprocess.stdout.write(JSON.stringify(checkSignatureSidecar(file!, result!, sha!)));\n`);
+  const stdout = execFileSync('setpriv', ['--bounding-set=-dac_override,-dac_read_search', process.execPath, '--import', 'tsx', script, file, result, sha256], { encoding: 'utf8', timeout: 60_000 });
+  return JSON.parse(stdout) as ReturnType<typeof checkSignatureSidecar>;
 }
 
 const messages = (check: ReturnType<typeof checkSignatureSidecar>) => check.problems.map((p) => `${p.file}: ${p.message}`);
@@ -99,12 +114,12 @@ describe('signature sidecars', () => {
     expect(openFiles()).toBe(before);
   });
 
-  // As root (the test machine) every file is readable; the CI runner is not root.
-  it.skipIf(process.getuid?.() === 0)('a sidecar it may not read is a problem naming the permissions, not an exception', () => {
-    const { check } = withSidecar((s) => {
+  it('a sidecar it may not read is a problem naming the permissions, not an exception', () => {
+    const { result } = withSidecar((s) => {
       writeFileSync(s, bundle());
       chmodSync(s, 0o000);
     });
+    const check = checkAsAnyUser('2026-01-10/r.json', result, RESULT_SHA);
     expect(messages(check)).toEqual([expect.stringMatching(/^2026-01-10\/r\.json\.sigstore\.json: \[signature\] cannot read: EACCES/)]);
     expect(check.problems[0]!.fix).toBe('check the file permissions');
   });
