@@ -4,21 +4,12 @@
  * the pooled variance of ln(value), Σ(nᵢ−1)sᵢ² / Σ(nᵢ−1) with Σ(nᵢ−1) degrees of freedom, worked
  * out here by hand for each case. tests/store/noise-pools.test.ts compiles whole result sets.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDuckDb } from './memory-duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { COMPARED_METRICS } from '../../harness/contract/metric-catalog.ts';
 import { computeNoise, noiseOf, noisePools, releaseSummary } from '../../harness/store/noise.ts';
 
-let instance: DuckDBInstance;
-let connection: DuckDBConnection;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-});
-afterAll(() => {
-  connection.closeSync();
-  instance.closeSync();
-});
+const db = memoryDuckDb();
 
 /** One SYNTHETIC release row: its pool, its runs' log statistics of output throughput (every other metric unmeasured unless `all`). */
 interface Release {
@@ -42,7 +33,7 @@ async function releases(rows: readonly Release[]): Promise<void> {
     const stats = COMPARED_METRICS.flatMap((m) => (m.column === 'output_throughput' || r.all === true ? [`${r.n}::INTEGER`, sql(r.varlog), sql(1)] : ['0::INTEGER', 'NULL::DOUBLE', 'NULL::DOUBLE']));
     return `(${[sql(r.engine), sql(r.hardware ?? 'h100'), sql(r.load ?? 'c=1'), sql(r.config ?? `cfg-${i}`), `${r.order ?? i}::INTEGER`, sql(r.validity ?? 'valid'), ...stats].join(', ')})`;
   });
-  await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT * FROM (VALUES ${values.join(', ')}) t(engine, hardware, load, config_id, engine_version_order, validity, ${metricColumns.join(', ')})`);
+  await db.connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT * FROM (VALUES ${values.join(', ')}) t(engine, hardware, load, config_id, engine_version_order, validity, ${metricColumns.join(', ')})`);
 }
 
 describe('a release row’s log statistics of a metric', () => {
@@ -74,7 +65,7 @@ describe('noise pools: the valid repeated releases of one engine on one hardware
       { engine: 'vllm', hardware: 'a100', n: 2, varlog: 0.5 },
       { engine: 'vllm', load: 'c=8', n: 1, varlog: null },
     ]);
-    const pools = await noisePools(connection);
+    const pools = await noisePools(db.connection);
     expect([...pools.keys()].sort()).toEqual(['["sglang","h100","c=1"]', '["vllm","a100","c=1"]', '["vllm","h100","c=1"]', '["vllm","h100","c=8"]']);
     const vllm = noiseOf(pools, 'vllm', 'h100', 'c=1', 'output_throughput')!;
     expect(vllm.variance).toBeCloseTo(0.02, 15);
@@ -97,7 +88,7 @@ describe('noise pools: the valid repeated releases of one engine on one hardware
       { engine: 'vllm', n: 3, varlog: 0.01, all: true },
       { engine: 'vllm', n: 5, varlog: 0.04, all: true },
     ]);
-    const pools = await noisePools(connection);
+    const pools = await noisePools(db.connection);
     // (2·0.01 + 4·0.04) / 6 = 0.03.
     for (const m of COMPARED_METRICS) {
       const noise = noiseOf(pools, 'vllm', 'h100', 'c=1', m.column)!;
@@ -114,7 +105,7 @@ describe('noise.json', () => {
       { engine: 'vllm', n: 2, varlog: 0.04 },
       { engine: 'sglang', hardware: 'a100', load: 'c=8', n: 1, varlog: null },
     ]);
-    const rows = await computeNoise(connection);
+    const rows = await computeNoise(db.connection);
     expect(rows).toHaveLength(2 * COMPARED_METRICS.length);
     const of = (engine: string, metric: string) => rows.find((r) => r.engine === engine && r.metric === metric)!;
     expect(of('vllm', 'output_throughput')).toEqual({ engine: 'vllm', hardware: 'h100', load: 'c=1', metric: 'output_throughput', log_sd: expect.closeTo(Math.sqrt(0.02), 15), releases: 2 });

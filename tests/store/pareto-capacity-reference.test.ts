@@ -4,14 +4,13 @@
  * is read off the definitions in docs/metrics.md, with the edge cases that tell the definitions
  * apart (ties, points exactly at a limit, a metric not measured).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDuckDb } from './memory-duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import type { SlaTiers } from '../../harness/contract/sla-tiers.ts';
 import { deriveCapacity } from '../../harness/store/capacity.ts';
 import { derivePareto } from '../../harness/store/pareto.ts';
 
-let instance: DuckDBInstance;
-let connection: DuckDBConnection;
+const db = memoryDuckDb();
 
 /** One SYNTHETIC release row at a load point; the columns pareto.ts and capacity.ts read. */
 interface Row {
@@ -45,25 +44,17 @@ async function releases(rows: readonly Row[], newest: ReadonlyArray<[string, str
     ];
     return `(${cols.map((c) => (typeof c === 'string' && c.includes('::') ? c : sql(c))).join(', ')})`;
   });
-  await connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT * FROM (VALUES ${values.join(', ')}) t(config_id, scenario_id, model, precision, hardware, gpu, gpu_count, workload, workload_sha256, methodology, load, engine, engine_version, engine_version_order,
+  await db.connection.run(`CREATE OR REPLACE TEMP TABLE releases AS SELECT * FROM (VALUES ${values.join(', ')}) t(config_id, scenario_id, model, precision, hardware, gpu, gpu_count, workload, workload_sha256, methodology, load, engine, engine_version, engine_version_order,
     interactivity_tok_s_p50, output_throughput_per_gpu, output_throughput, output_throughput__lo, output_throughput__hi, output_throughput_per_gpu__lo, output_throughput_per_gpu__hi,
     ttft_ms_p95, tpot_ms_p95, runs, concurrency, cost_per_1m_output_tokens, latest_run_id, ttft_ms_p95__samples_max, tpot_ms_p95__samples_max, validity)`);
   const latest = newest.map(([scenario, engine, version]) => `('${scenario}', '${engine}', '${version}')`).join(', ');
-  await connection.run(`CREATE OR REPLACE TEMP TABLE leaderboard AS SELECT r.config_id, r.engine, r.engine_version FROM releases r JOIN (VALUES ${latest}) n(scenario_id, engine, engine_version) USING (scenario_id, engine, engine_version)`);
+  await db.connection.run(`CREATE OR REPLACE TEMP TABLE leaderboard AS SELECT r.config_id, r.engine, r.engine_version FROM releases r JOIN (VALUES ${latest}) n(scenario_id, engine, engine_version) USING (scenario_id, engine, engine_version)`);
 }
 
 async function rowsOf(query: string): Promise<Array<Record<string, unknown>>> {
-  return (await connection.runAndReadAll(query)).getRowObjectsJS() as Array<Record<string, unknown>>;
+  return (await db.connection.runAndReadAll(query)).getRowObjectsJS() as Array<Record<string, unknown>>;
 }
 
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-});
-afterAll(() => {
-  connection.closeSync();
-  instance.closeSync();
-});
 
 describe('Pareto frontier: strict dominance (at least as good on both axes, better on one)', () => {
   it('flags each point on its version’s frontier and, among newest versions, on the overall one', async () => {
@@ -87,7 +78,7 @@ describe('Pareto frontier: strict dominance (at least as good on both axes, bett
       ],
       [['s', 'a', '1'], ['s', 'b', '1'], ['t', 'b', '1']],
     );
-    await derivePareto(connection);
+    await derivePareto(db.connection);
     const flags = await rowsOf(`SELECT scenario_id || ' ' || engine || '@' || engine_version || ' ' || load AS point, latest_version, on_version_frontier, on_overall_frontier FROM pareto ORDER BY point`);
     expect(flags.map((f) => [f.point, f.latest_version, f.on_version_frontier, f.on_overall_frontier])).toEqual([
       ['s a@0 c=1', false, true, false],
@@ -109,7 +100,7 @@ describe('Pareto frontier: strict dominance (at least as good on both axes, bett
       ],
       [['s', 'a', '1'], ['s', 'b', '1']],
     );
-    await derivePareto(connection);
+    await derivePareto(db.connection);
     const rows = await rowsOf(`SELECT engine, throughput_per_gpu, on_overall_frontier FROM pareto ORDER BY engine`);
     // 100 tok/s on 4 GPUs is 25 per GPU; the CPU run's 30 is higher and dominates it.
     expect(rows.map((r) => [r.engine, r.throughput_per_gpu, r.on_overall_frontier])).toEqual([['a', 25, false], ['b', 30, true]]);
@@ -143,7 +134,7 @@ describe('capacity at SLA tiers: the best measured load point within both limits
       ],
       [['s', 'a', '1']],
     );
-    await deriveCapacity(connection, TIERS);
+    await deriveCapacity(db.connection, TIERS);
     const rows = await rowsOf(`SELECT engine_version, tier, meets, load, concurrency, throughput_per_gpu, throughput_per_gpu_lo, throughput_per_gpu_hi, ttft_ms_p95, tpot_ms_p95, runs, run_id, latest_version, tiers_version FROM capacity ORDER BY engine_version, tier_order`);
     expect(rows.map((r) => [r.engine_version, r.tier, r.meets, r.load, r.concurrency, r.throughput_per_gpu, r.ttft_ms_p95, r.tpot_ms_p95, r.runs, r.run_id, r.latest_version, r.tiers_version])).toEqual([
       ['0', 'loose', true, 'c=1', 1, 150, 200, 30, 6, 'run-a-0-c=1', false, 3],
@@ -170,7 +161,7 @@ describe('capacity at SLA tiers: the best measured load point within both limits
       ],
       [['s', 'a', '1']],
     );
-    await deriveCapacity(connection, TIERS);
+    await deriveCapacity(db.connection, TIERS);
     const rows = await rowsOf(`SELECT tier, meets, load, unjudged_loads, unjudged_samples_max FROM capacity ORDER BY tier_order`);
     expect(rows.map((r) => [r.tier, r.meets, r.load, r.unjudged_loads, r.unjudged_samples_max])).toEqual([
       ['loose', true, 'c=1', 2, 12],

@@ -5,23 +5,14 @@
  * minimum), throughput from the steady window where there is one, what a release's values rest on,
  * and who is ranked. Every expected value is read off those definitions.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDuckDb } from './memory-duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { describeEvidenceColumn, PERCENTILE_HEADLINES, publishedPointsSql, rankSql, releaseEvidenceSql, supportedSql } from '../../harness/store/published-values.ts';
 
-let instance: DuckDBInstance;
-let connection: DuckDBConnection;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-});
-afterAll(() => {
-  connection.closeSync();
-  instance.closeSync();
-});
+const db = memoryDuckDb();
 
 type Row = Record<string, unknown>;
-const rowsOf = async (query: string) => (await connection.runAndReadAll(query)).getRowObjectsJS() as Row[];
+const rowsOf = async (query: string) => (await db.connection.runAndReadAll(query)).getRowObjectsJS() as Row[];
 const sql = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'number' ? `${v}::DOUBLE` : typeof v === 'boolean' ? String(v) : `'${String(v)}'`);
 
 /** A table `name` of `rows`, each column typed by its first value that is not null (DOUBLE for numbers and for a column of nulls). */
@@ -32,7 +23,7 @@ async function table(name: string, rows: readonly Row[]): Promise<void> {
     return typeof v === 'string' ? 'VARCHAR' : typeof v === 'boolean' ? 'BOOLEAN' : 'DOUBLE';
   };
   const values = rows.map((r) => `(${columns.map((c) => `${sql(r[c])}::${type(c)}`).join(', ')})`);
-  await connection.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT * FROM (VALUES ${values.join(', ')}) t(${columns.map((c) => `"${c}"`).join(', ')})`);
+  await db.connection.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT * FROM (VALUES ${values.join(', ')}) t(${columns.map((c) => `"${c}"`).join(', ')})`);
 }
 
 /** A priced point: every headline percentile 1 … 8 (in PERCENTILE_HEADLINES order), every count `n`, a whole-run throughput of 100 tok/s and 2 req/s on 2 GPUs. */
@@ -44,7 +35,7 @@ function point(changes: Row = {}, n: number | null = 1000): Row {
 
 async function published(points: readonly Row[]): Promise<Row[]> {
   await table('priced_points', points);
-  await connection.run(publishedPointsSql());
+  await db.connection.run(publishedPointsSql());
   return rowsOf(`SELECT * FROM published_points ORDER BY id`);
 }
 

@@ -3,8 +3,8 @@
  * status from the columns it reads, the precedence when several apply, null inputs read as "not
  * checked", and the fidelity verdicts read from valid_runs only where compile has them.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDuckDb } from '../store/memory-duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { exclusionSummary } from '../../harness/contract/validity.ts';
 import { describeValidityColumn, fidelityInputs, fidelityStateDigest, releaseValiditySql, validityColumnsSql } from '../../harness/store/validity.ts';
 
@@ -25,30 +25,21 @@ interface PointRow {
 const COUNT_COLUMNS = ['ttft_ms_n', 'tpot_ms_n', 'itl_ms_n', 'e2el_ms_n', 'interactivity_tok_s_n'] as const;
 
 const sql = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'string' ? `'${v}'` : String(v));
-let instance: DuckDBInstance;
-let connection: DuckDBConnection;
+const db = memoryDuckDb();
 
 /** `runs`: the runs' fidelity verdicts; null: compile has no fidelity columns; a string: the SELECT that stands for valid_runs. */
 async function judge(points: readonly PointRow[], runs: ReadonlyArray<{ file: string; fidelity_verdict?: string | null; cache_equality?: string | null }> | null | string): Promise<Array<{ file: string; validity: string; validity_reason: string | null }>> {
   const values = points.map((p) => `(${[p.file, p.cache_verdict, p.cache_observed, p.cache_theoretical, p.overloaded, p.overload_reason, p.completed === undefined ? 64 : p.completed, ...COUNT_COLUMNS.map((c) => (p.counts !== undefined && c in p.counts ? p.counts[c] : p.n === undefined ? 64 : p.n))].map(sql).join(', ')})`);
   // The points table's own types (columns.ts), so an all-null column is not read as another type.
-  await connection.run(`CREATE OR REPLACE TEMP TABLE valid_points (file VARCHAR, cache_verdict VARCHAR, cache_observed DOUBLE, cache_theoretical DOUBLE, overloaded BOOLEAN, overload_reason VARCHAR, completed INTEGER, ttft_ms_n BIGINT, tpot_ms_n BIGINT, itl_ms_n BIGINT, e2el_ms_n BIGINT, interactivity_tok_s_n BIGINT)`);
-  await connection.run(`INSERT INTO valid_points VALUES ${values.join(', ')}`);
-  if (runs === null) await connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT 'x' AS file`);
-  else if (typeof runs === 'string') await connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS ${runs}`);
-  else await connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT file::VARCHAR AS file, fidelity_verdict::VARCHAR AS fidelity_verdict, cache_equality::VARCHAR AS cache_equality FROM (VALUES ${runs.map((r) => `(${[r.file, r.fidelity_verdict, r.cache_equality].map(sql).join(', ')})`).join(', ')}) t(file, fidelity_verdict, cache_equality)`);
-  const fidelity = await fidelityInputs(connection);
-  return (await connection.runAndReadAll(`SELECT p.file, ${validityColumnsSql(fidelity)} FROM valid_points p ${fidelity.join} ORDER BY p.file`)).getRowObjectsJS() as Array<{ file: string; validity: string; validity_reason: string | null }>;
+  await db.connection.run(`CREATE OR REPLACE TEMP TABLE valid_points (file VARCHAR, cache_verdict VARCHAR, cache_observed DOUBLE, cache_theoretical DOUBLE, overloaded BOOLEAN, overload_reason VARCHAR, completed INTEGER, ttft_ms_n BIGINT, tpot_ms_n BIGINT, itl_ms_n BIGINT, e2el_ms_n BIGINT, interactivity_tok_s_n BIGINT)`);
+  await db.connection.run(`INSERT INTO valid_points VALUES ${values.join(', ')}`);
+  if (runs === null) await db.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT 'x' AS file`);
+  else if (typeof runs === 'string') await db.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS ${runs}`);
+  else await db.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT file::VARCHAR AS file, fidelity_verdict::VARCHAR AS fidelity_verdict, cache_equality::VARCHAR AS cache_equality FROM (VALUES ${runs.map((r) => `(${[r.file, r.fidelity_verdict, r.cache_equality].map(sql).join(', ')})`).join(', ')}) t(file, fidelity_verdict, cache_equality)`);
+  const fidelity = await fidelityInputs(db.connection);
+  return (await db.connection.runAndReadAll(`SELECT p.file, ${validityColumnsSql(fidelity)} FROM valid_points p ${fidelity.join} ORDER BY p.file`)).getRowObjectsJS() as Array<{ file: string; validity: string; validity_reason: string | null }>;
 }
 
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-});
-afterAll(() => {
-  connection.closeSync();
-  instance.closeSync();
-});
 
 describe('validity: one status per point, the first that applies', () => {
   it('gives each status from the column it reads, with its reason', async () => {
@@ -141,7 +132,7 @@ describe('validity: the reason of each status, in words', () => {
   it('reads the one fidelity column compile has when it lacks the other', async () => {
     const onlyVerdicts = `SELECT * FROM (VALUES ('a', 'fail'), ('b', 'pass')) t(file, fidelity_verdict)`;
     expect((await judge([{ file: 'a' }, { file: 'b' }], onlyVerdicts)).map((r) => r.validity)).toEqual(['invalid_output', 'valid']);
-    const fidelity = await fidelityInputs(connection);
+    const fidelity = await fidelityInputs(db.connection);
     expect([fidelity.verdict, fidelity.equality]).toEqual(['validity_run.fidelity_verdict', 'NULL']);
     const onlyEquality = `SELECT * FROM (VALUES ('a', 'identical'), ('b', 'differs')) t(file, cache_equality)`;
     expect((await judge([{ file: 'a' }, { file: 'b' }], onlyEquality)).map((r) => r.validity)).toEqual(['valid', 'invalid_output']);
@@ -150,8 +141,8 @@ describe('validity: the reason of each status, in words', () => {
 
 describe('the digest of every run’s fidelity verdicts (the release cache’s key)', () => {
   const runs = async (rows: ReadonlyArray<[string, string | null, string | null]>) => {
-    await connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT file::VARCHAR AS file, v::VARCHAR AS fidelity_verdict, e::VARCHAR AS cache_equality FROM (VALUES ${rows.map((r) => `(${r.map(sql).join(', ')})`).join(', ')}) t(file, v, e)`);
-    return fidelityStateDigest(connection, await fidelityInputs(connection));
+    await db.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT file::VARCHAR AS file, v::VARCHAR AS fidelity_verdict, e::VARCHAR AS cache_equality FROM (VALUES ${rows.map((r) => `(${r.map(sql).join(', ')})`).join(', ')}) t(file, v, e)`);
+    return fidelityStateDigest(db.connection, await fidelityInputs(db.connection));
   };
 
   it('is the same for the same verdicts, whatever order the runs are read in, and changes with any verdict', async () => {
@@ -168,8 +159,8 @@ describe('the digest of every run’s fidelity verdicts (the release cache’s k
   });
 
   it('is "none" where compile has no verdicts (no fidelity columns)', async () => {
-    await connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT 'a' AS file`);
-    expect(await fidelityStateDigest(connection, await fidelityInputs(connection))).toBe('none');
+    await db.connection.run(`CREATE OR REPLACE TEMP VIEW valid_runs AS SELECT 'a' AS file`);
+    expect(await fidelityStateDigest(db.connection, await fidelityInputs(db.connection))).toBe('none');
   });
 });
 
@@ -180,7 +171,7 @@ describe('a release’s validity', () => {
       ['r2', 'valid', null], ['r2', 'valid', null],
       ['r3', 'overloaded', 'behind'], ['r3', 'cache_mismatch', 'no reuse'], ['r3', 'invalid_output', 'wrong'],
     ];
-    const rows = (await connection.runAndReadAll(`SELECT release, ${releaseValiditySql()} FROM (VALUES ${points.map((p) => `(${p.map(sql).join(', ')})`).join(', ')}) t(release, validity, validity_reason) GROUP BY release ORDER BY release`)).getRowObjectsJS();
+    const rows = (await db.connection.runAndReadAll(`SELECT release, ${releaseValiditySql()} FROM (VALUES ${points.map((p) => `(${p.map(sql).join(', ')})`).join(', ')}) t(release, validity, validity_reason) GROUP BY release ORDER BY release`)).getRowObjectsJS();
     expect(rows).toEqual([
       { release: 'r1', validity: 'overloaded', validity_reason: 'behind', invalid_points: 3 },
       { release: 'r2', validity: 'valid', validity_reason: null, invalid_points: 0 },
