@@ -64,6 +64,7 @@ export function csvLineSizeOptions(longestLineBytes: number): string {
 /** Bytes of a staged line, counted exactly only when it could be near a reader's limit. */
 export function stagedLineBytes(line: string): number {
   // A UTF-16 code unit is at most 3 UTF-8 bytes: short lines are bounded without encoding them.
+  // Stryker disable next-line EqualityOperator: at the cut both answers are at most 1,000,000 bytes, far under the reader's limit, so the CSV options are the same.
   return line.length * 3 < CSV_DEFAULT_MAX_LINE_BYTES / 2 ? line.length * 3 : Buffer.byteLength(line);
 }
 
@@ -95,6 +96,7 @@ export function fileSizeProblem(file: string, bytes: number): ResultProblem {
  * (validate and compile), and building a path string per object was a tenth of ingest.
  */
 export function tooDeepAt(root: unknown, limit = MAX_NESTING_DEPTH): string | null {
+  // Stryker disable next-line ConditionalExpression: a string or number root has no object children either (Object.keys of a primitive yields none that is an object).
   if (root === null || typeof root !== 'object') return null;
   const nodes: object[] = [root];
   const depths: number[] = [1];
@@ -102,6 +104,7 @@ export function tooDeepAt(root: unknown, limit = MAX_NESTING_DEPTH): string | nu
   const pending: number[] = [0];
   const pathOf = (parent: number, key: string, inArray: boolean): string => {
     const steps = [{ key, inArray }];
+    // Stryker disable next-line ConditionalExpression: links[0] is null and every other link's parent is pushed before it: undefined never comes (the test is for the type).
     for (let link = links[parent]; link !== null && link !== undefined; link = links[link.parent]) steps.push(link);
     let path = '';
     for (let i = steps.length - 1; i >= 0; i--) path += steps[i]!.inArray ? `[${steps[i]!.key}]` : `${path === '' ? '' : '.'}${steps[i]!.key}`;
@@ -116,6 +119,7 @@ export function tooDeepAt(root: unknown, limit = MAX_NESTING_DEPTH): string | nu
     // strings); an object by its own keys, in the order for-in gives them.
     const keys = inArray ? null : Object.keys(node);
     const count = keys === null ? (node as unknown[]).length : keys.length;
+    // Stryker disable next-line EqualityOperator: one step past the end reads undefined (no key, or index length), which is no object and is skipped.
     for (let i = 0; i < count; i++) {
       const key = keys === null ? i : keys[i]!;
       const child = (node as Record<string | number, unknown>)[key];
