@@ -20,6 +20,7 @@ export function checkCacheAudit(point: Point, at: string, add: AddProblem): void
   if (cache.requests > point.metrics.completed) {
     add(`${path}.requests`, rule(`${cache.requests} requests counted, the point completed ${point.metrics.completed}`), 'the audit counts completed requests only');
   }
+  // Stryker disable next-line ConditionalExpression: `cached !== null` as true is alike, null > prompt being false for any prompt_tokens (a count, never negative); the line's other conditions are tested.
   if (reusable > prompt || (cached !== null && cached > prompt)) {
     add(path, rule(`reusable_tokens ${reusable} or cached_tokens ${String(cached)} exceed prompt_tokens ${prompt}`), 'no request reuses more prompt tokens than it has');
   }
@@ -27,6 +28,7 @@ export function checkCacheAudit(point: Point, at: string, add: AddProblem): void
   if (Math.abs(cache.theoretical_hit_rate - rateOf(reusable)) > RATE_TOLERANCE) {
     add(`${path}.theoretical_hit_rate`, rule(`theoretical_hit_rate ${cache.theoretical_hit_rate} is not reusable_tokens / prompt_tokens (${rateOf(reusable)})`), 'theoretical_hit_rate = reusable_tokens / prompt_tokens');
   }
+  // Stryker disable next-line ConditionalExpression: `cached !== null` as true is alike, a null cached_tokens with a null rate giving |null − null / prompt| = 0 and with a rate failing the first clause already; the line's other conditions are tested.
   if ((cache.observed_hit_rate === null) !== (cached === null) || (cached !== null && Math.abs(cache.observed_hit_rate! - rateOf(cached)) > RATE_TOLERANCE)) {
     add(`${path}.observed_hit_rate`, rule(`observed_hit_rate ${String(cache.observed_hit_rate)} is not cached_tokens / prompt_tokens (cached_tokens ${String(cached)})`), 'observed_hit_rate = cached_tokens / prompt_tokens, null exactly when cached_tokens is');
   }

@@ -44,3 +44,56 @@ describe('[cache-audit]', () => {
     });
   }
 });
+
+/** Every problem in full (path, message, fix), so a changed word, field or branch shows. */
+function fullProblems(cache: CacheAudit): Array<[string, string, string]> {
+  const found: Array<[string, string, string]> = [];
+  checkCacheAudit({ metrics: { completed: 12 }, cache } as unknown as Point, 'points[0]', (path, message, fix) => found.push([path, message, fix]));
+  return found;
+}
+
+describe('[cache-audit] in full: each problem names its field, its values and the fix', () => {
+  const mismatch = { cached_tokens: 374, observed_hit_rate: 0.374, verdict: 'cache_mismatch', cause: 'eviction' } as const;
+  const fits = 'no request reuses more prompt tokens than it has';
+  const observedFix = 'observed_hit_rate = cached_tokens / prompt_tokens, null exactly when cached_tokens is';
+  const reasonFix = 'a null observed_hit_rate says why (observed_reason); a measured one has no reason';
+  const causeFix = 'a cache_mismatch names its likely cause; no other verdict has one';
+  const cases: Array<[string, Partial<CacheAudit>, Array<[string, string, string]>]> = [
+    ['more requests than completed', { requests: 13 },
+      [['points[0].cache.requests', '[cache-audit] 13 requests counted, the point completed 12', 'the audit counts completed requests only']]],
+    ['more reusable than prompt tokens', { reusable_tokens: 1001, theoretical_hit_rate: 1.001, cached_tokens: 1000, observed_hit_rate: 1 },
+      [['points[0].cache', '[cache-audit] reusable_tokens 1001 or cached_tokens 1000 exceed prompt_tokens 1000', fits]]],
+    ['more cached than prompt tokens', { cached_tokens: 1001, observed_hit_rate: 1.001 },
+      [['points[0].cache', '[cache-audit] reusable_tokens 500 or cached_tokens 1001 exceed prompt_tokens 1000', fits]]],
+    // Every prompt token reusable and reused is the limit, not past it.
+    ['all prompt tokens reusable and cached', { reusable_tokens: 1000, theoretical_hit_rate: 1, cached_tokens: 1000, observed_hit_rate: 1 }, []],
+    ['a theoretical rate off its counts', { theoretical_hit_rate: 0.51 },
+      [['points[0].cache.theoretical_hit_rate', '[cache-audit] theoretical_hit_rate 0.51 is not reusable_tokens / prompt_tokens (0.5)', 'theoretical_hit_rate = reusable_tokens / prompt_tokens']]],
+    // No prompt tokens: both rates are 0 by definition, not 0/0, so a written 0.5 is caught.
+    ['a theoretical rate with no prompt tokens', { prompt_tokens: 0, reusable_tokens: 0, cached_tokens: 0, theoretical_hit_rate: 0.5, observed_hit_rate: 0, verdict: 'cache_mismatch', cause: 'eviction' },
+      [['points[0].cache.theoretical_hit_rate', '[cache-audit] theoretical_hit_rate 0.5 is not reusable_tokens / prompt_tokens (0)', 'theoretical_hit_rate = reusable_tokens / prompt_tokens']]],
+    // |1e-9 − 0/1| is exactly the tolerance, which is still within it.
+    ['a theoretical rate just at the tolerance', { prompt_tokens: 1, reusable_tokens: 0, cached_tokens: 0, theoretical_hit_rate: 1e-9, observed_hit_rate: 0, verdict: 'cache_mismatch', cause: 'eviction' }, []],
+    ['an observed rate just at the tolerance', { prompt_tokens: 1, reusable_tokens: 0, cached_tokens: 0, theoretical_hit_rate: 0, observed_hit_rate: 1e-9, verdict: null }, []],
+    ['an observed rate off its counts', { observed_hit_rate: 0.48 },
+      [['points[0].cache.observed_hit_rate', '[cache-audit] observed_hit_rate 0.48 is not cached_tokens / prompt_tokens (cached_tokens 490)', observedFix]]],
+    ['an observed rate without counts', { cached_tokens: null },
+      [['points[0].cache.observed_hit_rate', '[cache-audit] observed_hit_rate 0.49 is not cached_tokens / prompt_tokens (cached_tokens null)', observedFix]]],
+    ['a null observed rate without its reason', { cached_tokens: null, observed_hit_rate: null, verdict: null },
+      [['points[0].cache.observed_reason', '[cache-audit] observed_hit_rate is null without an observed_reason', reasonFix]]],
+    ['a reason beside a measured rate', { observed_reason: 'not reported' },
+      [['points[0].cache.observed_reason', '[cache-audit] an observed_reason with an observed rate', reasonFix]]],
+    ['consistent below the threshold', { cached_tokens: 374, observed_hit_rate: 0.374 },
+      [['points[0].cache.verdict', '[cache-audit] verdict consistent for observed 0.374 against theoretical 0.5 at min_ratio 0.75', 'cache_mismatch exactly when observed_hit_rate < min_ratio × theoretical_hit_rate; null when the theoretical rate is 0 or the observed one null']]],
+    ['a mismatch below the threshold, with its cause', mismatch, []],
+    ['a mismatch without its cause', { ...mismatch, cause: undefined },
+      [['points[0].cache.cause', '[cache-audit] a cache_mismatch without its likely cause', causeFix]]],
+    ['a cause without a mismatch', { cause: 'eviction' },
+      [['points[0].cache.cause', '[cache-audit] a cause without a cache_mismatch', causeFix]]],
+  ];
+  for (const [name, edit, expected] of cases) {
+    it(name, () => {
+      expect(fullProblems({ ...valid(), ...edit })).toEqual(expected);
+    });
+  }
+});
