@@ -91,6 +91,11 @@ describe('[cache-audit] in full: each problem names its field, its values and th
     ['a cause without a mismatch', { cause: 'eviction' },
       [['points[0].cache.cause', '[cache-audit] a cause without a cache_mismatch', causeFix]]],
   ];
+  it('passes a point without a cache block (results from before the audit)', () => {
+    const found: string[] = [];
+    checkCacheAudit({ metrics: { completed: 12 } } as unknown as Point, 'points[0]', (path) => found.push(path));
+    expect(found).toEqual([]);
+  });
   for (const [name, edit, expected] of cases) {
     it(name, () => {
       expect(fullProblems({ ...valid(), ...edit })).toEqual(expected);
