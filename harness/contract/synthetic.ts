@@ -1,5 +1,5 @@
 /**
- * What marks a result as SYNTHETIC: made up by the test kit (tests/kit/synthetic-results.ts) for
+ * What marks a result as SYNTHETIC: made up by the test kit (bench/lib/synthetic-results.ts) for
  * tests and benchmarks, measuring nothing. Such a file passes every check of its content by design
  * (that is what makes it a fixture), so the one thing that keeps it out of the published store is
  * this mark: `validate`, `compile` and `collect` refuse it in the repository's own results/.

@@ -11,7 +11,7 @@ import { listWorkloadFiles, loadWorkload } from '../../harness/measure/workloads
 import { listEngineFiles, loadEngine } from '../../harness/measure/engines/spec-file.ts';
 import { renderServeCommand } from '../../harness/measure/engines/render.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 
 const HF = 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567';
 

@@ -30,7 +30,7 @@ import {
 } from '../../harness/contract/site-data.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { syntheticResult, writeResult } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-site-data-'));

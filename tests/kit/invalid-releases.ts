@@ -1,7 +1,7 @@
 /**
  * A SYNTHETIC results folder with invalid releases in the middle of two engines' histories, for the
  * tests of how the site shows them (the history chart, the compare page, the compiled data behind
- * them). Nothing here was measured (tests/kit/synthetic-results.ts); one scenario,
+ * them). Nothing here was measured (bench/lib/synthetic-results.ts); one scenario,
  * synthetic/llama-8b on 1× "Synthetic H100", workload chat, c=1 and c=8, every run official:
  * - vllm 1.0.0 (2 runs, January 10-11), 1.1.0 (2 runs, January 20-21) and 1.2.0 (2 runs,
  *   February 1-2). 1.1.0 is 2.5 times faster and answers the output-fidelity probe wrongly, as the
@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import type { Fidelity } from '../../harness/contract/fidelity.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { probeSet } from '../../harness/measure/fidelity/probe-set.ts';
-import { FIXTURE_CONFIGURATION as base, syntheticResult, writeResult, type SyntheticRun } from './synthetic-results.ts';
+import { FIXTURE_CONFIGURATION as base, syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 
 
 /** The releases drawn apart on the site, and why (the statuses compile gives them). */

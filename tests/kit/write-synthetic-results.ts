@@ -1,12 +1,12 @@
 /**
- * Writes SYNTHETIC result files (tests/kit/synthetic-results.ts) for benchmarks and demos:
+ * Writes SYNTHETIC result files (bench/lib/synthetic-results.ts) for benchmarks and demos:
  * they pass `servebench validate` but measured nothing. Never into results/.
  *
  *   npx tsx tests/kit/write-synthetic-results.ts --out DIR --count N [--seed S]
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fleetHistory, syntheticResult, writeResult } from './synthetic-results.ts';
+import { fleetHistory, syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string' }, count: { type: 'string' }, seed: { type: 'string' } } });
 if (!values.out || !values.count) {

@@ -1,5 +1,5 @@
 /**
- * `servebench collect` on SYNTHETIC results (tests/kit/synthetic-results.ts) laid out in temp
+ * `servebench collect` on SYNTHETIC results (bench/lib/synthetic-results.ts) laid out in temp
  * folders as the nightly's downloaded artifacts, as a Kubernetes results claim copied out with
  * `kubectl cp`, and as a SLURM job's shared folder: valid files land at their content-derived
  * paths, a re-run writes nothing, conflicts and invalid files are refused and reported, stray
@@ -23,7 +23,7 @@ import { ServebenchError } from '../../harness/lib/errors.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { syntheticResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';
 import { fakeGithub, type FakeGithub } from '../kit/fakes/fake-github-releases.ts';
 import { fakeDockerHub, type FakeDockerHub } from '../kit/fakes/fake-registries.ts';

@@ -2,7 +2,7 @@
  * The CPU lane of the shipped fleet/fleet.yaml (GitHub issue 15): upstream llama.cpp built from a
  * node-llama-cpp release, on GitHub-hosted CPU runners, with dummy-weight models of real shapes,
  * each configuration three times. Planned with the real engine and workload specs; the results in
- * the missing-jobs test are SYNTHETIC (tests/kit/synthetic-results.ts), shaped as
+ * the missing-jobs test are SYNTHETIC (bench/lib/synthetic-results.ts), shaped as
  * `servebench run` writes them for each job.
  */
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,7 @@ import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { missingJobs } from '../../harness/pipeline/plan/missing-jobs.ts';
 import type { NewRelease, PlannedJob } from '../../harness/pipeline/plan/plan-file.ts';
 import { renderSlurm } from '../../harness/pipeline/plan/slurm.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 
 const FLEET = 'fleet/fleet.yaml';
 const NEW: NewRelease[] = [{ engine: 'llamacpp', version: '3.8.1', tag: 'b5415' }];

@@ -23,7 +23,7 @@ import { HARNESS_IMAGE_ENV, HARNESS_UID, generateNameFor, harnessImageFor, rende
 import { parseImageReference } from '../../harness/contract/fleet.ts';
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { renderSlurm, submitAllScript } from '../../harness/pipeline/plan/slurm.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const FLEET = 'tests/fixtures/fleet/fleet.yaml';

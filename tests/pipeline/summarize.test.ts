@@ -17,7 +17,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixturePrices } from '../store/fixture-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-summarize-'));

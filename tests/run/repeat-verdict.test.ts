@@ -1,7 +1,7 @@
 /**
  * The repeat group's verdict (harness/measure/run/repeat-verdict.ts), validate's [repeat] rule
  * (harness/store/repeat-coherence.ts) and the duration flag, on SYNTHETIC results
- * (tests/kit/synthetic-results.ts: valid files that measured nothing) whose values are set by hand.
+ * (bench/lib/synthetic-results.ts: valid files that measured nothing) whose values are set by hand.
  */
 import { describe, expect, it } from 'vitest';
 import { REPEAT_METRICS, type RunResult } from '../../harness/contract/result.ts';
@@ -10,7 +10,7 @@ import { POINT_ONLY_COLUMNS, type PointContext } from '../../harness/store/colum
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { readDurationS } from '../../harness/lib/cli/duration.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
-import { syntheticResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 
 const RUN: SyntheticRun = { engine: 'vllm', version: '0.11.0', model: 'synthetic/model', gpu: 'Synthetic H100', gpuCount: 1, workload: 'chat', date: new Date(Date.UTC(2026, 10, 2, 3)), concurrencies: [1, 8], tpotMs: 20, ttftMs: 100, noise: 0, seed: 1 };
 

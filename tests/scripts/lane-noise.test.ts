@@ -1,7 +1,7 @@
 /**
  * scripts/lane-noise.ts: the coefficient of variation across repeats, per configuration and
  * metric, against the values computed by hand from the files. The results are SYNTHETIC
- * (tests/kit/synthetic-results.ts): three repeats of vllm 1.0.0 and three of 1.1.0, two sglang
+ * (bench/lib/synthetic-results.ts): three repeats of vllm 1.0.0 and three of 1.1.0, two sglang
  * releases measured once (no band), and a file validate refuses (counted, left out).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -12,7 +12,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { syntheticResult, writeResult } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 import { badgesOf, parseCommunity, releaseChoice, withCommunity } from '../../site/lib/community-state.ts';
 import { compareParameters, compareSql } from '../../site/lib/compare-query.ts';
 import { releasesSql, slaParameters, slaSql } from '../../site/lib/sla-query.ts';

@@ -13,7 +13,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber, formatPercent } from '../../site/lib/format.ts';
 import { buildSite, openBuiltSite, REPO, type ServedSite } from './built-site.ts';

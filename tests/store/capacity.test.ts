@@ -15,7 +15,7 @@ import { SITE_FILES, type CapacityRow, type NoiseRow } from '../../harness/contr
 import { hardwareLabel } from '../../harness/contract/result-path.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
 import { query } from './duckdb-query.ts';
 

@@ -11,7 +11,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { ChangesFileSchema, SITE_FILES, type ChangesFile } from '../../harness/contract/site-data.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-changes-'));

@@ -1,6 +1,6 @@
 /**
  * Result validation: a good file passes; every kind of bad and hostile file ends as problems
- * naming the JSON path, never as an exception. The files are SYNTHETIC (tests/kit/synthetic-results.ts),
+ * naming the JSON path, never as an exception. The files are SYNTHETIC (bench/lib/synthetic-results.ts),
  * bar one committed real result checked as the repository's results/ takes it.
  */
 import { createHash } from 'node:crypto';
@@ -10,7 +10,7 @@ import { checkResultText } from '../../harness/store/check-result.ts';
 import { listResultFiles, MAX_RESULT_BYTES } from '../../harness/store/result-files.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { RESULTS_DIR } from './claim-fixtures.ts';
 import { quotesFileOf } from './limit-results.ts';
 

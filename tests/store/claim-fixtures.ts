@@ -1,6 +1,6 @@
 /**
  * Results for the tests of what a result claims (engine, version, physics, workload): SYNTHETIC
- * ones from tests/kit/synthetic-results.ts (as tests/store/fixture-results.ts makes them),
+ * ones from bench/lib/synthetic-results.ts (as tests/store/fixture-results.ts makes them),
  * and the committed real ones of results/ edited into the attacks of issue 23. Checked as
  * `servebench validate` checks a file given on its own (no path rule: an edited file no longer
  * matches its name, which is not what these tests are about).
@@ -15,7 +15,7 @@ import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';
 import { WORKLOADS_DIR } from '../../harness/lib/specs/spec-folders.ts';
 import { checkResultText, type ResultProblem } from '../../harness/store/check-result.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
-import { syntheticResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns } from './fixture-results.ts';
 
 export const RESULTS_DIR = fileURLToPath(new URL('../../results', import.meta.url));

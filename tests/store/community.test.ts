@@ -2,7 +2,7 @@
  * Community and unverified-version runs never move the official statistics (issue 23, item 3):
  * the attacks of the hostile review, replayed on SYNTHETIC results. The fleet is
  * tests/store/fixture-results.ts (official runs); the community files next to it are SYNTHETIC
- * too (tests/kit/synthetic-results.ts). Real DuckDB, the real compile and the real CLI.
+ * too (bench/lib/synthetic-results.ts). Real DuckDB, the real compile and the real CLI.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { computeDeltas, deriveTables } from '../../harness/store/derive.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { ingest, openStore } from '../../harness/store/store.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
 

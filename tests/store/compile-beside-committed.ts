@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { writeResult } from '../kit/synthetic-results.ts';
+import { writeResult } from '../../bench/lib/synthetic-results.ts';
 
 const RESULTS = new URL('../../results/', import.meta.url).pathname;
 const OLD = (readdirSync(join(RESULTS, '2026-12-02'), { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort().map((f) => `2026-12-02/${f}`)[0]!;

@@ -12,7 +12,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
-import { syntheticResult, writeResult } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 import { query } from './duckdb-query.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-compile-'));

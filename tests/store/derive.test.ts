@@ -1,6 +1,6 @@
 /**
  * The derived tables (harness/store/derive.ts) on SYNTHETIC results (tests/store/fixture-results.ts
- * and tests/kit/synthetic-results.ts: nothing measured) ingested into a real DuckDB store, derived
+ * and bench/lib/synthetic-results.ts: nothing measured) ingested into a real DuckDB store, derived
  * inside each test (mutation testing ignores code reached only while a suite sets up). Every
  * expected value is recomputed here from the result files: a release's value is the geometric mean
  * over its official runs, its interval exp(mean ± t_{0.975, n−1}·s/√n) of the logs (t from tables),
@@ -18,7 +18,7 @@ import { computeDeltas, deriveTables } from '../../harness/store/derive.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { compareReleases } from '../../harness/store/significance.ts';
 import { ingest, openStore, type Store } from '../../harness/store/store.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixturePrices } from './fixture-results.ts';
 import { withRequests } from './request-counts.ts';
 

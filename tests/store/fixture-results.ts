@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURE_CONFIGURATION as base, syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { FIXTURE_CONFIGURATION as base, syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 
 export const PLANTED_FACTOR = 1 / 0.85;
 

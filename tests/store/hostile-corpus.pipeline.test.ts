@@ -1,7 +1,7 @@
 /**
  * The hostile corpus: 1,200 seeded random mutations of three valid results (a real completed run
  * of the sim with per-request records, a real failed run, and the SYNTHETIC fixture of
- * tests/kit/synthetic-results.ts). Every mutant is either refused by `servebench validate` with
+ * bench/lib/synthetic-results.ts). Every mutant is either refused by `servebench validate` with
  * problems of one line each, or compiles; compile and validate agree on which; and the site builds
  * (every page prerendered) from what compiled. Mutations: numbers to 0, negative, fractional, huge
  * (2^31, 2^53, 1e300); strings to empty, CR/LF/NUL, quotes and backslashes, markup, bidi controls,
@@ -23,7 +23,7 @@ import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { createRng } from '../../harness/lib/rng.ts';
 import { startSimServer, type SimServer } from '../../harness/engines/sim/server.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { writeFixturePrices } from './fixture-results.ts';
 import { workloadSpecSha256 } from '../../harness/contract/workload-hash.ts';

@@ -2,7 +2,7 @@
  * The hostile result files of the hardening review, one by one: each is either refused by
  * validate with the rule it broke, or compiles (and the compile agrees with validate). The base
  * files are a real run (`servebench run --launcher external` against the in-process sim, every
- * request answered 500: an honest failed run) and the SYNTHETIC fixture of tests/kit/synthetic-results.ts.
+ * request answered 500: an honest failed run) and the SYNTHETIC fixture of bench/lib/synthetic-results.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { startSimServer, type SimServer } from '../../harness/engines/sim/server.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { writeFixturePrices } from './fixture-results.ts';
 

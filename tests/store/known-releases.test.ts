@@ -15,7 +15,7 @@ import { engineNames } from '../../harness/store/engine-names.ts';
 import { engineVersionKnown } from '../../harness/store/known-releases.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { referenceDigest } from '../../harness/store/reference-digest.ts';
-import { writeResult } from '../kit/synthetic-results.ts';
+import { writeResult } from '../../bench/lib/synthetic-results.ts';
 import { query } from './duckdb-query.ts';
 import { committedResults, ofShipped, problemsOf, synthetic } from './claim-fixtures.ts';
 import { writeFixturePrices } from './fixture-results.ts';

@@ -1,7 +1,7 @@
 /**
  * The lane line (harness/store/lane.ts): worded from the runs' own fields, on the shape of the
  * committed CPU lane of 2026-12-02 (real, immutable results) and on a GPU-shaped case. The compile
- * test reads every committed result plus one SYNTHETIC GPU run (tests/kit/synthetic-results.ts via
+ * test reads every committed result plus one SYNTHETIC GPU run (bench/lib/synthetic-results.ts via
  * claim-fixtures.ts: it measured nothing) and checks lanes.json and the Parquet runs and points
  * tables against the files themselves.
  */

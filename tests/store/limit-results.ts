@@ -1,6 +1,6 @@
 /**
  * SYNTHETIC result files grown to each limit of the store (harness/store/store-limits.ts), for
- * tests/store/limits.test.ts: a valid file of tests/kit/synthetic-results.ts, then one value
+ * tests/store/limits.test.ts: a valid file of bench/lib/synthetic-results.ts, then one value
  * made as large, as deep or as long as a limit allows, or one step more. Nothing here was measured.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { parseBatch } from '../../harness/store/parse-batch.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 
 /** A valid one-point run; each seed (and day) gives another run_id and file. */
 export function limitBase(seed: number, day = 1): RunResult {

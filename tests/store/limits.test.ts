@@ -14,7 +14,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { runSummarize } from '../../harness/pipeline/submission/command.ts';
 import type { SubmissionSummary } from '../../harness/pipeline/submission/pr-summary.ts';
 import { CSV_DEFAULT_MAX_LINE_BYTES, csvLineSizeOptions, INTEGER_MAX, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES, STAGED_ROW_GROWTH, tooDeepAt } from '../../harness/store/store-limits.ts';
-import { writeResult } from '../kit/synthetic-results.ts';
+import { writeResult } from '../../bench/lib/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { writeFixturePrices } from './fixture-results.ts';
 import { limitBase, logitBiasResult, mapFileOf, nested, placeText, prettyJson, quotesFileOf, stagedRowOf, stagedRunRowBytes } from './limit-results.ts';

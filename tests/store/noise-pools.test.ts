@@ -18,7 +18,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { SITE_FILES, type NoiseRow } from '../../harness/contract/site-data.ts';
 import { compile, type CompileReport } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { syntheticResult, writeResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { writeFixturePrices } from './fixture-results.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'servebench-noise-'));

@@ -1,6 +1,6 @@
 /**
  * validate's [repeat] rule (harness/store/repeat-coherence.ts) called on its own, every problem
- * read whole (path, message and fix), on SYNTHETIC results (tests/kit/synthetic-results.ts: valid
+ * read whole (path, message and fix), on SYNTHETIC results (bench/lib/synthetic-results.ts: valid
  * files that measured nothing) with a repeat block and command-line flags set by hand. Each case
  * is one edit of a coherent repeat; the expected problems are what docs/validation.md's rule says
  * of it, and a coherent repeat has none. tests/run/repeat-verdict.test.ts runs the rule through
@@ -12,7 +12,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { readRecordedArgv, type RecordedCommand } from '../../harness/lib/cli/recorded-argv.ts';
 import type { OptionSpec } from '../../harness/lib/cli/options.ts';
 import { checkRepeat } from '../../harness/store/repeat-coherence.ts';
-import { syntheticResult, type SyntheticRun } from '../kit/synthetic-results.ts';
+import { syntheticResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 
 type Repeat = NonNullable<NonNullable<RunResult['run']>['repeat']>;
 

@@ -3,7 +3,7 @@
  * line servebench's own option table reads (the Reproduce block is made of nothing else), its
  * commit a commit id, and every identifier that reaches a page free of control and bidi
  * characters; free text is accepted and escaped visibly by the site. Checked on the SYNTHETIC
- * fixture of tests/kit/synthetic-results.ts, on every committed real result in results/,
+ * fixture of bench/lib/synthetic-results.ts, on every committed real result in results/,
  * and through a real compile (DuckDB) to the run page's Reproduce block.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ import { checkResultText } from '../../harness/store/check-result.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
-import { syntheticResult, writeResult } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 import { writeFixturePrices } from './fixture-results.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));

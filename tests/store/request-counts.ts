@@ -1,5 +1,5 @@
 /**
- * A SYNTHETIC run (tests/kit/synthetic-results.ts) scaled to another number of requests per point,
+ * A SYNTHETIC run (bench/lib/synthetic-results.ts) scaled to another number of requests per point,
  * for the tests of sample sufficiency: a percentile is published only from enough samples
  * (docs/metrics.md#sample-sufficiency), and the fixture's 64 requests support no p99.
  */

@@ -2,7 +2,7 @@
  * The sample counts behind each distribution of a point (harness/store/sample-counts.ts), called on
  * their own: recorded or derived as docs/metrics.md#sample-sufficiency says, the order-statistic
  * interval from the saved requests, and validate's [sample-count] check, on SYNTHETIC points
- * (tests/kit/synthetic-results.ts: measured nothing) whose requests and counts are set by hand, so
+ * (bench/lib/synthetic-results.ts: measured nothing) whose requests and counts are set by hand, so
  * every expected count is read off the rule. tests/store/sufficiency.test.ts compiles stores with
  * them (the committed lane and synthetic runs).
  */

@@ -98,7 +98,7 @@ describe('signature sidecars', () => {
   });
 
   it("cuts the parser's reason at 200 characters: a hostile bundle's own text does not fill the report", () => {
-    // @sigstore/bundle quotes an unknown enum value whole ("Unrecognized enum value XXX…", 347 characters here).
+    // @sigstore/bundle quotes an unknown enum value whole ("Unrecognized enum value " and the value, 347 characters here).
     const algorithm = 'X'.repeat(300);
     const { check } = withSidecar((s) => writeFileSync(s, bundle({ messageSignature: { messageDigest: { algorithm, digest: 'q83v' }, signature: 'c2ln' } })));
     expect(messages(check)).toEqual([`2026-01-10/r.json.sigstore.json: [signature] the signature is not a Sigstore bundle: ${`Unrecognized enum value ${algorithm}`.slice(0, 200)}`]);

@@ -2,7 +2,7 @@
  * Sample sufficiency (docs/metrics.md#sample-sufficiency): the rule, the order-statistic interval,
  * the counts compile publishes, and that an insufficient percentile is never ranked, compared or
  * judged against a tier, on the committed CPU lane of 2026-12-02 (real: 2 to 8 requests per point)
- * and on SYNTHETIC runs (tests/kit/synthetic-results.ts: measured nothing) where one engine has
+ * and on SYNTHETIC runs (bench/lib/synthetic-results.ts: measured nothing) where one engine has
  * enough requests and the other does not.
  */
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { compile } from '../../harness/store/compile.ts';
 import { percentileInterval } from '../../harness/store/percentile-interval.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { insufficientPercentiles, sampleCounts } from '../../harness/store/sample-counts.ts';
-import { writeResult } from '../kit/synthetic-results.ts';
+import { writeResult } from '../../bench/lib/synthetic-results.ts';
 import { committedResults, problemsOf, RESULTS_DIR, synthetic } from './claim-fixtures.ts';
 import { withRequests } from './request-counts.ts';
 

@@ -1,5 +1,5 @@
 /**
- * SYNTHETIC results (tests/kit/synthetic-results.ts) pass every content check by design, so the
+ * SYNTHETIC results (bench/lib/synthetic-results.ts) pass every content check by design, so the
  * published store refuses them by their mark, and only there: the repository's results/ (by real
  * path, a link to it included), never the temporary folders tests and benchmarks compile.
  * The fixture here is synthetic; the measured ones are the committed results/.
@@ -13,7 +13,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { isInRepositoryResults, REPOSITORY_RESULTS_DIR } from '../../harness/store/repository-results.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
-import { syntheticResult } from '../kit/synthetic-results.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns } from './fixture-results.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'servebench-synthetic-'));

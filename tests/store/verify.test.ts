@@ -3,7 +3,7 @@
  * signed as the nightly workflow would sign them (GitHub Actions' OIDC token → Fulcio → Rekor, here
  * the stand-ins of sigstore-stand-ins.ts on 127.0.0.1), then verified offline against that
  * instance's trust root; and what validate and compile make of signature sidecars. The results are
- * SYNTHETIC (tests/kit/synthetic-results.ts); the signatures are real ECDSA P-256 signatures
+ * SYNTHETIC (bench/lib/synthetic-results.ts); the signatures are real ECDSA P-256 signatures
  * under a certificate chain and log made here. Not exercised: the public Fulcio, Rekor and TUF.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticResult, writeResult } from '../kit/synthetic-results.ts';
+import { syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns } from './fixture-results.ts';
 import { query } from './duckdb-query.ts';
 import { githubClaims, startSigstore, type SigstoreStandIns } from './sigstore-stand-ins.ts';

@@ -1,7 +1,7 @@
 /**
  * Invalid points are shown, never ranked, compared, pooled, judged against an SLA tier, drawn on a
  * Pareto frontier or used as a baseline (harness/store/validity.ts), on SYNTHETIC runs
- * (tests/kit/synthetic-results.ts: measured nothing) compiled by the real store in DuckDB.
+ * (bench/lib/synthetic-results.ts: measured nothing) compiled by the real store in DuckDB.
  *
  * The output-fidelity verdicts are run columns the fidelity step of compile adds to valid_runs; this
  * test stands in for that step with a view that gives those columns (the fidelity engineer's
@@ -20,7 +20,7 @@ import { computeDeltas, computeNoise, deriveTables } from '../../harness/store/d
 import { loadPrices } from '../../harness/store/prices.ts';
 import { findRegressions } from '../../harness/store/regress.ts';
 import { ingest, openStore, type Store } from '../../harness/store/store.ts';
-import { writeResult } from '../kit/synthetic-results.ts';
+import { writeResult } from '../../bench/lib/synthetic-results.ts';
 import { problemsOf, synthetic } from '../store/claim-fixtures.ts';
 
 type Row = Record<string, unknown>;
