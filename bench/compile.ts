@@ -22,7 +22,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchMachine, benchOutputPath } from './lib/output.ts';
 import { EXTRA_RELEASES_ENV } from '../harness/contract/releases.ts';
-import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from '../tests/kit/synthetic-results.ts';
+import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from './lib/synthetic-results.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, plant: { type: 'string' } } });

@@ -1,7 +1,7 @@
 /**
  * bench:site: the site's budgets at fleet scale, in Chromium, over HTTP with compressed transfer
  * (issue 16):
- * - the site built from N SYNTHETIC result files (tests/kit/synthetic-results.ts; default
+ * - the site built from N SYNTHETIC result files (bench/lib/synthetic-results.ts; default
  *   100,000) compiled in a temp folder, with the site's own compiled files as they are, then
  *   precompressed (scripts/precompress.ts, as after `astro build`);
  * - served by scripts/static-server.ts on 127.0.0.1 (the precompressed copies by Accept-Encoding);
@@ -36,7 +36,7 @@ import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchMachine, benchOutputPath } from './lib/output.ts';
 import { compile } from '../harness/store/compile.ts';
 import { loadPrices } from '../harness/store/prices.ts';
-import { fleetHistory, syntheticResult, writeResult } from '../tests/kit/synthetic-results.ts';
+import { fleetHistory, syntheticResult, writeResult } from './lib/synthetic-results.ts';
 import { precompress } from '../scripts/precompress.ts';
 import { serveStatic } from '../scripts/static-server.ts';
 
