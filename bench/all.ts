@@ -7,7 +7,7 @@
  *        [--site-files 2000] [--sessions DIR] [--plant slow-ingest] [--no-gate]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -78,7 +78,9 @@ for (const bench of benches) {
     process.stderr.write(`bench: ${bench} ${i}/${repeats} → ${folder}\n`);
     const run = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, `${bench}.ts`), ...argsOf[bench]!], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, [BENCH_OUT_ENV]: folder } });
     if (run.status !== 0) {
-      process.stderr.write(`bench: ${bench} failed (exit ${run.status ?? run.signal}); the session ${folder} is incomplete\n`);
+      // An incomplete session would be the next run's baseline with fewer samples: it goes.
+      rmSync(folder, { recursive: true, force: true });
+      process.stderr.write(`bench: ${bench} failed (exit ${run.status ?? run.signal}); the session is discarded\n`);
       process.exit(2);
     }
   }

@@ -92,8 +92,8 @@ export function readBenchDocument(doc: unknown): BenchDocument | null {
   const machine = obj(d['machine']);
   switch (bench) {
     case 'compile':
-      // compile's document names its machine by cpus and node only (bench/compile.ts).
-      return { bench, machineKey: machineKeyOf({ cpus: d['cpus'], cpu_model: d['cpu_model'] ?? obj(d['machine'])['cpu_model'] }, d['node']), figures: compileFigures(d) };
+      // compile's documents before 2026-12-03 name their machine by cpus and node only.
+      return { bench, machineKey: machineKeyOf({ ...machine, cpus: machine['cpus'] ?? d['cpus'] }, d['node']), figures: compileFigures(d) };
     case 'client':
       return { bench, machineKey: machineKeyOf(machine, machine['node']), figures: clientFigures(d) };
     case 'site':

@@ -67,11 +67,18 @@ export function gate(dir: string, thresholdPct: number, candidateName?: string):
   const names = sessionNames(dir);
   const candidate = candidateName ?? names.at(-1);
   if (candidate === undefined || !names.includes(candidate)) throw new Error(`no bench session ${candidate ?? ''} under ${dir}: run \`npm run bench\` first`);
-  // A planted session (the gate's own test) is never anyone's baseline.
-  const earlier = names.slice(0, names.indexOf(candidate)).reverse().map((name) => readSession(dir, name)).filter((s) => s.info.plant === null);
   const current = readSession(dir, candidate);
+  // Newest first, read only until every figure has its baseline: the nightly's sessions pile up.
+  const baselines = new Map<string, Session>();
+  for (const name of names.slice(0, names.indexOf(candidate)).reverse()) {
+    if (baselines.size === current.samples.size) break;
+    const session = readSession(dir, name);
+    // A planted session (the gate's own test) is never anyone's baseline.
+    if (session.info.plant !== null) continue;
+    for (const key of current.samples.keys()) if (!baselines.has(key) && session.samples.has(key)) baselines.set(key, session);
+  }
   const comparisons = [...current.samples.entries()].map(([key, samples]) => {
-    const base = earlier.find((s) => s.samples.has(key));
+    const base = baselines.get(key);
     return { ...compareFigure(base?.samples.get(key), samples, thresholdPct), baselineSession: base?.name ?? null };
   });
   comparisons.sort((a, b) => a.figure.localeCompare(b.figure));
