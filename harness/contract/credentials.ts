@@ -144,9 +144,26 @@ const FLAG_PATTERN = /(?<![\w.-])(--?[A-Za-z][\w.-]*)(=|[ \t]+)(?:"([^"]*)"|'([^
 /** name=value, name: value, "name": "value", 'name': 'value', name: ['a', 'b'] (env assignments, JSON, Python reprs such as vLLM's logged args, headers in logs). */
 const ASSIGNMENT_PATTERN = /(?<![\w.-])(["']?)([A-Za-z][\w.-]*)\1([ \t]*[:=][ \t]*)(?:"([^"]*)"|'([^']*)'|(\[[^\]\n]*\]|(?:(?:Bearer|Basic|Digest|Token)[ \t]+)?[^\s"',;&}\])]+))/g;
 
+/**
+ * What each rule's pattern cannot match without: a rule whose marker the text lacks is skipped.
+ * Most strings in a result (enum words, digests, model names) hold none, and the patterns' scans
+ * were the most of checking a file for credentials. Tested on the text as the earlier rules left it.
+ */
+const URL_MARKER = '://';
+const SCHEME_MARKER = /bearer|basic/i;
+const TOKEN_SHAPE_MARKER = /hf_|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|sk-|xox[abposr]-|eyJ/;
+
 function redactTextWith(text: string, report: Report): string {
-  let out = redactUrlsIn(text, report);
-  out = out.replace(BEARER_PATTERN, (match, scheme: string, space: string, token: string) => {
+  let out = text.includes(URL_MARKER) ? redactUrlsIn(text, report) : text;
+  if (SCHEME_MARKER.test(out)) out = redactSchemesWith(out, report);
+  if (out.includes('-')) out = redactFlagsWith(out, report);
+  if (out.includes(':') || out.includes('=')) out = redactAssignmentsWith(out, report);
+  if (TOKEN_SHAPE_MARKER.test(out)) out = redactTokenShapesWith(out, report);
+  return out;
+}
+
+function redactSchemesWith(text: string, report: Report): string {
+  let out = text.replace(BEARER_PATTERN, (match, scheme: string, space: string, token: string) => {
     if (isPlaceholder(token)) return match;
     report('Bearer token');
     return `${scheme}${space}${REDACTED}`;
@@ -156,7 +173,11 @@ function redactTextWith(text: string, report: Report): string {
     report('Basic credentials');
     return `${scheme}${space}${REDACTED}`;
   });
-  out = out.replace(FLAG_PATTERN, (match, flag: string, separator: string, double?: string, single?: string, bare?: string) => {
+  return out;
+}
+
+function redactFlagsWith(text: string, report: Report): string {
+  return text.replace(FLAG_PATTERN, (match, flag: string, separator: string, double?: string, single?: string, bare?: string) => {
     // Stryker disable next-line StringLiteral: one of the three alternatives always matched; the fallback narrows the type.
     const value = double ?? single ?? bare ?? '';
     const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
@@ -168,7 +189,10 @@ function redactTextWith(text: string, report: Report): string {
     report(`value of ${flag}`);
     return `${flag}${separator}${quote}${REDACTED}${quote}`;
   });
-  out = out.replace(ASSIGNMENT_PATTERN, (match, nameQuote: string, name: string, separator: string, double?: string, single?: string, bare?: string) => {
+}
+
+function redactAssignmentsWith(text: string, report: Report): string {
+  return text.replace(ASSIGNMENT_PATTERN, (match, nameQuote: string, name: string, separator: string, double?: string, single?: string, bare?: string) => {
     // Stryker disable next-line StringLiteral: one of the three alternatives always matched; the fallback narrows the type.
     const raw = double ?? single ?? bare ?? '';
     const value = raw.replace(/^(?:Bearer|Basic|Digest|Token)[ \t]+/i, '');
@@ -178,6 +202,10 @@ function redactTextWith(text: string, report: Report): string {
     const quote = double !== undefined ? '"' : single !== undefined ? "'" : '';
     return `${nameQuote}${name}${nameQuote}${separator}${quote}${raw.slice(0, raw.length - value.length)}${REDACTED}${quote}`;
   });
+}
+
+function redactTokenShapesWith(text: string, report: Report): string {
+  let out = text;
   for (const [pattern, what] of TOKEN_SHAPES) {
     out = out.replace(pattern, () => {
       report(what);
@@ -299,6 +327,20 @@ export function findCredentials(value: unknown): CredentialFinding[] {
   return found;
 }
 
+/** Field names repeat across every file of a compile: each is judged once (a hostile file's many names cannot grow this without end). */
+const FIELD_NAME_VERDICTS = new Map<string, boolean>();
+const FIELD_NAME_VERDICTS_MAX = 10_000;
+
+function isSecretFieldName(key: string): boolean {
+  let verdict = FIELD_NAME_VERDICTS.get(key);
+  if (verdict === undefined) {
+    verdict = isSecretName(key, 'text');
+    if (FIELD_NAME_VERDICTS.size >= FIELD_NAME_VERDICTS_MAX) FIELD_NAME_VERDICTS.clear();
+    FIELD_NAME_VERDICTS.set(key, verdict);
+  }
+  return verdict;
+}
+
 const pathOf = (keys: ReadonlyArray<string | number>): string => keys.reduce<string>((path, key) => childPath(path, key), '');
 
 /**
@@ -320,8 +362,11 @@ function scan(value: unknown, keys: Array<string | number>, found: CredentialFin
     }
     // Stryker disable next-line EqualityOperator: one index past the end scans undefined, which holds nothing.
     for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      // Results hold long arrays of per-request numbers: a number, boolean or null holds nothing, so it costs no call.
+      if (item === null || (typeof item !== 'object' && typeof item !== 'string')) continue;
       keys.push(index);
-      scan(value[index], keys, found);
+      scan(item, keys, found);
       keys.pop();
     }
     return;
@@ -329,9 +374,12 @@ function scan(value: unknown, keys: Array<string | number>, found: CredentialFin
   if (value === null || typeof value !== 'object') return;
   const prototype = Object.getPrototypeOf(value) as unknown;
   if (prototype !== Object.prototype && prototype !== null) return;
-  for (const [key, item] of Object.entries(value)) {
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (item === null || (typeof item !== 'object' && typeof item !== 'string')) continue;
     keys.push(key);
-    if (typeof item === 'string' && isSecretName(key, 'text') && !isPlaceholder(item)) found.push({ path: pathOf(keys), what: `secret field "${key}"` });
+    if (typeof item === 'string' && isSecretFieldName(key) && !isPlaceholder(item)) found.push({ path: pathOf(keys), what: `secret field "${key}"` });
     else scan(item, keys, found);
     keys.pop();
   }
