@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { resultRelativePath } from '../contract/result-path.ts';
 import { RunResultSchema, SCHEMA_VERSION, type RunResult } from '../contract/result.ts';
 import { findCredentials } from '../contract/credentials.ts';
-import { checkColumnFit } from './column-fit.ts';
+import { checkColumnFit, type CheckedColumns } from './column-fit.ts';
 import { checkPlausibility } from './plausibility.ts';
 import { checkEngineName } from './engine-names.ts';
 import { checkRoofline } from './roofline.ts';
@@ -34,6 +34,8 @@ export interface CheckedResult {
   /** sha256 of the file's text, hex. */
   readonly sha256: string;
   readonly problems: ResultProblem[];
+  /** A valid run's column values as the column check read them (the staging writes these). */
+  readonly columns?: CheckedColumns;
 }
 
 /**
@@ -186,10 +188,10 @@ export function checkResultText(file: string, text: string, relativePath: string
   checkRoofline(result, add);
   checkWorkloadClaims(result, (data as { workload: { spec: unknown } }).workload.spec, add);
   // Stryker disable next-line LogicalOperator: the path only fills the file column, text that fits it either way.
-  if (result.run) checkColumnFit({ result, run: result.run, relativePath: relativePath ?? file, sha256 }, add);
+  const columns = result.run ? checkColumnFit({ result, run: result.run, relativePath: relativePath ?? file, sha256 }, add) : undefined;
   if (relativePath !== null && result.run) {
     const expected = resultRelativePath(result, text, sha256);
     if (expected !== relativePath) add('', `[path-matches-content] the path does not match the content: expected ${expected}`, `move the file to results/${expected} (the name carries the content's sha256; edited files no longer match)`);
   }
-  return { result: problems.length === 0 ? result : null, sha256, problems };
+  return problems.length === 0 ? { result, sha256, problems, ...(columns && { columns }) } : { result: null, sha256, problems };
 }

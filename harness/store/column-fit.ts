@@ -28,14 +28,38 @@ function fits(type: SqlType, value: Value): string | null {
   }
 }
 
-function checkColumns<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C, at: string, add: AddProblem): void {
-  for (const column of columns) {
-    const problem = fits(column.type, column.get(context));
-    if (problem !== null) add(at, limitRule(LIMIT_RULES.columnFit, `the compiled column ${column.name} (${column.type}) ${problem}`), 'a count this large is not a measurement; keep the numbers the harness wrote');
-  }
+/** The columns' values for one row, in column order. */
+export function columnValues<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C): Value[] {
+  const values: Value[] = new Array(columns.length);
+  for (let i = 0; i < columns.length; i++) values[i] = columns[i]!.get(context);
+  return values;
 }
 
-export function checkColumnFit(context: RunContext, add: AddProblem): void {
-  checkColumns([...CONFIG_COLUMNS, ...RUN_ONLY_COLUMNS], context, '', add);
-  context.result.points.forEach((point, index) => checkColumns(POINT_ONLY_COLUMNS, { ...context, point, index } satisfies PointContext, `points[${index}]`, add));
+function checkColumns<C>(columns: ReadonlyArray<SourceColumn<C>>, values: readonly Value[], at: string, add: AddProblem): void {
+  columns.forEach((column, i) => {
+    const problem = fits(column.type, values[i]!);
+    if (problem !== null) add(at, limitRule(LIMIT_RULES.columnFit, `the compiled column ${column.name} (${column.type}) ${problem}`), 'a count this large is not a measurement; keep the numbers the harness wrote');
+  });
+}
+
+/**
+ * The values the check read, for the staging to write as they are (computing them was a tenth of
+ * ingest, and computing them twice could let the two disagree). The run's own columns are not
+ * kept: one of them (attestation) depends on the signature check, which comes after.
+ */
+export interface CheckedColumns {
+  readonly config: readonly Value[];
+  /** One per point, POINT_ONLY_COLUMNS in order. */
+  readonly points: ReadonlyArray<readonly Value[]>;
+}
+
+export function checkColumnFit(context: RunContext, add: AddProblem): CheckedColumns {
+  const config = columnValues(CONFIG_COLUMNS, context);
+  checkColumns([...CONFIG_COLUMNS, ...RUN_ONLY_COLUMNS], [...config, ...columnValues(RUN_ONLY_COLUMNS, context)], '', add);
+  const points = context.result.points.map((point, index) => {
+    const values = columnValues(POINT_ONLY_COLUMNS, { ...context, point, index } satisfies PointContext);
+    checkColumns(POINT_ONLY_COLUMNS, values, `points[${index}]`, add);
+    return values;
+  });
+  return { config, points };
 }

@@ -10,7 +10,8 @@ import { readResultText } from './result-files.ts';
 import { fileSizeProblem, stagedLineBytes } from './store-limits.ts';
 import { checkSignatureSidecar } from './signature-sidecar.ts';
 import { isInRepositoryResults } from './repository-results.ts';
-import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS, RUN_ONLY_COLUMNS, type PointContext, type RunContext, type SourceColumn, type Value } from './columns.ts';
+import { RUN_ONLY_COLUMNS, type RunContext, type Value } from './columns.ts';
+import { columnValues } from './column-fit.ts';
 
 export interface BatchFile {
   /** Under the results folder (forward slashes); for a file outside it, the path as given. */
@@ -59,14 +60,10 @@ function csvValue(value: Value): string {
 /** Values this long skip the JSON fast path below (ordinary rows' values are under 1,000 characters). */
 const LONG_VALUE_CHARS = 64 * 1024;
 
-/** The columns' values as CSV fields, comma-separated (no line end). */
-function csvFields<C>(columns: ReadonlyArray<SourceColumn<C>>, context: C): string {
-  const values: Value[] = new Array(columns.length);
+/** The values as CSV fields, comma-separated (no line end). */
+function csvFields(values: readonly Value[]): string {
   let longest = 0;
-  for (let i = 0; i < columns.length; i++) {
-    const value = (values[i] = columns[i]!.get(context));
-    if (typeof value === 'string' && value.length > longest) longest = value.length;
-  }
+  for (const value of values) if (typeof value === 'string' && value.length > longest) longest = value.length;
   // JSON.stringify (native) writes an array of numbers, booleans, nulls and plain strings exactly
   // as this CSV dialect wants them; a backslash means JSON escaped something, and CSV quoting
   // must do it instead. A long value goes straight to CSV quoting: escaping it twice is what costs.
@@ -121,15 +118,16 @@ export function parseBatch(job: BatchJob): BatchOutcome {
       }
       if (runsFd !== null) {
         // Columns in table order: config, then the run's own (runs) or the point's own + file (points).
+        // The config and point values are the ones the column check read; the run's own depend on the signature.
         const context: RunContext = { result: checked.result, run: checked.result.run!, relativePath: file.relativePath, sha256: checked.sha256, signed: signature.present };
-        const config = csvFields(CONFIG_COLUMNS, context);
-        const run = `${config},${csvFields(RUN_ONLY_COLUMNS, context)}`;
+        const columns = checked.columns!;
+        const config = csvFields(columns.config);
+        const run = `${config},${csvFields(columnValues(RUN_ONLY_COLUMNS, context))}`;
         longestRunLine = Math.max(longestRunLine, stagedLineBytes(run));
         runs += `${run}\n`;
         const fileField = csvValue(file.relativePath);
-        checked.result.points.forEach((point, index) => {
-          const pointContext: PointContext = { ...context, point, index };
-          const line = `${config},${csvFields(POINT_ONLY_COLUMNS, pointContext)},${fileField}`;
+        columns.points.forEach((values) => {
+          const line = `${config},${csvFields(values)},${fileField}`;
           longestPointLine = Math.max(longestPointLine, stagedLineBytes(line));
           points += `${line}\n`;
         });

@@ -16,7 +16,8 @@ export const REPOSITORY_RESULTS_DIR = fileURLToPath(new URL('../../results', imp
 function canonical(path: string): string {
   const absolute = resolve(path);
   try {
-    return realpathSync(absolute);
+    // The native call is one system call; the JS one lstat()s every component, per file of a compile.
+    return realpathSync.native(absolute);
   } catch {
     const parent = dirname(absolute);
     return parent === absolute ? absolute : join(canonical(parent), basename(absolute));
