@@ -55,10 +55,13 @@ export async function fidelityInputs(connection: DuckDBConnection): Promise<Fide
 /**
  * A digest of every run's fidelity verdicts: a verdict can change without its run changing (a
  * reference run arrives later), so the release cache must be rebuilt when this does (derive.ts).
+ * Runs with neither verdict are left out: a new run without one changes only its own version's
+ * release, which ingest marks for rebuilding, so it must not rebuild every release (at 100,000
+ * files that was most of an incremental compile).
  */
 export async function fidelityStateDigest(connection: DuckDBConnection, fidelity: FidelityInputs): Promise<string> {
   if (fidelity.join === '') return 'none';
-  const sql = `SELECT coalesce(md5(string_agg(concat_ws('|', p.file, ${fidelity.verdict}, ${fidelity.equality}), ',' ORDER BY p.file)), 'none') FROM (SELECT file FROM valid_runs) p ${fidelity.join}`;
+  const sql = `SELECT coalesce(md5(string_agg(concat_ws('|', p.file, ${fidelity.verdict}, ${fidelity.equality}), ',' ORDER BY p.file)), 'none') FROM (SELECT file FROM valid_runs) p ${fidelity.join} WHERE ${fidelity.verdict} IS NOT NULL OR ${fidelity.equality} IS NOT NULL`;
   return String((await connection.runAndReadAll(sql)).getRowsJS()[0]![0]);
 }
 

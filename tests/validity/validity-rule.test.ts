@@ -153,9 +153,17 @@ describe('the digest of every run’s fidelity verdicts (the release cache’s k
       await runs([['a', 'fail', 'identical'], ['b', null, null]]),
       await runs([['a', 'pass', 'differs'], ['b', null, null]]),
       await runs([['a', 'pass', 'identical'], ['b', 'pass', null]]),
-      await runs([['a', 'pass', 'identical'], ['b', null, null], ['c', null, null]]),
+      await runs([['a', 'pass', 'identical'], ['b', null, null], ['c', null, 'identical']]),
     ];
     expect(new Set([base, ...changed]).size).toBe(5);
+  });
+
+  it('is unchanged by runs that have no verdict (ingest marks their own version to rebuild; the whole cache is not)', async () => {
+    const base = await runs([['a', 'pass', 'identical'], ['b', null, null]]);
+    expect(await runs([['a', 'pass', 'identical'], ['b', null, null], ['c', null, null]])).toBe(base);
+    expect(await runs([['a', 'pass', 'identical']])).toBe(base);
+    // No verdict anywhere is one state, whatever the runs.
+    expect(await runs([['b', null, null]])).toBe(await runs([['c', null, null], ['d', null, null]]));
   });
 
   it('is "none" where compile has no verdicts (no fidelity columns)', async () => {
