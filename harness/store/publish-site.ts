@@ -38,7 +38,7 @@ import { computeNoise } from './derive.ts';
 import { compileLanes } from './lane.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
-import { findRegressions } from './regress.ts';
+import { filesOfDeltaRuns, findRegressions } from './regress.ts';
 import { ALL_RELEASES, sqlString } from './tables.ts';
 import { reproduceCommand } from '../lib/shell/reproduce.ts';
 import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
@@ -204,8 +204,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     const leaderboard = (await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM leaderboard ORDER BY model, precision, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, config_id, rank_output_throughput, engine`)) as Array<Record<string, unknown>>;
     json(SITE_FILES.leaderboard, z.array(LeaderboardRowSchema), leaderboard.map((row) => ({ ...row, deltas: deltasByRow.get(`${String(row.config_id)}|${String(row.engine)}`) ?? {} })));
     json(SITE_FILES.deltas, z.array(DeltaSchema), deltas);
-    const runFiles = new Map((await connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>);
-    json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, runFiles) });
+    json(SITE_FILES.regressions, RegressionsFileSchema, { threshold_pct: DEFAULT_REGRESSION_THRESHOLD_PCT, regressions: findRegressions(deltas, DEFAULT_REGRESSION_THRESHOLD_PCT, await filesOfDeltaRuns(connection, deltas)) });
     json(SITE_FILES.metrics, z.array(HeadlineMetricSchema), HEADLINE_METRICS);
     json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
     json(SITE_FILES.slaTiers, SlaTiersFileSchema, inputs.tiers);

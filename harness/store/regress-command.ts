@@ -12,7 +12,7 @@ import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';
 import { loadPrices } from './prices.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
-import { findRegressions, regressionsMarkdown } from './regress.ts';
+import { filesOfDeltaRuns, findRegressions, regressionsMarkdown } from './regress.ts';
 import { prepareOutFolder } from './out-folder.ts';
 import { lockOutFolder } from './out-lock.ts';
 import { openStore } from './store.ts';
@@ -55,7 +55,6 @@ export const regressCommand: Command = {
     });
     try {
       const { deltas } = await analyze(store, resultsDir, loadPrices(resolve(stringOption(spec, raw, 'prices')!)));
-      const files = new Map(((await store.connection.runAndReadAll('SELECT run_id, file FROM valid_runs')).getRowsJS() as Array<[string, string]>).map(([id, file]) => [id, file]));
       let scoped = deltas;
       if (base !== undefined) {
         const added = new Set(diffAgainstBase(resultsDir, base).added);
@@ -64,6 +63,7 @@ export const regressCommand: Command = {
         const touched = new Set(rows.filter(([, , , file]) => added.has(file)).map(([config, engine, version]) => `${config}|${engine}|${version}`));
         scoped = deltas.filter((d) => touched.has(`${d.config_id}|${d.engine}|${d.version}`));
       }
+      const files = await filesOfDeltaRuns(store.connection, scoped);
       const regressions = findRegressions(scoped, threshold, files);
       const repo = stringOption(spec, raw, 'repo-url') ?? repositoryUrlFromEnv(process.env);
       const ref = stringOption(spec, raw, 'ref')!;

@@ -4,6 +4,7 @@
  * Each has a key that stays the same for the same regression, so alerting files it once.
  */
 import { createHash } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Delta, Regression } from '../contract/site-data.ts';
 import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { escapeTableCell, significant } from '../lib/io/markdown.ts';
@@ -12,6 +13,19 @@ export type { Regression };
 
 function regressionKey(d: Pick<Delta, 'engine' | 'previous_version' | 'version' | 'config_id' | 'metric'>): string {
   return createHash('sha256').update([d.engine, d.previous_version, d.version, d.config_id, d.metric].join('|')).digest('hex').slice(0, 16);
+}
+
+/**
+ * The result file of each run a delta names (run id → path under results/): only those, since
+ * reading every run's file name into memory was a tenth of an incremental compile at 100,000 files.
+ */
+export async function filesOfDeltaRuns(connection: DuckDBConnection, deltas: readonly Delta[]): Promise<Map<string, string>> {
+  await connection.run('CREATE OR REPLACE TEMP TABLE delta_runs (run_id VARCHAR)');
+  const appender = await connection.createAppender('delta_runs');
+  for (const d of deltas) for (const id of [d.run_id, d.previous_run_id]) (appender.appendVarchar(id), appender.endRow());
+  appender.closeSync();
+  const rows = (await connection.runAndReadAll('SELECT run_id, file FROM valid_runs WHERE run_id IN (SELECT run_id FROM delta_runs)')).getRowsJS() as Array<[string, string]>;
+  return new Map(rows);
 }
 
 export function findRegressions(deltas: readonly Delta[], thresholdPct: number, files: ReadonlyMap<string, string>): Regression[] {
