@@ -53,7 +53,9 @@ export async function noisePools(connection: DuckDBConnection): Promise<Map<stri
   const groups = new Map<string, Array<Record<string, unknown>>>();
   for (const row of rows) {
     const id = poolId(row.engine, row.hardware, row.load);
-    groups.set(id, [...(groups.get(id) ?? []), row]);
+    const group = groups.get(id);
+    if (group) group.push(row);
+    else groups.set(id, [row]);
   }
   return new Map(
     [...groups].map(([id, members]) => {
