@@ -47,12 +47,23 @@ describe('servebench sim CLI', () => {
     expect((await exit).code).toBe(0);
   }, 20_000);
 
+  it('reports the release given by --engine-version on /version', async () => {
+    const child = spawnSim(['--port', '0', '--json', '--zero-cost', '--engine-version', '1.4.0', '--performance-changes', '1.3.0:1.5']);
+    const exit = exitOf(child);
+    const info = JSON.parse(await firstLine(child)) as { url: string };
+    expect(await (await fetch(`${info.url}/version`)).json()).toEqual({ version: '1.4.0', personality: 'vllm' });
+    child.kill('SIGTERM');
+    expect((await exit).code).toBe(0);
+  }, 20_000);
+
   it.each([
     [['--personality', 'tgi'], /--personality: unknown "tgi"; allowed: vllm, sglang, llamacpp, trtllm, no-usage/],
     [['--host', '0.0.0.0'], /--host: "0.0.0.0" is not a loopback address/],
     [['--faults', 'explode=0.1'], /--faults: unknown fault "explode"/],
     [['--decode-base-ms', 'fast'], /--decode-base-ms: "fast" is not a number/],
     [['--max-num-seqs', '0'], /--max-num-seqs: 0 is too small/],
+    [['--performance-changes', '1.3.0=1.5'], /--performance-changes: "1.3.0=1.5" is not version:factor/],
+    [['--engine-version', 'v1.4.0', '--performance-changes', '1.3.0:1.5'], /--engine-version: "v1.4.0" is not a version such as 1.3.0/],
     [['--bogus'], /Unknown option '--bogus'/],
   ])('rejects %j with exit 2', async (args, message) => {
     const child = spawnSim(['--port', '0', ...args]);

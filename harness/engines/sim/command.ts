@@ -13,8 +13,9 @@ import {
   type Command,
 } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
-import { OUTPUT_FAULTS, PERSONALITIES, SIM_DEFAULTS, isLoopbackHost, type OutputFault, type Personality, type SimConfig } from './config.ts';
+import { OUTPUT_FAULTS, PERSONALITIES, SIM_DEFAULTS, engineVersionProblem, isLoopbackHost, type OutputFault, type Personality, type SimConfig } from './config.ts';
 import { parseFaultSpec } from './faults.ts';
+import { parsePerformanceChanges } from './versioned-performance.ts';
 import { startSimServer } from './server.ts';
 import { untilStopSignal } from '../../lib/process/stop-signals.ts';
 
@@ -41,6 +42,8 @@ const spec: CommandSpec = {
     { name: 'seed', value: 'N', help: 'Seed of the fault draws.', default: String(SIM_DEFAULTS.seed) },
     { name: 'fault-seed', value: 'N', help: 'Alias of --seed.' },
     { name: 'run-noise', value: 'SIGMA', help: 'Run-to-run noise: each launch runs every cost at a speed factor exp(SIGMA·z), z drawn per launch from --seed and the process id (a launch of its own); 0 = every launch alike.', default: String(SIM_DEFAULTS.runNoise) },
+    { name: 'engine-version', value: 'V', help: 'The release this launch plays: what GET /version reports, and what --performance-changes apply by (default: <servebench version>-sim).' },
+    { name: 'performance-changes', value: 'SPEC', help: 'Planted changes of speed by version, e.g. "1.3.0:1.5,1.5.0:0.8": from 1.3.0 on every cost is 1.5 times as large (slower), from 1.5.0 on 1.5 × 0.8; a launch runs at the product of the factors at or below --engine-version (in detect\'s version order; versions digits first). Composes with --run-noise.' },
     { name: 'sse-crlf', help: 'End SSE lines with CRLF instead of LF.' },
     { name: 'sse-no-space', help: 'Write "data:{…}" instead of "data: {…}".' },
     { name: 'keepalive-ms', value: 'MS', help: 'Send ": keep-alive" SSE comments on open streams every MS; 0 = never.', default: String(SIM_DEFAULTS.keepaliveMs) },
@@ -84,6 +87,12 @@ export function simConfigFromArgs(argv: readonly string[]): Partial<SimConfig> &
   const faultSeed = number('fault-seed', {}, true);
   if (seed !== undefined && faultSeed !== undefined && seed !== faultSeed) throw usageError('--fault-seed is an alias of --seed; give one of them');
   const faultsText = stringOption(spec, raw, 'faults');
+  const changesText = stringOption(spec, raw, 'performance-changes');
+  const performanceChanges = changesText === undefined ? undefined : parsePerformanceChanges(changesText);
+  // Its default is not in the option table: it names servebench's version, which would put every release's number in docs/cli.md.
+  const engineVersion = stringOption(spec, raw, 'engine-version') ?? SIM_DEFAULTS.engineVersion;
+  const versionProblem = engineVersionProblem(engineVersion, performanceChanges ?? []);
+  if (versionProblem !== null) throw usageError(`--engine-version: ${versionProblem}`);
   return {
     host,
     port: numberOption(spec, raw, 'port', { min: 0, max: 65535 }, true)!,
@@ -102,6 +111,8 @@ export function simConfigFromArgs(argv: readonly string[]): Partial<SimConfig> &
     stallMs: number('stall-ms', { min: 0 }),
     seed: seed ?? faultSeed,
     runNoise: number('run-noise', { min: 0, max: 2 }),
+    engineVersion,
+    performanceChanges,
     sseCrlf: booleanOption(raw, 'sse-crlf'),
     sseNoSpace: booleanOption(raw, 'sse-no-space'),
     keepaliveMs: number('keepalive-ms', { min: 0 }),

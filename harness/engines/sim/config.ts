@@ -3,6 +3,7 @@
  * startSimServer({}) cannot disagree about what a default sim does.
  */
 import { usageError } from '../../lib/errors.ts';
+import { SERVEBENCH_VERSION } from '../../lib/version.ts';
 
 export const PERSONALITIES = ['vllm', 'sglang', 'llamacpp', 'trtllm', 'no-usage'] as const;
 export type Personality = (typeof PERSONALITIES)[number];
@@ -20,6 +21,12 @@ export type FaultRates = Readonly<Partial<Record<FaultKind, number>>>;
  */
 export const OUTPUT_FAULTS = ['none', 'corrupt-output', 'cache-differs'] as const;
 export type OutputFault = (typeof OUTPUT_FAULTS)[number];
+
+/** A planted change of speed: from `version` on, every cost is `factor` times as large (> 1: slower). */
+export interface PerformanceChange {
+  readonly version: string;
+  readonly factor: number;
+}
 
 /** The inputs of the continuous-batching cost model. */
 export interface CostParams {
@@ -53,6 +60,14 @@ export interface SimConfig extends CostParams {
    * normal drawn per launch (launch-noise.ts); 0: every launch alike. For testing what repeats see.
    */
   readonly runNoise: number;
+  /** The release this launch plays: what GET /version reports, and what performanceChanges apply by. */
+  readonly engineVersion: string;
+  /**
+   * Planted changes of speed by version (versioned-performance.ts): a launch runs at the product of
+   * the factors of every change at or below its engineVersion. [] (the default): every version alike.
+   * For testing the paired A/B and the bisection without a real engine.
+   */
+  readonly performanceChanges: readonly PerformanceChange[];
   readonly sseCrlf: boolean;
   readonly sseNoSpace: boolean;
   /** Interval of ": keep-alive" SSE comments on open streams; 0 disables them. */
@@ -103,6 +118,8 @@ export const SIM_DEFAULTS: SimConfig = {
   stallMs: 5000,
   seed: 0,
   runNoise: 0,
+  engineVersion: `${SERVEBENCH_VERSION}-sim`,
+  performanceChanges: [],
   sseCrlf: false,
   sseNoSpace: false,
   keepaliveMs: 0,
@@ -138,6 +155,35 @@ export function validateFaultRates(faults: FaultRates): void {
   check(total <= 1 + 1e-9, `fault probabilities add up to ${total}; at most one fault is drawn per request, so the sum must be ≤ 1`);
 }
 
+/**
+ * Why `version` cannot be placed in the version order (harness/lib/version-compare.ts) that planted
+ * changes are applied by, or null. It must start with a digit: the order compares part by part,
+ * and a leading word ("v1.2.0") would sort after every number, so "v1.2.0" would count as later
+ * than "1.3.0". No spaces, commas or colons: the CLI's list separates with them.
+ */
+export function versionOrderProblem(version: string): string | null {
+  return /^\d[\w.+-]*$/.test(version) ? null : `"${version}" is not a version such as 1.3.0 (digits first; letters, digits, ".", "+" and "-" only)`;
+}
+
+/** Why `version` cannot be the engine version of a launch with these changes, or null. */
+export function engineVersionProblem(version: string, changes: readonly PerformanceChange[]): string | null {
+  if (!/^\S+$/.test(version)) return `"${version}" must be one word, not empty`;
+  const problem = changes.length > 0 ? versionOrderProblem(version) : null;
+  // Only a version the order can place can be compared with the changes' versions.
+  return problem === null ? null : `${problem}; performance changes apply by version order, so give it as their versions are (1.2.0, not v1.2.0)`;
+}
+
+export function validatePerformanceChanges(changes: readonly PerformanceChange[]): void {
+  const seen = new Set<string>();
+  for (const { version, factor } of changes) {
+    const problem = versionOrderProblem(version);
+    check(problem === null, `performance change at ${problem}`);
+    check(typeof factor === 'number' && Number.isFinite(factor) && factor > 0, `performance change ${version}:${factor}: the factor must be a finite number > 0 (1.5: every cost 1.5 times as large, slower; 0.8: faster)`);
+    check(!seen.has(version), `performance change at ${version} given twice; give each version once (two changes at one version multiply: give their product)`);
+    seen.add(version);
+  }
+}
+
 /** Fills defaults, applies zero-cost mode and rejects impossible settings (ServebenchError, exit 2). */
 export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   const zeroCost = partial.zeroCost ?? false;
@@ -164,6 +210,9 @@ export function resolveSimConfig(partial: Partial<SimConfig> = {}): SimConfig {
   check(config.stallMs >= 0 && Number.isFinite(config.stallMs), 'stallMs must be a finite number ≥ 0');
   check(Number.isInteger(config.seed), 'seed must be an integer');
   check(config.runNoise >= 0 && config.runNoise <= 2, 'runNoise must be a σ of ln(speed) in [0, 2]');
+  validatePerformanceChanges(config.performanceChanges);
+  const versionProblem = engineVersionProblem(config.engineVersion, config.performanceChanges);
+  check(versionProblem === null, `engineVersion ${versionProblem}`);
   check(config.keepaliveMs >= 0 && Number.isFinite(config.keepaliveMs), 'keepaliveMs must be a finite number ≥ 0 (0 = off)');
   check(config.idleTimeoutMs >= 0 && Number.isFinite(config.idleTimeoutMs), 'idleTimeoutMs must be a finite number ≥ 0 (0 = never)');
   check(Number.isInteger(config.maxRequestsPerConnection) && config.maxRequestsPerConnection >= 0, 'maxRequestsPerConnection must be an integer ≥ 0 (0 = no limit)');

@@ -13,6 +13,15 @@ export function stepDurationMs(cost: CostParams, decodingSeqs: number, prefillTo
   return cost.decodeBaseMs + cost.decodePerSeqMs * decodingSeqs + prefillMs;
 }
 
+/**
+ * The costs of an engine `factor` times as slow (> 1) or fast (< 1): every step takes `factor` times
+ * as long. The one way launch noise and planted version changes alter a sim's speed, so they compose
+ * by multiplying.
+ */
+export function scaledCosts<T extends CostParams>(cost: T, factor: number): T {
+  return { ...cost, prefillTokensPerS: cost.prefillTokensPerS / factor, decodeBaseMs: cost.decodeBaseMs * factor, decodePerSeqMs: cost.decodePerSeqMs * factor };
+}
+
 /** KV tokens a request reserves for its whole life (reserved at admission, so no preemption). */
 export function kvReservation(promptTokens: number, maxTokens: number): number {
   return promptTokens + maxTokens;

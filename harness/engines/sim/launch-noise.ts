@@ -8,6 +8,7 @@
  */
 import { createRng } from '../../lib/rng.ts';
 import type { SimConfig } from './config.ts';
+import { scaledCosts } from './cost-model.ts';
 
 /** The speed factor of one launch (> 1: slower). */
 export function launchFactor(seed: number, sigma: number, launchKey: number): number {
@@ -16,11 +17,5 @@ export function launchFactor(seed: number, sigma: number, launchKey: number): nu
 
 export function withLaunchNoise(config: SimConfig, launchKey: number): SimConfig {
   if (config.runNoise === 0) return config;
-  const factor = launchFactor(config.seed, config.runNoise, launchKey);
-  return {
-    ...config,
-    prefillTokensPerS: config.prefillTokensPerS / factor,
-    decodeBaseMs: config.decodeBaseMs * factor,
-    decodePerSeqMs: config.decodePerSeqMs * factor,
-  };
+  return scaledCosts(config, launchFactor(config.seed, config.runNoise, launchKey));
 }

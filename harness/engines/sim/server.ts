@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { resolveSimConfig, type SimConfig } from './config.ts';
 import { withLaunchNoise } from './launch-noise.ts';
+import { withVersionedPerformance } from './versioned-performance.ts';
 import { fitsKvBudget, kvReservation } from './cost-model.ts';
 import { EngineLoop, type EngineSink } from './engine-loop.ts';
 import { answerHash, decideFault, planGeneration } from './faults.ts';
@@ -13,7 +14,6 @@ import { monotonicOriginMs, newRecord, type GroundTruthDocument, type GroundTrut
 import { mix32 } from './hash.ts';
 import { listen, readBody, sendJson } from './http-io.ts';
 import { tokenizeResponse } from './tokenize.ts';
-import { SERVEBENCH_VERSION } from '../../lib/version.ts';
 import { errorResponseBody, responseId as engineResponseId, streamFormat, type EndpointKind } from './personalities.ts';
 import { errorEndless, streamEndless } from './endless.ts';
 import { SimMetrics } from './prometheus.ts';
@@ -40,8 +40,9 @@ const GENERATION_PATHS: Readonly<Record<string, EndpointKind>> = {
 };
 
 export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<SimServer> {
-  const config = withLaunchNoise(resolveSimConfig(partial), process.pid);
-  const version = `${SERVEBENCH_VERSION}-sim`;
+  // The release's planted speed, then this launch's noise: both scale the costs, so they multiply.
+  const config = withLaunchNoise(withVersionedPerformance(resolveSimConfig(partial)), process.pid);
+  const version = config.engineVersion;
   const metrics = new SimMetrics();
   const scheduler = new Scheduler<SimStream>(config);
   const prefixCache = new SimPrefixCache(config.prefixCacheSequences, cacheGranularity(config.personality));
