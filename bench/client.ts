@@ -7,6 +7,9 @@
  *  2. ceiling: the sim with zero cost (tokens as fast as it can write them, several events per
  *     write) on CPU 1, the client on CPU 0: content events/s, client CPU per event, event-loop delay;
  *     and an open loop with 20,000 requests due at once under a cap of 2,000 in flight.
+ *     Each ceiling point is also driven by a minimal Node client (bench/lib/minimal-client.ts):
+ *     vs_minimal_client is its client CPU per content event over servebench's (> 1: servebench
+ *     spends less per event; issue 27's goal: ≥ 2×).
  *  3. paced: 2,000 concurrent streams with the sim stepping every 400…20 ms (one event per
  *     stream per step: 5k…100k events/s offered, each event its own TCP write, as an engine at
  *     that batch size sends them): achieved rate, event-loop delay, saturation flag.
@@ -17,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchOutputPath } from './lib/output.ts';
+import { MINIMAL_TRANSPORTS, runMinimalClient, type MinimalClientReport, type MinimalTransport } from './lib/minimal-client.ts';
 import { normalizeLoadOptions } from '../harness/measure/load/load-options.ts';
 import { readChunk } from '../harness/measure/load/openai-chunk.ts';
 import { runLoad } from '../harness/measure/load/run-load.ts';
@@ -114,6 +118,18 @@ async function measure(simArgs: string[], concurrency: number, outputLen: number
   }
 }
 
+/** The same point driven by the minimal client (bench/lib/minimal-client.ts), warmed the same way, on a fresh sim. */
+async function measureMinimal(transport: MinimalTransport, simArgs: string[], concurrency: number, outputLen: number, prompts: number): Promise<MinimalClientReport> {
+  const sim = await spawnSim(simArgs, { cpu: SIM_CPU });
+  try {
+    const options = { transport, concurrency, outputLen, model: 'sim-model' };
+    await runMinimalClient(sim.url, { ...options, prompts: concurrency });
+    return await runMinimalClient(sim.url, { ...options, prompts });
+  } finally {
+    await sim.stop();
+  }
+}
+
 function round(value: number, digits: number): number {
   return Number(value.toFixed(digits));
 }
@@ -127,11 +143,19 @@ async function main(): Promise<void> {
   process.stderr.write(`decode: ${JSON.stringify(decode)}\n`);
 
   const eventsPerPoint = quick ? 100_000 : 400_000;
-  const ceiling: PointReport[] = [];
+  const ceiling: Array<PointReport & { minimal_client: Record<string, MinimalClientReport>; vs_minimal_client: Record<string, number> }> = [];
   for (const concurrency of quick ? [1, 256, 2000] : [1, 16, 64, 256, 1000, 2000]) {
     const prompts = Math.max(concurrency, 4);
     const outputLen = Math.max(50, Math.round(eventsPerPoint / prompts));
-    const report = await measure(['--zero-cost'], concurrency, outputLen, prompts);
+    const servebench = await measure(['--zero-cost'], concurrency, outputLen, prompts);
+    const minimal: Record<string, MinimalClientReport> = {};
+    const ratios: Record<string, number> = {};
+    for (const transport of MINIMAL_TRANSPORTS) {
+      minimal[transport] = await measureMinimal(transport, ['--zero-cost'], concurrency, outputLen, prompts);
+      // CPU per event, not events/s: at the ceiling the zero-cost sim on its one core can be the limit of both.
+      ratios[transport] = round(minimal[transport].cpu_us_per_event / servebench.client_cpu_us_per_event, 2);
+    }
+    const report = { ...servebench, minimal_client: minimal, vs_minimal_client: ratios };
     process.stderr.write(`ceiling: ${JSON.stringify(report)}\n`);
     ceiling.push(report);
   }
@@ -166,6 +190,8 @@ async function main(): Promise<void> {
     paced,
     summary: {
       max_content_events_per_s: Math.max(...ceiling.map((p) => p.content_events_per_s)),
+      // The headroom over a minimal client (issue 27: ≥ 2×): the worst concurrency is the figure.
+      ratio_to_minimal_client: Object.fromEntries(MINIMAL_TRANSPORTS.map((t) => [t, Math.min(...ceiling.map((p) => p.vs_minimal_client[t]!))])),
       max_concurrent_streams_without_failures: Math.max(...ceiling.filter((p) => p.failed === 0).map((p) => p.concurrency)),
       paced_2000_streams: paced.map((p) => ({ offered: p.offered_events_per_s, achieved: p.content_events_per_s, eld_p99_ms: p.event_loop_delay_p99_ms, saturated: p.saturated })),
     },

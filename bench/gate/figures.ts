@@ -67,7 +67,8 @@ function clientFigures(doc: Json): FigureSample[] {
       const p = obj(raw);
       return figure(`client ceiling c=${String(p['concurrency'])} events_per_s`, 'events/s', 'higher', [num(p['content_events_per_s'])]);
     }),
-    ...figure('client ceiling ratio to a minimal client', '×', 'higher', [num(obj(doc['summary'])['ratio_to_minimal_client'])]),
+    // The worst concurrency's ratio per reference transport (bench/lib/minimal-client.ts).
+    ...Object.entries(obj(obj(doc['summary'])['ratio_to_minimal_client'])).flatMap(([transport, ratio]) => figure(`client CPU per event, minimal client (${transport}) over servebench`, '×', 'higher', [num(ratio)])),
   ];
 }
 
