@@ -60,7 +60,7 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'launcher', value: 'KIND', help: 'process (a local command), docker (the official image) or external (an already running --endpoint).', default: 'process' },
   { name: 'gpu', value: 'LIST', type: 'integer-list', help: 'GPU indices this run owns, e.g. 0 or 0,1 (docker: --gpus device=…; process: CUDA_VISIBLE_DEVICES).' },
   { name: 'image', value: 'IMAGE', help: "Container image (default: the engine's official image at --engine-version)." },
-  { name: 'engine-version', value: 'V', help: "Release to run: the official image's tag (docker), or the servebench build of llama.cpp (process: a tag such as b4753, a node-llama-cpp release or a commit; default: the installed node-llama-cpp's build)." },
+  { name: 'engine-version', value: 'V', help: "Release to run: the official image's tag (docker), or the servebench build of llama.cpp (process: a tag such as b4753, a node-llama-cpp release or a commit; default: the installed node-llama-cpp's build), or the engine's serve flag for it (process: an engine whose spec has serve.flags.engine_version, the sim); refused for any other process launch, which could not honour it." },
   { name: 'hf-cache', value: 'DIR', machineLocal: true, help: 'Hugging Face cache to mount into the container (default: $HF_HOME/hub or ~/.cache/huggingface/hub when it exists).' },
   { name: 'endpoint', value: 'URL', help: 'With --launcher external: the running server.' },
   { name: 'served-name', value: 'NAME', help: 'Name the server serves the model under (default: the model id).' },

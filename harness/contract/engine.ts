@@ -21,6 +21,10 @@ export const SERVE_PARAMETERS = [
   'max_num_seqs',
   'gpu_memory_utilization',
   'prefix_caching',
+  // The release to launch, for an engine whose one command can play several (the sim's
+  // --engine-version); docker picks it by image tag and llama.cpp by build instead, so `run`
+  // refuses --engine-version for a process launch of an engine without this flag.
+  'engine_version',
 ] as const;
 export type ServeParameter = (typeof SERVE_PARAMETERS)[number];
 

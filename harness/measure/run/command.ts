@@ -2,39 +2,23 @@
  * `servebench run`: launch an engine (or use a running endpoint), measure a workload on it, tear
  * it down, and write one immutable result into results/ — also when the run fails.
  */
-import { resolve } from 'node:path';
-import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { booleanOption, parseCommandArgs, parseNumber, stringOption, numberOption, type CommandSpec, type RawOptions, type Command } from '../../lib/cli/options.ts';
-import { existsSync } from 'node:fs';
-import { huggingFaceCacheDir } from '../tokenizer/locate.ts';
-import { dockerRunArgs, hostGpuVendor } from './docker-launcher.ts';
-import { EXIT, usageError } from '../../lib/errors.ts';
+import { booleanOption, parseCommandArgs, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { dockerRunArgs } from './docker-launcher.ts';
+import { EXIT } from '../../lib/errors.ts';
 import { renderConfigFile, renderServeCommand, shellQuote } from '../engines/render.ts';
-import { loadEngine } from '../engines/spec-file.ts';
-import { normalizeLoadOptions } from '../load/load-options.ts';
-import { RUN_LOAD_FLAGS, RUN_OPTIONS } from '../../contract/command-options.ts';
-import { redactArgv } from '../../contract/credentials.ts';
+import { RUN_OPTIONS } from '../../contract/command-options.ts';
 import { createProgressReporter } from '../load/progress.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { formatSummaryTable } from '../load/summary-table.ts';
-import { officialImage, type ServeParameters } from '../../contract/engine.ts';
-import { isDummyModelRef } from '../models/real-shape-model.ts';
-import { resolveDummyModel } from '../models/model-ref.ts';
-import { executeRun, localModelPaths, onFreshPort, withProgram, type RunPlan } from './runner.ts';
+import { executeRun, localModelPaths, onFreshPort, withProgram } from './runner.ts';
+import { planRun } from './run-plan.ts';
 import { deliverResult } from '../load/deliver-result.ts';
-import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
-import { installedSource } from '../builds/llamacpp-source.ts';
-import { freePort } from './free-port.ts';
 import { KILL_WAIT_MS, STOP_GRACE_MS } from './process-launcher.ts';
 import { killOwnedGroups } from '../../lib/process/owned-groups.ts';
 import { stopOnSignal } from '../../lib/process/stop-signals.ts';
 import { describePolicy, repeatPolicyOf, runRepeatGroup } from './repeats.ts';
 import type { RunOutcome } from './runner.ts';
 import { describeAccuracyTask } from '../accuracy/run-accuracy.ts';
-import { loadGsm8k } from '../accuracy/gsm8k-dataset.ts';
-
-const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
 const spec: CommandSpec = {
   name: 'run',
@@ -55,29 +39,6 @@ const spec: CommandSpec = {
 };
 
 
-function serveParameters(raw: RawOptions, model: string, servedName: string, port: number | null): ServeParameters {
-  const int = (name: string): number | undefined => numberOption(spec, raw, name, { min: 1 }, true);
-  const prefix = stringOption(spec, raw, 'prefix-caching');
-  if (prefix !== undefined && prefix !== 'on' && prefix !== 'off') throw usageError(`--prefix-caching: "${prefix}" is not on or off`);
-  const params: ServeParameters = {
-    model,
-    served_name: servedName,
-    host: '127.0.0.1',
-    ...(port !== null ? { port } : {}),
-    tensor_parallel: int('tp'),
-    pipeline_parallel: int('pp'),
-    data_parallel: int('dp'),
-    dtype: stringOption(spec, raw, 'dtype'),
-    quantization: stringOption(spec, raw, 'quantization'),
-    max_model_len: int('max-model-len'),
-    kv_cache_dtype: stringOption(spec, raw, 'kv-cache-dtype'),
-    max_num_seqs: int('max-num-seqs'),
-    gpu_memory_utilization: numberOption(spec, raw, 'gpu-memory-utilization', { min: 0, exclusiveMin: true, max: 1 }),
-    ...(prefix !== undefined ? { prefix_caching: prefix === 'on' } : {}),
-  };
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ServeParameters;
-}
-
 /**
  * validate's check of one written result (harness/store/check-result.ts): a line per broken rule,
  * none when it passes. The store is downstream of measure, so the CLI hands it in (harness/cli.ts).
@@ -97,88 +58,16 @@ export const runCommand: Command = createRunCommand(null);
 
 async function runWith(argv: readonly string[], checkWritten: CheckWritten | null, dummyShapes: readonly string[]): Promise<number> {
   const raw = parseCommandArgs(spec, argv);
-  const need = (name: string): string => {
-    const value = stringOption(spec, raw, name);
-    if (value === undefined || value === '') throw usageError(`--${name} is required; see \`servebench run --help\``);
-    return value;
-  };
-  const engine = loadEngine(need('engine'));
-  // A local model file or folder by its absolute path: the launch runs elsewhere (the repository, a container).
-  const modelArg = need('model');
-  // dummy:<shape>:<quantization>: a real model's shape with random weights, made on first use.
-  const made = isDummyModelRef(modelArg) ? await resolveDummyModel(modelArg, (step) => process.stderr.write(`model: ${step}…\n`)) : null;
-  const model = made?.path ?? (existsSync(modelArg) ? resolve(modelArg) : modelArg);
-  if (made && raw['tokenizer'] === undefined) raw['tokenizer'] = made.tokenizerDir;
-  need('workload');
-  const launcher = stringOption(spec, raw, 'launcher')!;
-  if (launcher !== 'process' && launcher !== 'docker' && launcher !== 'external') throw usageError(`--launcher: "${launcher}" is not one of process, docker, external`);
-  const source = stringOption(spec, raw, 'source') ?? 'community';
-  if (source !== 'community' && source !== 'official') throw usageError(`--source: "${source}" is not community or official`);
-  const gpuText = stringOption(spec, raw, 'gpu');
-  const gpus = gpuText === undefined ? [] : gpuText.split(',').map((g) => parseNumber('gpu', g, { min: 0 }, true));
-  const servedName = stringOption(spec, raw, 'served-name') ?? made?.id ?? model;
-  // Engines that cannot rename the model serve it under its path or id.
-  const effectiveName = 'served_name' in engine.serve.unsupported ? model : servedName;
-  const port = launcher === 'external' ? null : (numberOption(spec, raw, 'port', { min: 1, max: 65535 }, true) ?? (await freePort()));
-  const params = serveParameters(raw, model, effectiveName, port);
-  // In a container the server listens on all of the container's interfaces; docker publishes
-  // the port on the host's 127.0.0.1 only.
-  if (launcher === 'docker' && params.host !== undefined) params.host = '0.0.0.0';
-  let docker: RunPlan['docker'];
-  if (launcher === 'docker') {
-    const version = stringOption(spec, raw, 'engine-version');
-    const image =
-      stringOption(spec, raw, 'image') ??
-      (version ? (officialImage(engine, version) ?? undefined) : undefined);
-    if (image === undefined) throw usageError(`--launcher docker needs --image, or --engine-version for ${engine.name}'s official image${engine.image ? '' : ' (it has none: give --image)'}`);
-    const defaultCache = huggingFaceCacheDir();
-    docker = { image, gpus, gpuVendor: hostGpuVendor(), port: port!, hfCache: stringOption(spec, raw, 'hf-cache') ?? (existsSync(defaultCache) ? defaultCache : null) };
-  }
-  // servebench chooses these two; an engine that cannot take them keeps its own.
-  if ('served_name' in engine.serve.unsupported) delete params.served_name;
-  if ('host' in engine.serve.unsupported) delete params.host;
-  const endpoint = launcher === 'external' ? need('endpoint') : `http://127.0.0.1:${port}`;
-  // An engine servebench builds itself runs from that build, and its version is the build's release.
-  const build =
-    launcher === 'process' && engine.local_build === 'llamacpp'
-      ? chooseLlamaCppBuild(stringOption(spec, raw, 'engine-version'), await installedSource().then((s) => s.commit, () => null))
-      : null;
-  const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
-  for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
-  const load = normalizeLoadOptions(loadRaw);
-  if (source === 'official' && raw['tokenizer'] === 'none') throw usageError('--tokenizer none: official results need exact prompt lengths');
-  // Before anything is launched: a dataset that is not the one the task was defined on is refused now, not after the load points.
-  if (load.workload.accuracy !== undefined) loadGsm8k();
+  const plan = await planRun(spec, raw, argv, dummyShapes);
+  const { engine, launcher, params, load, docker, gpus, endpoint } = plan;
   const repeats = repeatPolicyOf(spec, raw);
-  const plan: RunPlan = {
-    engine,
-    launcher,
-    ...(docker ? { docker } : {}),
-    gpus,
-    params,
-    endpoint,
-    load: {
-      ...load,
-      engineRequest: { ignoreEosField: engine.quirks.ignore_eos, body: engine.quirks.explicit_body },
-      modelSource: model,
-      requireExactLengths: source === 'official',
-    },
-    resultsDir: resolve(stringOption(spec, raw, 'results-dir')!),
-    source,
-    logDir: resolve(tmpdir(), 'servebench-logs'),
-    argv: ['servebench', 'run', ...redactArgv(argv)],
-    cwd: REPO,
-    ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
-    ...(made ? { modelFile: { id: made.id, file: made.file } } : {}),
-    dummyShapes,
-  };
   if (booleanOption(raw, 'dry-run')) {
     const lines = [
       `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
       launcher === 'process'
         ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
         : launcher === 'docker'
-          ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: port!, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
+          ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: docker!.port, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
           : `endpoint: ${endpoint}`,
       ...(engine.config_file ? [`config:   ${JSON.stringify(renderConfigFile(engine, params))} (written as YAML to the <engine-config.yaml> above)`] : []),
       `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,
