@@ -18,7 +18,7 @@ import { loadSlaTiers, type SlaTiers } from '../contract/sla-tiers.ts';
 import type { Delta, ManifestFile } from '../contract/site-data.ts';
 import { writeFileAtomic } from '../lib/io/atomic-write.ts';
 import type { ResultProblem } from './check-result.ts';
-import { computeDeltas, deriveTables } from './derive.ts';
+import { computeDeltas, deriveTables, noisePools, noiseRows } from './derive.ts';
 import { writeDictionary } from './dictionary.ts';
 import { prepareOutFolder } from './out-folder.ts';
 import { referenceDigest } from './reference-digest.ts';
@@ -140,7 +140,9 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: rowsByTable(files), deltas, phases };
     }
     await deriveTables(connection, options.prices, tiers);
-    const deltas = await computeDeltas(connection);
+    // Read once: the deltas test against these pools, and noise.json publishes them.
+    const pools = await noisePools(connection);
+    const deltas = await computeDeltas(connection, pools);
     lap('derive');
     const staging = join(options.outDir, '.cache', 'staging');
     mkdirSync(staging, { recursive: true });
@@ -179,7 +181,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       price_tier: options.prices.tier,
     };
     const previous = previousSnapshot(join(parquetRoot, 'snapshots'), snapshot, snapshotManifest(snapshot).generated_at);
-    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices), { tiers, previousSnapshot: previous, today: now.toISOString().slice(0, 10) });
+    await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices), { tiers, previousSnapshot: previous, today: now.toISOString().slice(0, 10), noise: noiseRows(pools) });
     lap('site');
     const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
     const files: ManifestFile[] = [

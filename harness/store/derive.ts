@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareReleases } from './significance.ts';
 import { tMultiplier } from '../lib/stats/log-interval.ts';
-import { LOG_STAT_COLUMNS, noiseOf, noisePools, releaseSummary } from './noise.ts';
+import { LOG_STAT_COLUMNS, noiseOf, noisePools, releaseSummary, type NoisePool } from './noise.ts';
 import type { PriceTable } from '../contract/prices.ts';
 import type { SlaTiers } from '../contract/sla-tiers.ts';
 import { columnOf } from './columns.ts';
@@ -35,7 +35,7 @@ import { fidelityInputs, fidelityStateDigest, VALID_RELEASE_SQL, validityColumns
 
 export type { Delta };
 /** noise.json is written from here by publish-site.ts. */
-export { computeNoise } from './noise.ts';
+export { computeNoise, noisePools, noiseRows } from './noise.ts';
 
 const keyList = (key: readonly string[]) => key.map(columnOf).join(', ');
 
@@ -187,8 +187,8 @@ export async function deriveTables(connection: DuckDBConnection, prices: PriceTa
  * Valid releases only (validity.ts): an invalid release is never a side, so the next release is
  * compared with the newest valid one before it.
  */
-export async function computeDeltas(connection: DuckDBConnection): Promise<Delta[]> {
-  const pools = await noisePools(connection);
+export async function computeDeltas(connection: DuckDBConnection, pools?: ReadonlyMap<string, NoisePool>): Promise<Delta[]> {
+  pools ??= await noisePools(connection);
   // Only what a delta reads: converting every column of every row to JS objects dominated this step.
   const pairColumns = ['config_id', 'scenario_id', 'model', 'precision', 'hardware', 'workload', 'methodology', 'load', 'engine', 'engine_version', 'latest_run_id', ...COMPARED_METRICS.map((m) => m.column)].map(columnOf).concat(LOG_STAT_COLUMNS);
   const pairs = (

@@ -78,7 +78,11 @@ export function noiseOf(pools: ReadonlyMap<string, NoisePool>, engine: unknown, 
 
 /** noise.json: per pool and compared metric, σ of ln(value) (the history chart draws value × exp(±1.96 σ) around each engine's line). */
 export async function computeNoise(connection: DuckDBConnection): Promise<NoiseRow[]> {
-  const pools = await noisePools(connection);
+  return noiseRows(await noisePools(connection));
+}
+
+/** noise.json's rows from pools already read (compile reads them once, for the deltas and for this). */
+export function noiseRows(pools: ReadonlyMap<string, NoisePool>): NoiseRow[] {
   return [...pools.values()].flatMap((pool) =>
     COMPARED_METRICS.map((m) => {
       const n = pool.metrics.get(m.column)!;

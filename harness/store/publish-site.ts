@@ -31,10 +31,10 @@ import {
   SlaTiersFileSchema,
   type ChangesFile,
   type Delta,
+  type NoiseRow,
 } from '../contract/site-data.ts';
 import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
 import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } from './columns.ts';
-import { computeNoise } from './derive.ts';
 import { compileLanes } from './lane.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
@@ -143,6 +143,8 @@ export interface SiteInputs {
   readonly previousSnapshot: PreviousSnapshot | null;
   /** The compile's day (YYYY-MM-DD): `until` of changes.json when there are no runs. */
   readonly today: string;
+  /** noise.json's rows: the pools the deltas were tested against (derive.ts noiseRows). */
+  readonly noise: readonly NoiseRow[];
 }
 
 /** A snapshot's folder (its Parquet tables) and the day it was generated. */
@@ -209,7 +211,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     json(SITE_FILES.versions, z.array(EngineVersionSchema), await jsonRows(`SELECT engine, engine_version, count(DISTINCT config_id)::INTEGER AS configurations, max(last_run_date)::VARCHAR AS last_run_date FROM releases GROUP BY engine, engine_version, engine_version_order ORDER BY engine, engine_version_order DESC`));
     json(SITE_FILES.slaTiers, SlaTiersFileSchema, inputs.tiers);
     json(SITE_FILES.capacity, z.array(CapacityRowSchema), await jsonRows('SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order'));
-    json(SITE_FILES.noise, z.array(NoiseRowSchema), await computeNoise(connection));
+    json(SITE_FILES.noise, z.array(NoiseRowSchema), inputs.noise);
     json(SITE_FILES.lanes, z.array(LaneSchema), await compileLanes(connection));
     json(SITE_FILES.community, z.array(CommunityReleaseSchema), await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM community_releases ORDER BY model, precision, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, config_id, engine, engine_version_order DESC, source`));
     const changes = await whatChanged(connection, deltas, inputs);
