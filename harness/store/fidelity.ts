@@ -93,7 +93,8 @@ const BATCH = 500;
 
 /** Reads the probes of files not yet read, then writes every run's fidelity columns. */
 export async function applyFidelity(connection: DuckDBConnection, resultsDir: string): Promise<void> {
-  await connection.run('CREATE TABLE IF NOT EXISTS fidelity_probes (file VARCHAR PRIMARY KEY, key VARCHAR, reference_engine VARCHAR, outputs VARCHAR)');
+  // No PRIMARY KEY (its index is rewritten whole at every checkpoint, as the files table's was): only files not in it are inserted.
+  await connection.run('CREATE TABLE IF NOT EXISTS fidelity_probes (file VARCHAR, key VARCHAR, reference_engine VARCHAR, outputs VARCHAR)');
   await connection.run('DELETE FROM fidelity_probes WHERE file NOT IN (SELECT file FROM runs)');
   const unread = (await connection.runAndReadAll('SELECT file FROM runs WHERE file NOT IN (SELECT file FROM fidelity_probes)')).getRowsJS().map((row) => String(row[0]));
   const probes = unread.map((file) => {
