@@ -13,6 +13,11 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
     return createRunCommand((text, relativePath) => checkResultText(relativePath, text, relativePath).problems.map(formatProblemLine), Object.keys(SHAPES));
   },
   load: async () => (await import('./measure/load/command.ts')).loadCommand,
+  // Each arm is a run: the embedded engine's dummy shapes come as they do for run.
+  ab: async () => {
+    const [{ createAbCommand }, { SHAPES }] = await Promise.all([import('./measure/ab/command.ts'), import('./engines/embedded/dummy-model.ts')]);
+    return createAbCommand(Object.keys(SHAPES));
+  },
   // The embedded engine's dummy shapes are skipped by name; measure may not import the engines, so the CLI hands them over.
   accuracy: async () => {
     const [{ createAccuracyCommand }, { SHAPES }] = await Promise.all([import('./measure/accuracy/command.ts'), import('./engines/embedded/dummy-model.ts')]);
@@ -44,6 +49,7 @@ function mainHelp(): string {
     'Commands:',
     '  run        Launch an engine, measure a workload, tear it down, write one result into results/',
     '  load       Drive a streaming load against an endpoint and write one result JSON',
+    '  ab         Paired A/B of two releases on this host: A/A pilot, ABBA blocks of fresh launches, confirm pass, verdict with its 95% interval',
     "  accuracy   Score a running server on GSM8K (lm-eval's gsm8k setting) with a 95% interval; skipped on dummy weights",
     '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
     '  embedded   Start the embedded CPU engine (llama.cpp) on a GGUF or dummy-weight model',

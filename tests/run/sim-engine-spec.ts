@@ -24,12 +24,15 @@ export interface SimEngineVariant {
   readonly healthPath?: string;
   readonly healthTimeoutS?: number;
   readonly description?: string;
+  /** With flags: also --engine-version {engine_version}, as engines/sim.yaml (a variant that can play releases, for ab). */
+  readonly versioned?: boolean;
 }
 
 /** Writes the variant's spec as `<dir>/<name>.yaml`, for `servebench run --engine <that file>`; returns its path. */
 export function writeSimEngineVariant(dir: string, variant: SimEngineVariant): string {
   const file = join(dir, `${variant.name}.yaml`);
-  const flags = (variant.modelAndPort ?? 'flags') === 'flags' ? '{ model: [--model-name, "{model}"], port: [--port, "{port}"] }' : '{}';
+  const version = variant.versioned ? ', engine_version: [--engine-version, "{engine_version}"]' : '';
+  const flags = (variant.modelAndPort ?? 'flags') === 'flags' ? `{ model: [--model-name, "{model}"], port: [--port, "{port}"]${version} }` : '{}';
   writeFileSync(
     file,
     [

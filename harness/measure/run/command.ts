@@ -14,8 +14,7 @@ import { executeRun, localModelPaths, onFreshPort, withProgram } from './runner.
 import { planRun } from './run-plan.ts';
 import { deliverResult } from '../load/deliver-result.ts';
 import { KILL_WAIT_MS, STOP_GRACE_MS } from './process-launcher.ts';
-import { killOwnedGroups } from '../../lib/process/owned-groups.ts';
-import { stopOnSignal } from '../../lib/process/stop-signals.ts';
+import { stopLaunchedOnSignal } from './stop-launched.ts';
 import { describePolicy, repeatPolicyOf, runRepeatGroup } from './repeats.ts';
 import type { RunOutcome } from './runner.ts';
 import { describeAccuracyTask } from '../accuracy/run-accuracy.ts';
@@ -80,18 +79,7 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
     return EXIT.ok;
   }
 
-  // A second signal does not skip the teardown: it only takes away the engine's grace period.
-  const stop = stopOnSignal({
-    stopping: 'stopping the run and the server',
-    again: { hint: 'again to kill the server at once', notice: 'killing the server at once', act: () => killOwnedGroups('SIGKILL') },
-  });
-  // Some steps do not heed the abort (the probe's requests wait up to minutes on a slow server):
-  // the engine gets the same grace from the signal whatever the run was doing, then is killed,
-  // which fails whatever still waits on it, so the result is written inside a scheduler's grace.
-  let deadline: NodeJS.Timeout | undefined;
-  stop.signal.addEventListener('abort', () => {
-    deadline = setTimeout(() => killOwnedGroups('SIGKILL'), STOP_GRACE_MS).unref();
-  });
+  const stop = stopLaunchedOnSignal('stopping the run and the server');
   const progress = createProgressReporter(process.stderr, load.loads.length, { count: load.numPrompts, durationS: load.durationS, warmup: load.workload.requests.warmup });
   const json = booleanOption(raw, 'json');
   // A repeat is launched as a fresh run would be: on a free port of its own unless --port names one.
@@ -136,7 +124,6 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
     if (json) process.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
     return exitCode;
   } finally {
-    clearTimeout(deadline);
     stop.dispose();
   }
 }
