@@ -154,6 +154,8 @@ export interface PreviousSnapshot {
 }
 
 const MAX_FAILED_RUNS = 100;
+/** Scenarios whose Arrow files are built together (each batch's rows are held in memory at once). */
+const ARROW_EXPORT_SCENARIOS = 8;
 
 /** changes.json: new releases since the previous snapshot (or in the last 7 days), their significant changes, the failed runs: official ones only. */
 async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[], inputs: SiteInputs): Promise<ChangesFile> {
@@ -263,16 +265,22 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
       if (staleSet.has(id)) json(SITE_FILES.scenario(id), ScenarioDetailSchema, { scenario, history: history.get(id) ?? [], pareto: pareto.get(id) ?? [] });
     }
     writeFileSync(join(next, SITE_FILES.releasesArrow), await queryToArrowIpc(connection, { from: ALL_RELEASES, orderBy: 'config_id, engine, engine_version_order, source, engine_version_known', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) }));
-    // Each scenario's rows of releases.arrow on their own (same columns, same order within the
-    // scenario): the SLA filter of a scenario page loads a few KB, not every release of the fleet.
-    if (stale.length > 0) {
-      const releases = await queryToArrowIpc(connection, { from: `(SELECT * FROM ${ALL_RELEASES} WHERE ${staleOnly})`, orderBy: 'scenario_id, config_id, engine, engine_version_order, source, engine_version_known', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) });
+    // A batch of stale scenarios at a time: a cold compile of 100,000 files built every
+    // scenario's points in memory at once, the compile's peak.
+    await connection.run('CREATE OR REPLACE TEMP TABLE export_scenarios (scenario_id VARCHAR)');
+    const inBatch = 'scenario_id IN (SELECT scenario_id FROM export_scenarios)';
+    for (let start = 0; start < stale.length; start += ARROW_EXPORT_SCENARIOS) {
+      await connection.run('DELETE FROM export_scenarios');
+      const batch = await connection.createAppender('export_scenarios');
+      for (const id of stale.slice(start, start + ARROW_EXPORT_SCENARIOS)) (batch.appendVarchar(id), batch.endRow());
+      batch.closeSync();
+      // Each scenario's rows of releases.arrow on their own (same columns, same order within the
+      // scenario): the SLA filter of a scenario page loads a few KB, not every release of the fleet.
+      const releases = await queryToArrowIpc(connection, { from: `(SELECT * FROM ${ALL_RELEASES} WHERE ${inBatch})`, orderBy: 'scenario_id, config_id, engine, engine_version_order, source, engine_version_known', columns: ARROW_RELEASE_COLUMNS.map(arrowColumn) });
       for (const [id, bytes] of splitByScenario(releases, [])) writeFileSync(join(next, SITE_FILES.releasesOf(id)), bytes);
-    }
-    // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
-    if (stale.length > 0) {
+      // Each scenario's points on their own, so a scenario page's SQL loads only what it queries.
       const points = await queryToArrowIpc(connection, {
-        from: `(SELECT * FROM priced_points WHERE status = 'completed' AND ${staleOnly})`,
+        from: `(SELECT * FROM priced_points WHERE status = 'completed' AND ${inBatch})`,
         orderBy: 'scenario_id, created_at, run_id, point',
         columns: ARROW_POINT_COLUMNS.map(arrowColumn),
       });
