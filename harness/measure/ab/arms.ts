@@ -4,7 +4,7 @@
  * recorded as that run command line, so every arm's result reads as the run it was. One arm run is
  * a fresh launch on a free port, its warmup and the one load point, then teardown (executeRun).
  */
-import { parseCommandArgs, type RawOptions } from '../../lib/cli/options.ts';
+import { parseCommandArgs, stringOption, type RawOptions } from '../../lib/cli/options.ts';
 import { usageError } from '../../lib/errors.ts';
 import type { RunResult } from '../../contract/result.ts';
 import { runCommand } from '../run/command.ts';
@@ -32,8 +32,9 @@ export function armRunArgv(raw: RawOptions, version: string): string[] {
  */
 export async function planArm(raw: RawOptions, version: string, dummyShapes: readonly string[]): Promise<RunPlan> {
   const argv = armRunArgv(raw, version);
-  const plan = await planRun(runCommand.spec, parseCommandArgs(runCommand.spec, argv), argv, dummyShapes);
-  if (plan.launcher === 'external') throw usageError('--launcher external: ab launches each arm at its own release; give --launcher process or docker');
+  const runRaw = parseCommandArgs(runCommand.spec, argv);
+  if (stringOption(runCommand.spec, runRaw, 'launcher') === 'external') throw usageError('--launcher external: ab launches each arm at its own release; give --launcher process or docker');
+  const plan = await planRun(runCommand.spec, runRaw, argv, dummyShapes);
   if (plan.load.loads.length !== 1) {
     throw usageError(`--concurrency: the load is ${plan.load.loads.length} points (${plan.load.loads.map(describeLoad).join('; ')}); ab compares one: give --concurrency N (or --rate R) for the point to compare`);
   }
