@@ -254,4 +254,14 @@ describe('the rules, one at a time', () => {
   it("spells a finding's path from its own place only, after nested arrays", () => {
     expect(findCredentials([[1, [2]], { api_key: 'x' }])).toEqual([{ path: '[1].api_key', what: 'secret field "api_key"' }]);
   });
+
+  it('reads a string among numbers in an array (no argv, so each string on its own), past the numbers and nulls it skips', () => {
+    const token = `hf_${'a'.repeat(34)}`;
+    expect(findCredentials({ extra_body: { stop: [1, null, `use ${token}`, true] } })).toEqual([{ path: 'extra_body.stop[2]', what: 'Hugging Face token' }]);
+    expect(findCredentials({ counts: [1, 2], note: null, ok: true, text: `Bearer ${'b'.repeat(20)}` })).toEqual([{ path: 'text', what: 'Bearer token' }]);
+  });
+
+  it('finds nothing in a value with nothing to walk into', () => {
+    for (const value of [null, undefined, 42, true]) expect(findCredentials(value)).toEqual([]);
+  });
 });
