@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { checkColumnFit } from '../../harness/store/column-fit.ts';
+import { CONFIG_COLUMNS, POINT_ONLY_COLUMNS } from '../../harness/store/columns.ts';
 import { synthetic } from './claim-fixtures.ts';
 
 const FIX = 'a count this large is not a measurement; keep the numbers the harness wrote';
@@ -36,6 +37,16 @@ describe('column-fit', () => {
     const result = synthetic();
     expect(result.run!.engine.image).toBeNull();
     expect(columnProblems(result)).toEqual([]);
+  });
+
+  it('returns the values it checked, in column order, for the staging to write as they are', () => {
+    const result = synthetic();
+    const context = { result, run: result.run!, relativePath: 'f.json', sha256: 'ab'.repeat(32) };
+    const checked = checkColumnFit(context, () => undefined);
+    expect(checked.config).toEqual(CONFIG_COLUMNS.map((c) => c.get(context)));
+    expect(checked.config[CONFIG_COLUMNS.findIndex((c) => c.name === 'engine')]).toBe(result.run!.engine.name);
+    expect(checked.points).toHaveLength(result.points.length);
+    checked.points.forEach((values, index) => expect(values).toEqual(POINT_ONLY_COLUMNS.map((c) => c.get({ ...context, point: result.points[index]!, index }))));
   });
 
   it.each([
