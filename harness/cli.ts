@@ -18,6 +18,11 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
     const [{ createAbCommand }, { SHAPES }] = await Promise.all([import('./measure/ab/command.ts'), import('./engines/embedded/dummy-model.ts')]);
     return createAbCommand(Object.keys(SHAPES));
   },
+  // Each comparison is an ab, whose arms are runs: the dummy shapes again.
+  bisect: async () => {
+    const [{ createBisectCommand }, { SHAPES }] = await Promise.all([import('./pipeline/bisect/command.ts'), import('./engines/embedded/dummy-model.ts')]);
+    return createBisectCommand(Object.keys(SHAPES));
+  },
   // The embedded engine's dummy shapes are skipped by name; measure may not import the engines, so the CLI hands them over.
   accuracy: async () => {
     const [{ createAccuracyCommand }, { SHAPES }] = await Promise.all([import('./measure/accuracy/command.ts'), import('./engines/embedded/dummy-model.ts')]);
@@ -50,6 +55,7 @@ function mainHelp(): string {
     '  run        Launch an engine, measure a workload, tear it down, write one result into results/',
     '  load       Drive a streaming load against an endpoint and write one result JSON',
     '  ab         Paired A/B of two releases on this host: A/A pilot, ABBA blocks of fresh launches, confirm pass, verdict with its 95% interval',
+    '  bisect     Find the release that changed performance: paired A/B of each midpoint against both ends, down to two adjacent releases',
     "  accuracy   Score a running server on GSM8K (lm-eval's gsm8k setting) with a 95% interval; skipped on dummy weights",
     '  sim        Start the simulated engine (an OpenAI-compatible server with a cost model)',
     '  embedded   Start the embedded CPU engine (llama.cpp) on a GGUF or dummy-weight model',

@@ -1,0 +1,136 @@
+/**
+ * The comparator a real bisection runs: `servebench ab`'s procedure (harness/measure/ab/: the A/A
+ * pilot, ABBA blocks of fresh launches, the confirm pass) between two releases, with the A/B
+ * options bisect was given. Each comparison's full A/B result, every arm's run in it, is written
+ * beside the bisection (the evidence of each step's verdict), and bisect keeps its summary.
+ * For an engine servebench builds itself (llama.cpp), a release is built just before its first
+ * comparison: only the releases the search visits are built, and the build cache keeps them.
+ */
+import { availableParallelism } from 'node:os';
+import { basename, join } from 'node:path';
+import type { RawOptions } from '../../lib/cli/options.ts';
+import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
+import { abDesignOf } from '../../measure/ab/ab-design.ts';
+import { AB_SPEC } from '../../measure/ab/ab-options.ts';
+import type { AbResult } from '../../measure/ab/ab-result.ts';
+import { planArm, runArm } from '../../measure/ab/arms.ts';
+import { assembleAbResult } from '../../measure/ab/assemble.ts';
+import { runAbProcedure, type MeasureArm } from '../../measure/ab/procedure.ts';
+import { buildLlamaCpp, findLlamaCppBuild } from '../../measure/builds/llamacpp-build.ts';
+import { registrySource } from '../../measure/builds/llamacpp-source.ts';
+import { cpuTimes, hostFacts } from '../../measure/run/host.ts';
+import type { Comparison } from './search.ts';
+
+/** One step's comparison as the bisection records it: the A/B's summary and where its whole result is. */
+export interface StepComparison extends Comparison {
+  readonly status: AbResult['status'];
+  /** Relative to the bisection's file. */
+  readonly ab_file: string;
+  readonly blocks_per_pass: number | null;
+  readonly sd_aa: number | null;
+  /** Each pass's verdict (main, confirm). */
+  readonly passes: readonly { readonly name: string; readonly verdict: string | null; readonly effect: number | null; readonly interval: readonly [number, number] | null }[];
+  /** Why it has no verdict, when it stopped. */
+  readonly stopped: string | null;
+}
+
+/** A/B options bisect hands on unchanged: every option of ab's table except the arms and ab's own output. */
+const NOT_HANDED_ON = new Set(['a', 'b', 'allow-aa', 'out', 'json', 'no-progress']);
+
+/** The `servebench ab` command line of one comparison, as a person would rerun it. */
+export function abArgv(raw: RawOptions, a: string, b: string, out: string): string[] {
+  const argv = ['servebench', 'ab'];
+  for (const option of AB_SPEC.options) {
+    const value = raw[option.name];
+    if (NOT_HANDED_ON.has(option.name) || value === undefined || value === false) continue;
+    if (value === true) argv.push(`--${option.name}`);
+    else for (const item of Array.isArray(value) ? value : [value]) argv.push(`--${option.name}`, item);
+  }
+  return [...argv, '--a', a, '--b', b, '--out', out];
+}
+
+export interface Builds {
+  /** Releases built for this bisection (not found in the cache). */
+  readonly built: string[];
+  /** Releases found already built. */
+  readonly cached: string[];
+}
+
+/** Builds a node-llama-cpp release's llama.cpp unless the cache has it (what run --engine-version then finds). */
+export async function ensureLlamaCppBuild(version: string, builds: Builds, progress: (line: string) => void): Promise<void> {
+  if (builds.built.includes(version) || builds.cached.includes(version)) return;
+  if (findLlamaCppBuild(version) !== null) {
+    builds.cached.push(version);
+    return;
+  }
+  progress(`bisect: building llama.cpp of node-llama-cpp ${version} (once; cached for later runs)`);
+  const source = await registrySource(version);
+  try {
+    const { build } = await buildLlamaCpp(source, { jobs: availableParallelism() });
+    progress(`bisect: built llama.cpp ${build.tag} in ${build.build_seconds} s`);
+    builds.built.push(version);
+  } finally {
+    source.dispose();
+  }
+}
+
+export interface AbComparatorContext {
+  /** bisect's parsed options: the A/B and run options among them are handed to each comparison. */
+  readonly raw: RawOptions;
+  readonly dummyShapes: readonly string[];
+  readonly signal: AbortSignal;
+  /** Folder of the comparisons' A/B files, and the bisection file's folder they are named relative to. */
+  readonly abDir: string;
+  readonly outDir: string;
+  /** Before a release's first comparison (llama.cpp: build it); absent for engines that need nothing. */
+  readonly prepare?: (version: string) => Promise<void>;
+  readonly progress: (line: string) => void;
+}
+
+const formatValue = (value: number): string => (value >= 100 ? value.toFixed(1) : value.toPrecision(4));
+
+export function abComparator(context: AbComparatorContext): (a: string, b: string) => Promise<StepComparison> {
+  let count = 0;
+  return async (a, b) => {
+    count += 1;
+    await context.prepare?.(a);
+    await context.prepare?.(b);
+    const raw: RawOptions = { ...context.raw, a, b };
+    const design = abDesignOf(raw);
+    const plans = { A: await planArm(raw, a, context.dummyShapes), B: await planArm(raw, b, context.dummyShapes) };
+    const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '_');
+    const file = join(context.abDir, `${String(count).padStart(2, '0')}-${safe(a)}-vs-${safe(b)}.json`);
+    const versions = { A: a, B: b };
+    const startedAt = new Date();
+    const cpuAtStart = cpuTimes();
+    const measure: MeasureArm = async (arm, label) => {
+      const run = await runArm(plans[arm], design.metric.column, context.signal);
+      context.progress(`bisect: ${a} vs ${b}: ${label} ${versions[arm]}: ${run.value === null ? run.problem : `${formatValue(run.value)} ${design.metric.unit}`}`);
+      return run;
+    };
+    const outcome = await runAbProcedure(design, measure);
+    const ab = assembleAbResult(design, outcome, {
+      command: abArgv(context.raw, a, b, basename(file)),
+      engine: plans.A.engine.name,
+      model: plans.A.load.model,
+      workload: plans.A.load.workload.name,
+      load: plans.A.load.loads[0]!,
+      startedAt,
+      finishedAt: new Date(),
+      interrupted: context.signal.aborted,
+      host: hostFacts(cpuAtStart),
+    });
+    await writeNewFileAtomic(file, `${JSON.stringify(ab, null, 2)}\n`);
+    return {
+      verdict: ab.verdict,
+      effect: ab.effect,
+      interval: ab.interval,
+      status: ab.status,
+      ab_file: file.startsWith(`${context.outDir}/`) ? file.slice(context.outDir.length + 1) : file,
+      blocks_per_pass: ab.blocks_per_pass,
+      sd_aa: ab.aa.sd_log_ratio,
+      passes: ab.passes.map((pass) => ({ name: pass.name, verdict: pass.comparison?.verdict ?? null, effect: pass.comparison?.effect ?? null, interval: pass.comparison?.interval ?? null })),
+      stopped: ab.stopped === null ? null : `${ab.status} at ${ab.stopped.stage} block ${ab.stopped.block + 1}, arm ${ab.stopped.arm}: ${ab.stopped.message}`,
+    };
+  };
+}

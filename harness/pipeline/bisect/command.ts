@@ -1,0 +1,129 @@
+/**
+ * `servebench bisect` (issue 28): the release that changed performance. Flags → the A/B design
+ * (checked before anything runs) and the release list (releases.ts) → the search (search.ts), each
+ * comparison `ab`'s procedure (ab-comparator.ts), building llama.cpp releases as the search reaches
+ * them → one JSON written whole, with each comparison's A/B file beside it → summary → exit status.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { booleanOption, parseCommandArgs, stringOption, type Command, type RawOptions } from '../../lib/cli/options.ts';
+import { parseDurationS } from '../../lib/cli/duration.ts';
+import { EXIT, usageError } from '../../lib/errors.ts';
+import { redactArgv } from '../../contract/credentials.ts';
+import type { Engine } from '../../contract/engine.ts';
+import { abDesignOf } from '../../measure/ab/ab-design.ts';
+import { loadEngine } from '../../measure/engines/spec-file.ts';
+import { deliverResult } from '../../measure/load/deliver-result.ts';
+import { stopLaunchedOnSignal } from '../../measure/run/stop-launched.ts';
+import { packedBundle, type BundleLookup } from '../detect/detect-npm.ts';
+import { defaultPolicy } from '../http/http-conditional.ts';
+import { fetchPackument, npmClient } from '../http/npm-registry.ts';
+import { abComparator, ensureLlamaCppBuild, type Builds } from './ab-comparator.ts';
+import { BISECT_SPEC } from './bisect-options.ts';
+import { BISECTION_SCHEMA_VERSION, formatBisectionSummary, outcomeOf, rangeOf, type Bisection } from './bisection.ts';
+import { explicitReleases, knownBundledTags, npmReleases, type ReleaseList } from './releases.ts';
+import { bisectReleases } from './search.ts';
+
+/** ./bisect-<engine>-<good>-<bad>-<UTC time>.json, each part made safe as one file name. */
+export function defaultBisectFileName(engine: string, good: string, bad: string, startedAt: Date): string {
+  const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return `bisect-${safe(engine)}-${safe(good)}-${safe(bad)}-${stamp}.json`;
+}
+
+export interface BisectDeps {
+  /** Reads a node-llama-cpp tarball's llama.cpp tag (default: npm pack, as detect reads it). */
+  readonly bundles?: BundleLookup;
+}
+
+function required(raw: RawOptions, name: string, what: string): string {
+  const value = stringOption(BISECT_SPEC, raw, name)?.trim();
+  if (value === undefined || value === '') throw usageError(`--${name} is required: ${what}; see \`servebench bisect --help\``);
+  return value;
+}
+
+async function releaseListOf(raw: RawOptions, engine: Engine, good: string, bad: string, deps: BisectDeps, progress: (line: string) => void): Promise<ReleaseList> {
+  const listed = stringOption(BISECT_SPEC, raw, 'releases');
+  if (listed !== undefined) return explicitReleases(listed.split(',').map((v) => v.trim()).filter((v) => v !== ''), good, bad);
+  const npmPackage = engine.source.npm;
+  if (npmPackage === undefined) throw usageError(`--releases is required for engine ${engine.name}: servebench lists releases from a registry only for llamacpp (node-llama-cpp on npm); give the versions between --good and --bad, e.g. --releases 1.1.0,1.2.0`);
+  const packument = await fetchPackument(npmClient(defaultPolicy), npmPackage, null);
+  if (!packument.changed) throw usageError(`the npm registry answered 304 to an unconditional request for ${npmPackage}`);
+  return npmReleases(good, bad, { versions: packument.versions, known: knownBundledTags(), bundles: deps.bundles ?? packedBundle, progress });
+}
+
+/** `dummyShapes`: the embedded engine's dummy shape names, handed in by the CLI as for run and ab. */
+export function createBisectCommand(dummyShapes: readonly string[] = [], deps: BisectDeps = {}): Command {
+  return { spec: BISECT_SPEC, run: (argv) => bisectWith(argv, dummyShapes, deps) };
+}
+
+async function bisectWith(argv: readonly string[], dummyShapes: readonly string[], deps: BisectDeps): Promise<number> {
+  const raw = parseCommandArgs(BISECT_SPEC, argv);
+  const engine = loadEngine(required(raw, 'engine', 'the engine whose releases are bisected'));
+  const good = required(raw, 'good', 'the older release, before the change');
+  const bad = required(raw, 'bad', 'the newer release, after the change');
+  if (good === bad) throw usageError(`--good and --bad are both ${good}: give the release before the change and the one after it`);
+  // Checked now, not at the first comparison: the A/B options (metric, effect, margin, blocks).
+  const design = abDesignOf({ ...raw, a: good, b: bad });
+  const budgetText = stringOption(BISECT_SPEC, raw, 'budget');
+  const budgetS = budgetText === undefined ? null : parseDurationS('budget', budgetText);
+  const quiet = booleanOption(raw, 'no-progress');
+  const progress = (line: string) => void (quiet || process.stderr.write(`${line}\n`));
+  const list = await releaseListOf(raw, engine, good, bad, deps, progress);
+  const versions = list.releases.map((release) => release.version);
+  const startedAt = new Date();
+  const out = resolve(stringOption(BISECT_SPEC, raw, 'out') ?? defaultBisectFileName(engine.name, good, bad, startedAt));
+  const abDir = `${out.replace(/\.json$/, '')}.ab`;
+  // Before hours of measuring: a bisection's output is never overwritten.
+  for (const path of [out, abDir]) if (existsSync(path)) throw usageError(`--out: ${path} already exists; a bisection's output is never overwritten: choose another --out`);
+  const builds: Builds = { built: [], cached: [] };
+  const buildsItself = stringOption(BISECT_SPEC, raw, 'launcher') === 'process' && engine.local_build === 'llamacpp';
+  const stop = stopLaunchedOnSignal('stopping the bisection and its server');
+  try {
+    const compare = abComparator({
+      raw,
+      dummyShapes,
+      signal: stop.signal,
+      abDir,
+      outDir: dirname(out),
+      progress,
+      ...(buildsItself ? { prepare: (version: string) => ensureLlamaCppBuild(version, builds, progress) } : {}),
+    });
+    const search = await bisectReleases(versions, compare, { budgetS });
+    const outcome = outcomeOf(search);
+    const range = rangeOf(list.releases, search.range[0], search.range[1]);
+    const bisection: Bisection = {
+      kind: 'bisection',
+      schema_version: BISECTION_SCHEMA_VERSION,
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      command: ['servebench', 'bisect', ...redactArgv(argv)],
+      engine: engine.name,
+      model: stringOption(BISECT_SPEC, raw, 'model') ?? '',
+      workload: stringOption(BISECT_SPEC, raw, 'workload') ?? '',
+      metric: design.metric.column,
+      better: design.metric.better,
+      good: versions[0]!,
+      bad: versions.at(-1)!,
+      releases: list.releases,
+      notes: list.notes,
+      steps: search.steps.map(({ comparison, ...step }) => ({ ...step, ...comparison })),
+      outcome,
+      direction: search.direction,
+      range,
+      culprit: outcome === 'culprit' || outcome === 'spread' ? range : null,
+      spread: search.spread,
+      comparisons: search.comparisons,
+      builds,
+      budget_s: budgetS,
+      wall_s: Math.round(search.wall_s * 10) / 10,
+    };
+    const delivered = await deliverResult({ text: `${JSON.stringify(bisection, null, 2)}\n`, path: out, json: booleanOption(raw, 'json'), summary: () => formatBisectionSummary(bisection) });
+    if (delivered.exitCode !== null) return delivered.exitCode;
+    if (outcome === 'interrupted') return stop.exitCode() ?? EXIT.interrupted;
+    if (outcome === 'failed') return EXIT.thresholdExceeded;
+    return EXIT.ok;
+  } finally {
+    stop.dispose();
+  }
+}
