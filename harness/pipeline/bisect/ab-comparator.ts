@@ -19,6 +19,7 @@ import { runAbProcedure, type MeasureArm } from '../../measure/ab/procedure.ts';
 import { buildLlamaCpp, findLlamaCppBuild } from '../../measure/builds/llamacpp-build.ts';
 import { registrySource } from '../../measure/builds/llamacpp-source.ts';
 import { cpuTimes, hostFacts } from '../../measure/run/host.ts';
+import type { BisectRelease } from './releases.ts';
 import type { Comparison } from './search.ts';
 
 /** One step's comparison as the bisection records it: the A/B's summary and where its whole result is. */
@@ -56,19 +57,23 @@ export interface Builds {
   readonly cached: string[];
 }
 
-/** Builds a node-llama-cpp release's llama.cpp unless the cache has it (what run --engine-version then finds). */
-export async function ensureLlamaCppBuild(version: string, builds: Builds, progress: (line: string) => void): Promise<void> {
+/**
+ * Builds a release's llama.cpp unless the cache has a build of its tag (which run --engine-version
+ * then finds by that tag, whichever node-llama-cpp release bundling it was built).
+ */
+export async function ensureLlamaCppBuild(release: BisectRelease, builds: Builds, progress: (line: string) => void): Promise<void> {
+  const { version } = release;
   if (builds.built.includes(version) || builds.cached.includes(version)) return;
-  if (findLlamaCppBuild(version) !== null) {
+  if (findLlamaCppBuild(release.tag ?? version) !== null) {
     builds.cached.push(version);
     return;
   }
-  progress(`bisect: building llama.cpp of node-llama-cpp ${version} (once; cached for later runs)`);
+  progress(`bisect: building llama.cpp ${release.tag ?? ''} of node-llama-cpp ${version} (once; cached for later runs)`);
   const source = await registrySource(version);
   try {
-    const { build } = await buildLlamaCpp(source, { jobs: availableParallelism() });
-    progress(`bisect: built llama.cpp ${build.tag} in ${build.build_seconds} s`);
-    builds.built.push(version);
+    const { build, cached } = await buildLlamaCpp(source, { jobs: availableParallelism() });
+    if (!cached) progress(`bisect: built llama.cpp ${build.tag} in ${build.build_seconds} s`);
+    (cached ? builds.cached : builds.built).push(version);
   } finally {
     source.dispose();
   }
@@ -84,6 +89,8 @@ export interface AbComparatorContext {
   readonly outDir: string;
   /** Before a release's first comparison (llama.cpp: build it); absent for engines that need nothing. */
   readonly prepare?: (version: string) => Promise<void>;
+  /** What run --engine-version is given for a release (llama.cpp: its tag, which names its build); default: the release itself. */
+  readonly engineVersionOf?: (version: string) => string;
   readonly progress: (line: string) => void;
 }
 
@@ -95,22 +102,22 @@ export function abComparator(context: AbComparatorContext): (a: string, b: strin
     count += 1;
     await context.prepare?.(a);
     await context.prepare?.(b);
-    const raw: RawOptions = { ...context.raw, a, b };
+    const engineVersion = { A: context.engineVersionOf?.(a) ?? a, B: context.engineVersionOf?.(b) ?? b };
+    const raw: RawOptions = { ...context.raw, a: engineVersion.A, b: engineVersion.B };
     const design = abDesignOf(raw);
-    const plans = { A: await planArm(raw, a, context.dummyShapes), B: await planArm(raw, b, context.dummyShapes) };
+    const plans = { A: await planArm(raw, engineVersion.A, context.dummyShapes), B: await planArm(raw, engineVersion.B, context.dummyShapes) };
     const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '_');
     const file = join(context.abDir, `${String(count).padStart(2, '0')}-${safe(a)}-vs-${safe(b)}.json`);
-    const versions = { A: a, B: b };
     const startedAt = new Date();
     const cpuAtStart = cpuTimes();
     const measure: MeasureArm = async (arm, label) => {
       const run = await runArm(plans[arm], design.metric.column, context.signal);
-      context.progress(`bisect: ${a} vs ${b}: ${label} ${versions[arm]}: ${run.value === null ? run.problem : `${formatValue(run.value)} ${design.metric.unit}`}`);
+      context.progress(`bisect: ${a} vs ${b}: ${label} ${arm === 'A' ? a : b}: ${run.value === null ? run.problem : `${formatValue(run.value)} ${design.metric.unit}`}`);
       return run;
     };
     const outcome = await runAbProcedure(design, measure);
     const ab = assembleAbResult(design, outcome, {
-      command: abArgv(context.raw, a, b, basename(file)),
+      command: abArgv(context.raw, engineVersion.A, engineVersion.B, basename(file)),
       engine: plans.A.engine.name,
       model: plans.A.load.model,
       workload: plans.A.load.workload.name,

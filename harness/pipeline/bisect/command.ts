@@ -71,6 +71,7 @@ async function bisectWith(argv: readonly string[], dummyShapes: readonly string[
   const progress = (line: string) => void (quiet || process.stderr.write(`${line}\n`));
   const list = await releaseListOf(raw, engine, good, bad, deps, progress);
   const versions = list.releases.map((release) => release.version);
+  const releaseOf = (version: string) => list.releases.find((release) => release.version === version)!;
   const startedAt = new Date();
   const out = resolve(stringOption(BISECT_SPEC, raw, 'out') ?? defaultBisectFileName(engine.name, good, bad, startedAt));
   const abDir = `${out.replace(/\.json$/, '')}.ab`;
@@ -87,7 +88,7 @@ async function bisectWith(argv: readonly string[], dummyShapes: readonly string[
       abDir,
       outDir: dirname(out),
       progress,
-      ...(buildsItself ? { prepare: (version: string) => ensureLlamaCppBuild(version, builds, progress) } : {}),
+      ...(buildsItself ? { prepare: (version: string) => ensureLlamaCppBuild(releaseOf(version), builds, progress), engineVersionOf: (version: string) => releaseOf(version).tag ?? version } : {}),
     });
     const search = await bisectReleases(versions, compare, { budgetS });
     const outcome = outcomeOf(search);
