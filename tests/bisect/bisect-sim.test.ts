@@ -4,13 +4,14 @@
  * 1.0.0…1.6.0: each comparison is ab's real procedure. Short A/Bs (2 pilot blocks, 3 blocks, no
  * confirm pass: the confirm is ab's and tested in tests/ab/) keep the bisection near two minutes.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AbResult } from '../../harness/measure/ab/ab-result.ts';
 import type { Bisection } from '../../harness/pipeline/bisect/bisection.ts';
-import { runCli } from '../cli/run-cli.ts';
+import { CLI_PATH, runCli } from '../cli/run-cli.ts';
 import { ONE_POINT, PLANTED_FACTOR, plantedSim } from '../ab/planted-sim.ts';
 
 const PLANTED_EFFECT = 1 / PLANTED_FACTOR - 1;
@@ -91,4 +92,36 @@ describe('servebench bisect on the sim with a planted change at 1.3.0', () => {
     expect(outcome.stderr).toMatch(/already exists; a bisection's output is never overwritten/);
     expect(existsSync(taken.replace(/\.json$/, '.ab'))).toBe(false);
   }, 120_000);
+});
+
+describe('servebench bisect: a comparison that fails, and a stop signal', () => {
+  it('a comparison\'s arm run fails: outcome "failed", exit 1, the output and that comparison\'s A/B written', { timeout: 120_000 }, async () => {
+    const out = outFile();
+    // The planted sim refuses a release it cannot order ("v9"): every launch of it fails.
+    const outcome = await runCli(['bisect', '--engine', plantedSim(), '--good', '1.0.0', '--bad', 'v9', '--releases', '1.1.0', ...ONE_POINT, ...SHORT_AB, '--out', out, '--no-progress'], 120_000);
+    expect(outcome.code, outcome.stderr).toBe(1);
+    const bisection = read<Bisection>(out);
+    expect(bisection).toMatchObject({ outcome: 'failed', culprit: null, comparisons: 1, steps: [{ a: '1.0.0', b: 'v9', status: 'failed', verdict: null }] });
+    expect(bisection.steps[0]!.stopped).toMatch(/^failed at main block 1, arm B: the run failed/);
+    expect(read<AbResult>(join(dirname(out), bisection.steps[0]!.ab_file)).status).toBe('failed');
+  });
+
+  it('SIGINT: the bisection so far is written (interrupted) with the interrupted A/B beside it, exit 130', { timeout: 60_000 }, async () => {
+    const out = outFile();
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, 'bisect', '--engine', plantedSim(), '--good', '1.0.0', '--bad', '1.6.0', ...BETWEEN, ...ONE_POINT, ...SHORT_AB, '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    // Once the first arm run has been measured, not after a fixed delay.
+    await new Promise<void>((resolve) => child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/^bisect: 1\.0\.0 vs 1\.6\.0: pilot 1\/2 A1/m.test(stderr)) resolve();
+    }));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/SIGINT; stopping the bisection and its server/);
+    const bisection = read<Bisection>(out);
+    expect(bisection).toMatchObject({ outcome: 'interrupted', culprit: null, comparisons: 1, steps: [{ status: 'interrupted', verdict: null }] });
+    // ab's own signal test checks that the interrupted arm's server is gone.
+    expect(read<AbResult>(join(dirname(out), bisection.steps[0]!.ab_file))).toMatchObject({ status: 'interrupted', stopped: { message: 'interrupted' } });
+  });
 });
