@@ -12,7 +12,7 @@ const NOT_FROM_AB = new Set(['a', 'b', 'allow-aa', 'out', 'json', 'no-progress']
 const BISECT_OWN_OPTIONS: readonly OptionSpec[] = [
   { name: 'good', value: 'R', help: 'The older release, before the change: a node-llama-cpp release or the llama.cpp tag (b5415) or build commit one bundles (llamacpp); a version of --releases otherwise.' },
   { name: 'bad', value: 'R', help: 'The newer release, after the change (as --good). "good" and "bad" only say older and newer: the change may be an improvement.' },
-  { name: 'releases', value: 'V,V,…', help: 'The releases between --good and --bad, for an engine whose releases servebench cannot list (any but llamacpp, and the sim); ordered as detect orders versions.' },
+  { name: 'releases', value: 'V,V,…', help: 'The releases between --good and --bad, for an engine whose releases servebench does not list itself (every engine but llamacpp, the sim among them); ordered as detect orders versions.' },
   { name: 'budget', value: 'DURATION', help: 'Stop before a step that would end past this (judged by the comparisons so far) and report the range narrowed so far (90m, 6h, 1h30m; default: no limit).' },
   { name: 'out', value: 'FILE', machineLocal: true, help: 'Write the bisection JSON here, each comparison\'s whole A/B result in FILE less .json plus .ab/ (never overwrites; default: ./bisect-<engine>-<good>-<bad>-<time>.json). Not into results/: the bisection result kind, its validation and compile are still to come.' },
   { name: 'json', machineLocal: true, help: 'Print the bisection JSON instead of the summary.' },
@@ -30,7 +30,7 @@ export const BISECT_SPEC: CommandSpec = {
   epilog: [
     'Releases: llamacpp lists the stable node-llama-cpp releases on the npm registry from --good to --bad, each with the llama.cpp tag it',
     'bundles (releases bundling the same tag as the one before are one build, left out); other engines take --releases.',
-    'Procedure (docs/running.md#bisect): first `ab` of --good against --bad; without a faster or slower verdict the change is "not',
+    'Procedure (docs/running.md#bisect-which-release-changed-performance): first `ab` of --good against --bad; without a faster or slower verdict the change is "not',
     'reproducible" under pairing, and that is the outcome. Then, at each step, `ab` of the range\'s good end against its midpoint and of the',
     'midpoint against its bad end: the change lies in the half whose verdict goes the same way; both halves: "spread" (the larger is followed);',
     'neither: "inconclusive" (the range so far). It ends at two adjacent releases: the culprit, with its llama.cpp tags and links.',
