@@ -10,13 +10,10 @@ import { booleanOption, parseCommandArgs, stringOption, type Command } from '../
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { redactArgv } from '../../contract/credentials.ts';
 import { deliverResult } from '../load/deliver-result.ts';
-import { cpuTimes, hostFacts } from '../run/host.ts';
 import { stopLaunchedOnSignal } from '../run/stop-launched.ts';
 import { AB_SPEC } from './ab-options.ts';
-import { abDesignOf, type AbDesign } from './ab-design.ts';
-import { planArm, runArm } from './arms.ts';
-import { assembleAbResult } from './assemble.ts';
-import { runAbProcedure, type MeasureArm } from './procedure.ts';
+import type { AbDesign } from './ab-design.ts';
+import { planAb, runPlannedAb } from './run-ab.ts';
 import { formatAbSummary } from './summary.ts';
 
 /** ./ab-<engine>-<a>-vs-<b>-<UTC time>.json, each part made safe as one file name. */
@@ -25,8 +22,6 @@ export function defaultAbFileName(engine: string, design: Pick<AbDesign, 'a' | '
   const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
   return `ab-${safe(engine)}-${safe(design.a)}-vs-${safe(design.b)}-${stamp}.json`;
 }
-
-const formatValue = (value: number): string => (value >= 100 ? value.toFixed(1) : value.toPrecision(4));
 
 /** `dummyShapes`: the embedded engine's dummy shape names (its accuracy task is skipped on them), handed in by the CLI as for run. */
 export function createAbCommand(dummyShapes: readonly string[] = []): Command {
@@ -37,33 +32,21 @@ export const abCommand: Command = createAbCommand();
 
 async function abWith(argv: readonly string[], dummyShapes: readonly string[]): Promise<number> {
   const raw = parseCommandArgs(AB_SPEC, argv);
-  const design = abDesignOf(raw);
-  const plans = { A: await planArm(raw, design.a, dummyShapes), B: await planArm(raw, design.b, dummyShapes) };
-  const startedAt = new Date();
-  const out = resolve(stringOption(AB_SPEC, raw, 'out') ?? defaultAbFileName(plans.A.engine.name, design, startedAt));
+  const planned = await planAb(raw, dummyShapes);
+  const { design, plans } = planned;
+  const out = resolve(stringOption(AB_SPEC, raw, 'out') ?? defaultAbFileName(plans.A.engine.name, design, new Date()));
   // Before hours of measuring, not after: an A/B's output is never overwritten.
   if (existsSync(out)) throw usageError(`--out: ${out} already exists; an A/B's output is never overwritten: choose another --out`);
   const progress = !booleanOption(raw, 'no-progress');
   const versions = { A: design.a, B: design.b };
-  const cpuAtStart = cpuTimes();
   const stop = stopLaunchedOnSignal('stopping the A/B and its server');
   try {
-    const measure: MeasureArm = async (arm, label) => {
-      const run = await runArm(plans[arm], design.metric.column, stop.signal);
-      if (progress) process.stderr.write(`ab: ${label} ${versions[arm]}: ${run.value === null ? run.problem : `${formatValue(run.value)} ${design.metric.unit}`}\n`);
-      return run;
-    };
-    const outcome = await runAbProcedure(design, measure);
-    const ab = assembleAbResult(design, outcome, {
+    const ab = await runPlannedAb(planned, {
+      signal: stop.signal,
       command: ['servebench', 'ab', ...redactArgv(argv)],
-      engine: plans.A.engine.name,
-      model: plans.A.load.model,
-      workload: plans.A.load.workload.name,
-      load: plans.A.load.loads[0]!,
-      startedAt,
-      finishedAt: new Date(),
-      interrupted: stop.signal.aborted,
-      host: hostFacts(cpuAtStart),
+      onArm: (label, arm, outcome) => {
+        if (progress) process.stderr.write(`ab: ${label} ${versions[arm]}: ${outcome}\n`);
+      },
     });
     const delivered = await deliverResult({ text: `${JSON.stringify(ab, null, 2)}\n`, path: out, json: booleanOption(raw, 'json'), summary: () => formatAbSummary(ab) });
     if (delivered.exitCode !== null) return delivered.exitCode;

@@ -10,15 +10,11 @@ import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import type { RawOptions } from '../../lib/cli/options.ts';
 import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
-import { abDesignOf } from '../../measure/ab/ab-design.ts';
 import { AB_SPEC } from '../../measure/ab/ab-options.ts';
 import type { AbResult } from '../../measure/ab/ab-result.ts';
-import { planArm, runArm } from '../../measure/ab/arms.ts';
-import { assembleAbResult } from '../../measure/ab/assemble.ts';
-import { runAbProcedure, type MeasureArm } from '../../measure/ab/procedure.ts';
+import { planAb, runPlannedAb } from '../../measure/ab/run-ab.ts';
 import { buildLlamaCpp, findLlamaCppBuild } from '../../measure/builds/llamacpp-build.ts';
 import { registrySource } from '../../measure/builds/llamacpp-source.ts';
-import { cpuTimes, hostFacts } from '../../measure/run/host.ts';
 import type { BisectRelease } from './releases.ts';
 import type { Comparison } from './search.ts';
 
@@ -94,8 +90,6 @@ export interface AbComparatorContext {
   readonly progress: (line: string) => void;
 }
 
-const formatValue = (value: number): string => (value >= 100 ? value.toFixed(1) : value.toPrecision(4));
-
 export function abComparator(context: AbComparatorContext): (a: string, b: string) => Promise<StepComparison> {
   let count = 0;
   return async (a, b) => {
@@ -103,29 +97,13 @@ export function abComparator(context: AbComparatorContext): (a: string, b: strin
     await context.prepare?.(a);
     await context.prepare?.(b);
     const engineVersion = { A: context.engineVersionOf?.(a) ?? a, B: context.engineVersionOf?.(b) ?? b };
-    const raw: RawOptions = { ...context.raw, a: engineVersion.A, b: engineVersion.B };
-    const design = abDesignOf(raw);
-    const plans = { A: await planArm(raw, engineVersion.A, context.dummyShapes), B: await planArm(raw, engineVersion.B, context.dummyShapes) };
+    const planned = await planAb({ ...context.raw, a: engineVersion.A, b: engineVersion.B }, context.dummyShapes);
     const safe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, '_');
     const file = join(context.abDir, `${String(count).padStart(2, '0')}-${safe(a)}-vs-${safe(b)}.json`);
-    const startedAt = new Date();
-    const cpuAtStart = cpuTimes();
-    const measure: MeasureArm = async (arm, label) => {
-      const run = await runArm(plans[arm], design.metric.column, context.signal);
-      context.progress(`bisect: ${a} vs ${b}: ${label} ${arm === 'A' ? a : b}: ${run.value === null ? run.problem : `${formatValue(run.value)} ${design.metric.unit}`}`);
-      return run;
-    };
-    const outcome = await runAbProcedure(design, measure);
-    const ab = assembleAbResult(design, outcome, {
+    const ab = await runPlannedAb(planned, {
+      signal: context.signal,
       command: abArgv(context.raw, engineVersion.A, engineVersion.B, basename(file)),
-      engine: plans.A.engine.name,
-      model: plans.A.load.model,
-      workload: plans.A.load.workload.name,
-      load: plans.A.load.loads[0]!,
-      startedAt,
-      finishedAt: new Date(),
-      interrupted: context.signal.aborted,
-      host: hostFacts(cpuAtStart),
+      onArm: (label, arm, outcome) => context.progress(`bisect: ${a} vs ${b}: ${label} ${arm === 'A' ? a : b}: ${outcome}`),
     });
     await writeNewFileAtomic(file, `${JSON.stringify(ab, null, 2)}\n`);
     return {
