@@ -61,4 +61,14 @@ describe('servebench run --engine embedded', () => {
     expect(result.run!.probe).toMatchObject({ ignore_eos_honoured: true, usage: 'usage_chunk', role_chunk: false });
     expect(result.points.every((p) => p.metrics.completed === 8)).toBe(true);
   });
+
+  it('asked for a release it does not run, records both the asked and the reported release', { timeout: 120_000 }, async () => {
+    const results = mkdtempSync(join(tmpdir(), 'sb-results-'));
+    const outcome = await runCli(['run', '--engine', 'embedded', '--engine-version', '0.0.1', '--model', 'micro', '--workload', 'smoke', '--concurrency', '1', '--results-dir', results], 120_000, { SERVEBENCH_MODEL_CACHE: cache });
+    expect(outcome.code).toBe(0);
+    const file = (readdirSync(results, { recursive: true }) as string[]).find((f) => f.endsWith('.json'))!;
+    const result = RunResultSchema.parse(JSON.parse(readFileSync(join(results, file), 'utf8')));
+    expect(result.run!.engine.version).toMatch(/-embedded$/);
+    expect(result.run!.parameters).toMatchObject({ engine_version: '0.0.1' });
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { installedNodeLlamaCpp } from '../../measure/builds/llamacpp-source.ts';
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { servebenchCacheDir } from '../../lib/io/cache-dir.ts';
@@ -28,6 +29,7 @@ const spec: CommandSpec = {
     { name: 'context', value: 'N', help: 'Context tokens per sequence.', default: '1024' },
     { name: 'threads', value: 'N', help: 'CPU threads for llama.cpp.', default: '1' },
     { name: 'json', help: 'Print the listening line as JSON.' },
+    { name: 'engine-version', value: 'V', help: 'The node-llama-cpp release asked for (run --engine-version, a nightly plan): the engine runs the installed one, and warns when another is asked for (the result records both).' },
   ],
 };
 
@@ -35,6 +37,13 @@ export const embeddedCommand: Command = {
   spec,
   async run(argv) {
     const raw = parseCommandArgs(spec, argv);
+    const asked = stringOption(spec, raw, 'engine-version');
+    const installed = installedNodeLlamaCpp();
+    // It can run only the installed release. Never silently: its log says so, and the result records
+    // both the release asked for (run.parameters.engine_version) and the one /version reports (run.engine.version).
+    if (asked !== undefined && asked !== installed.version && asked !== installed.tag) {
+      process.stderr.write(`servebench embedded: WARNING: --engine-version ${asked} asked, but the embedded engine runs the installed node-llama-cpp ${installed.version} (llama.cpp ${installed.tag}); /version reports what runs. For another release use --engine llamacpp, which builds it.\n`);
+    }
     const modelArg = stringOption(spec, raw, 'model')!;
     const modelPath = modelArg in SHAPES ? ensureDummyModel(modelCacheDir(), modelArg) : modelArg;
     if (!existsSync(modelPath)) throw usageError(`--model: ${modelArg} is neither a file nor a shape (${Object.keys(SHAPES).join(', ')})`);

@@ -47,6 +47,11 @@ async function bundleCommit(bundle: string): Promise<string> {
   return commit;
 }
 
+/** The installed node-llama-cpp's release and the llama.cpp tag it bundles (what the embedded engine runs). */
+export function installedNodeLlamaCpp(): { tag: string; version: string } {
+  return readInfo(INSTALLED, `node-llama-cpp in ${INSTALLED}`);
+}
+
 /** The installed node-llama-cpp's bundle (the default source). */
 export async function installedSource(packageDir: string = INSTALLED): Promise<LlamaCppSource> {
   const bundle = join(packageDir, 'llama', 'gitRelease.bundle');
