@@ -5,23 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { listening } from '../kit/listening.ts';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../../harness/lib/process/spawn-cli.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { ONE_POINT, outFile, plantedSim, readAb } from './planted-sim.ts';
-
-/** True when something still accepts connections on the port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('servebench ab: bad input is refused before anything is launched (exit 2)', () => {
   const engine = plantedSim();

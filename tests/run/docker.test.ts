@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { connect } from 'node:net';
+import { listening } from '../kit/listening.ts';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,14 +16,6 @@ import { RunResultSchema } from '../../harness/contract/result.ts';
 import { CLI_PATH, runCli } from '../cli/run-cli.ts';
 
 const FAKE = resolve('tests/fixtures/fake-docker');
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), done(true)));
-    socket.once('error', () => done(false));
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 

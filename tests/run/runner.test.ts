@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { listening } from '../kit/listening.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,25 +14,11 @@ import { RunResultSchema, type RunResult } from '../../harness/contract/result.t
 import { runCli, resultFilesIn } from '../cli/run-cli.ts';
 import { SIM_COMMAND, SIM_SHELL, writeSimEngineVariant } from './sim-engine-spec.ts';
 
-
 function onlyResult(dir: string): RunResult {
   const files = resultFilesIn(dir);
   expect(files).toHaveLength(1);
   return RunResultSchema.parse(JSON.parse(readFileSync(files[0]!, 'utf8')));
 }
-
-/** True when something still accepts connections on the port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 
 describe('servebench run (process launcher, simulated engine)', () => {
   it('launches, probes, measures, tears down and writes a valid result under a content-derived path', { timeout: 60_000 }, async () => {
