@@ -53,27 +53,31 @@ export interface AbArm {
   readonly reported: readonly string[];
 }
 
-export interface AbResult {
-  readonly kind: 'ab';
-  readonly schema_version: typeof AB_SCHEMA_VERSION;
-  /** completed: every planned block ran and a verdict was reached; failed: an arm run failed; interrupted: a signal stopped it. */
-  readonly status: 'completed' | 'failed' | 'interrupted';
+/** What an A/B and a bisection both say of themselves: when, the command, and what was compared on which metric. */
+export interface ComparisonHeader {
   readonly started_at: string;
   readonly finished_at: string;
-  /** The ab command line, credentials redacted; each arm's own `servebench run` line is in its result. */
+  /** The command line, credentials redacted; each arm's own `servebench run` line is in its result. */
   readonly command: readonly string[];
   readonly engine: string;
   readonly model: string;
   readonly workload: string;
+  /** A compiled points column (harness/contract/metric-catalog.ts). */
+  readonly metric: string;
+  readonly better: Better;
+}
+
+export interface AbResult extends ComparisonHeader {
+  readonly kind: 'ab';
+  readonly schema_version: typeof AB_SCHEMA_VERSION;
+  /** completed: every planned block ran and a verdict was reached; failed: an arm run failed; interrupted: a signal stopped it. */
+  readonly status: 'completed' | 'failed' | 'interrupted';
   /** The one load point both arms ran. */
   readonly load: Load;
   readonly a: AbArm;
   readonly b: AbArm;
   /** --b equal to --a (--allow-aa): a check of the procedure, whose right verdict is "no change" or "inconclusive". */
   readonly aa_check: boolean;
-  /** A compiled points column (harness/contract/metric-catalog.ts). */
-  readonly metric: string;
-  readonly better: Better;
   readonly unit: string;
   /** The relative change the blocks were sized to detect (--effect), at `power`. */
   readonly effect_target: number;

@@ -5,7 +5,7 @@
  * llama.cpp tags and the links to read what changed. Its schema, validation and compile come with the
  * bisection result kind in results/; until then these types are its definition. Also its summary.
  */
-import type { Better } from '../../lib/stats/paired.ts';
+import type { ComparisonHeader } from '../../measure/ab/ab-result.ts';
 import type { StepComparison } from './ab-comparator.ts';
 import { compareLink, type BisectRelease } from './releases.ts';
 import type { SearchResult } from './search.ts';
@@ -31,17 +31,9 @@ export interface BisectionStep extends StepComparison {
   readonly wall_s: number;
 }
 
-export interface Bisection {
+export interface Bisection extends ComparisonHeader {
   readonly kind: 'bisection';
   readonly schema_version: typeof BISECTION_SCHEMA_VERSION;
-  readonly started_at: string;
-  readonly finished_at: string;
-  readonly command: readonly string[];
-  readonly engine: string;
-  readonly model: string;
-  readonly workload: string;
-  readonly metric: string;
-  readonly better: Better;
   readonly good: string;
   readonly bad: string;
   readonly releases: readonly BisectRelease[];
