@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { blocksNeeded } from '../../harness/lib/stats/paired.ts';
-import { AB_METRICS } from '../../harness/measure/ab/point-metric.ts';
+import { AB_METRICS } from '../../harness/contract/point-metric.ts';
 import type { AbDesign } from '../../harness/measure/ab/ab-design.ts';
 import { blockOrder, blocksPerPass, runAbProcedure, type MeasureArm } from '../../harness/measure/ab/procedure.ts';
 

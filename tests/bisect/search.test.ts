@@ -1,12 +1,12 @@
 /**
- * The bisection's branch logic (harness/pipeline/bisect/search.ts) with a STAND-IN comparator for
+ * The bisection's branch logic (harness/lib/bisect-search.ts) with a STAND-IN comparator for
  * `ab`: a synthetic release history whose speed changes at planted releases, and a comparator that
  * answers the verdict a paired A/B would reach on it (the whole effect beyond ±3%: faster/slower;
  * within ±1%: no change; between: inconclusive). The real comparator on the real sim is
  * bisect-sim.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { bisectReleases, type Comparison } from '../../harness/pipeline/bisect/search.ts';
+import { bisectReleases, type Comparison } from '../../harness/lib/bisect-search.ts';
 
 const RELEASES = ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0', '1.7.0', '1.8.0'];
 

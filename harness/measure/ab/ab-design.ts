@@ -8,7 +8,7 @@ import { usageError } from '../../lib/errors.ts';
 import type { HeadlineMetric } from '../../contract/metric-catalog.ts';
 import { SIGNIFICANCE_LEVEL } from '../../lib/stats/log-interval.ts';
 import { AB_SPEC } from './ab-options.ts';
-import { AB_METRICS } from './point-metric.ts';
+import { AB_METRICS } from '../../contract/point-metric.ts';
 
 /** The power --effect is detected with (blocksNeeded's, and what docs/metrics.md states). */
 export const AB_POWER = 0.8;

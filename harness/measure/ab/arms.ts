@@ -12,7 +12,7 @@ import { planRun } from '../run/run-plan.ts';
 import { executeRun, onFreshPort, type RunPlan } from '../run/runner.ts';
 import { describeLoad } from '../load/describe-load.ts';
 import { ARM_RUN_OPTIONS } from './ab-options.ts';
-import { pointMetricValue } from './point-metric.ts';
+import { pointMetricValue } from '../../contract/point-metric.ts';
 
 /** The `servebench run` arguments of the arm at `version`: ab's run flags as given, in run's table order. */
 export function armRunArgv(raw: RawOptions, version: string): string[] {

@@ -11,25 +11,15 @@ import { basename, join } from 'node:path';
 import type { RawOptions } from '../../lib/cli/options.ts';
 import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
 import { AB_SPEC } from '../../measure/ab/ab-options.ts';
-import type { AbResult } from '../../measure/ab/ab-result.ts';
+import type { BisectionStep } from '../../contract/comparison.ts';
 import { planAb, runPlannedAb } from '../../measure/ab/run-ab.ts';
 import { buildLlamaCpp, findLlamaCppBuild } from '../../measure/builds/llamacpp-build.ts';
 import { registrySource } from '../../measure/builds/llamacpp-source.ts';
 import type { BisectRelease } from './releases.ts';
-import type { Comparison } from './search.ts';
+import type { Comparison } from '../../lib/bisect-search.ts';
 
-/** One step's comparison as the bisection records it: the A/B's summary and where its whole result is. */
-export interface StepComparison extends Comparison {
-  readonly status: AbResult['status'];
-  /** Relative to the bisection's file. */
-  readonly ab_file: string;
-  readonly blocks_per_pass: number | null;
-  readonly sd_aa: number | null;
-  /** Each pass's verdict (main, confirm). */
-  readonly passes: readonly { readonly name: string; readonly verdict: string | null; readonly effect: number | null; readonly interval: readonly [number, number] | null }[];
-  /** Why it has no verdict, when it stopped. */
-  readonly stopped: string | null;
-}
+/** One step's comparison as the bisection records it: the A/B's summary and where its whole result is (relative to the bisection's file). */
+export type StepComparison = Omit<BisectionStep, 'step' | 'side' | 'a' | 'b' | 'wall_s' | 'ab_sha256'> & Comparison;
 
 /** A/B options bisect hands on unchanged: every option of ab's table except the arms and ab's own output. */
 const NOT_HANDED_ON = new Set(['a', 'b', 'allow-aa', 'out', 'json', 'no-progress']);

@@ -2,57 +2,15 @@
  * The output of `servebench bisect`: one self-describing JSON with the release list, every
  * comparison the search made (its verdict, effect and interval, and the file holding its whole A/B
  * result with every arm's run), the outcome and, for two adjacent releases, the culprit with its
- * llama.cpp tags and the links to read what changed. Its schema, validation and compile come with the
- * bisection result kind in results/; until then these types are its definition. Also its summary.
+ * llama.cpp tags and the links to read what changed. Its one definition is the bisection result
+ * kind's schema (harness/contract/comparison.ts); this module makes its parts, and its summary.
  */
-import type { ComparisonHeader } from '../../measure/ab/ab-result.ts';
+import type { Bisection, BisectionOutcome, BisectRelease, Culprit } from '../../contract/comparison.ts';
 import type { StepComparison } from './ab-comparator.ts';
-import { compareLink, type BisectRelease } from './releases.ts';
-import type { SearchResult } from './search.ts';
+import { compareLink } from './releases.ts';
+import type { SearchResult } from '../../lib/bisect-search.ts';
 
-export const BISECTION_SCHEMA_VERSION = 1;
-
-/** The search's outcomes, with 'stopped' told apart: a comparison's run failed, or a signal stopped it. */
-export type BisectionOutcome = Exclude<SearchResult<StepComparison>['outcome'], 'stopped'> | 'failed' | 'interrupted';
-
-export interface Culprit {
-  readonly good: string;
-  readonly bad: string;
-  /** The llama.cpp tags the two releases bundle; null for other engines. */
-  readonly llamacpp_tags: readonly [string, string] | null;
-  readonly links: { readonly good: BisectRelease['links']; readonly bad: BisectRelease['links']; readonly compare: string | null };
-}
-
-export interface BisectionStep extends StepComparison {
-  readonly step: number;
-  readonly side: SearchResult<StepComparison>['steps'][number]['side'];
-  readonly a: string;
-  readonly b: string;
-  readonly wall_s: number;
-}
-
-export interface Bisection extends ComparisonHeader {
-  readonly kind: 'bisection';
-  readonly schema_version: typeof BISECTION_SCHEMA_VERSION;
-  readonly good: string;
-  readonly bad: string;
-  readonly releases: readonly BisectRelease[];
-  /** How --good and --bad were mapped to releases, releases left out as the same build. */
-  readonly notes: readonly string[];
-  readonly steps: readonly BisectionStep[];
-  readonly outcome: BisectionOutcome;
-  /** The end-to-end verdict followed; null when there was none to follow. */
-  readonly direction: 'faster' | 'slower' | null;
-  /** The range narrowed to (for culprit and spread: the culprit's two releases). */
-  readonly range: Culprit;
-  readonly culprit: Culprit | null;
-  readonly spread: SearchResult<StepComparison>['spread'];
-  readonly comparisons: number;
-  /** llama.cpp: releases built for this bisection, and those the build cache already had. */
-  readonly builds: { readonly built: readonly string[]; readonly cached: readonly string[] };
-  readonly budget_s: number | null;
-  readonly wall_s: number;
-}
+export { BISECTION_SCHEMA_VERSION, type Bisection, type BisectionOutcome, type BisectionStep, type Culprit } from '../../contract/comparison.ts';
 
 export function rangeOf(releases: readonly BisectRelease[], good: string, bad: string): Culprit {
   const find = (version: string) => releases.find((release) => release.version === version)!;

@@ -22,7 +22,7 @@ import { abComparator, ensureLlamaCppBuild, type Builds } from './ab-comparator.
 import { BISECT_SPEC } from './bisect-options.ts';
 import { BISECTION_SCHEMA_VERSION, formatBisectionSummary, outcomeOf, rangeOf, type Bisection } from './bisection.ts';
 import { explicitReleases, knownBundledTags, npmReleases, type ReleaseList } from './releases.ts';
-import { bisectReleases } from './search.ts';
+import { bisectReleases } from '../../lib/bisect-search.ts';
 
 /** ./bisect-<engine>-<good>-<bad>-<UTC time>.json, each part made safe as one file name. */
 export function defaultBisectFileName(engine: string, good: string, bad: string, startedAt: Date): string {

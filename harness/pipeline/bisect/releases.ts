@@ -11,20 +11,14 @@
  * --good and --bad are names run --engine-version takes: a node-llama-cpp release, or a llama.cpp
  * tag (or build commit), mapped to the release that bundles it.
  */
+import type { BisectRelease } from '../../contract/comparison.ts';
 import { usageError } from '../../lib/errors.ts';
 import { compareVersions } from '../../lib/version-compare.ts';
 import { DEFAULT_RELEASES_FILE, readReleasesFile } from '../../contract/releases.ts';
 import { findLlamaCppBuild, listLlamaCppBuilds } from '../../measure/builds/llamacpp-build.ts';
 import { isBundlingVersion, type BundleLookup } from '../detect/detect-npm.ts';
 
-export interface BisectRelease {
-  /** What ab's --a/--b (run --engine-version) take: the node-llama-cpp release for llama.cpp, else the version itself. */
-  readonly version: string;
-  /** The llama.cpp tag this release bundles; null for other engines. */
-  readonly tag: string | null;
-  /** The upstream release page (llama.cpp's, of the tag) and the package's (node-llama-cpp's); null where there is none. */
-  readonly links: { readonly upstream: string | null; readonly package: string | null };
-}
+export type { BisectRelease } from '../../contract/comparison.ts';
 
 export interface ReleaseList {
   readonly releases: readonly BisectRelease[];

@@ -4,9 +4,9 @@
  * ttft_ms distribution), and whether its sample supports that percentile at all (the sufficiency
  * rule of harness/contract/sufficiency.ts: a p99 of 8 requests is the maximum, not a p99).
  */
-import { COMPARED_METRICS, type HeadlineMetric } from '../../contract/metric-catalog.ts';
-import { MIN_SAMPLES, percentileColumn, percentileSupported } from '../../contract/sufficiency.ts';
-import type { Point } from '../../contract/result.ts';
+import { COMPARED_METRICS, type HeadlineMetric } from './metric-catalog.ts';
+import { MIN_SAMPLES, percentileColumn, percentileSupported } from './sufficiency.ts';
+import type { Point } from './result.ts';
 
 const THROUGHPUTS = ['request_throughput', 'output_throughput', 'total_throughput'] as const;
 type Throughput = (typeof THROUGHPUTS)[number];
