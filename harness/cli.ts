@@ -23,6 +23,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
     const [{ createBisectCommand }, { SHAPES }] = await Promise.all([import('./pipeline/bisect/command.ts'), import('./engines/embedded/dummy-model.ts')]);
     return createBisectCommand(Object.keys(SHAPES));
   },
+  confirm: async () => (await import('./pipeline/confirm/command.ts')).createConfirmCommand(Object.keys((await import('./engines/embedded/dummy-model.ts')).SHAPES)),
   // The embedded engine's dummy shapes are skipped by name; measure may not import the engines, so the CLI hands them over.
   accuracy: async () => {
     const [{ createAccuracyCommand }, { SHAPES }] = await Promise.all([import('./measure/accuracy/command.ts'), import('./engines/embedded/dummy-model.ts')]);
@@ -34,6 +35,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   workloads: async () => (await import('./measure/workloads/command.ts')).workloadsCommand,
   engines: async () => (await import('./measure/engines/command.ts')).enginesCommand,
   validate: async () => (await import('./store/validate-command.ts')).validateCommand,
+  'file-comparison': async () => (await import('./store/file-comparison-command.ts')).fileComparisonCommand,
   verify: async () => (await import('./store/verify-command.ts')).verifyCommand,
   sign: async () => (await import('./store/sign-command.ts')).signCommand,
   compile: async () => (await import('./store/compile-command.ts')).compileCommand,
@@ -63,12 +65,14 @@ function mainHelp(): string {
     '  workloads  List, show and validate workload scenarios (workloads/*.yaml)',
     '  engines    List, show and validate engine definitions (engines/*.yaml)',
     '  validate   Check result files: schema, consistency, provenance, path, duplicates, immutability',
+    '  file-comparison  File an A/B or a bisection (with its A/Bs) into results/comparisons/, checked, at the path its content dictates',
     '  verify     Check results offline: what validate checks, the content hash, and official results\' signatures',
     '  sign       Sign official results with the nightly workflow\'s identity (Sigstore keyless), a sidecar next to each',
     '  compile    Compile results/ with DuckDB into Parquet snapshots and the site data',
     '  regress    Find regressions of each engine\'s newest release vs its previous one',
     '  detect     Poll engine releases and image tags; report new versions once (state in fleet/detect-state.json)',
     '  plan       Expand the fleet file into one job per run: a GitHub matrix, Kubernetes Jobs or SLURM scripts',
+    '  confirm    Confirm each regression of a regress report by a paired A/B on this host before alerting; bisect the confirmed ones',
     '  alert      One GitHub issue per engine release and regressed configuration: opened, updated each night, closed when fixed; optionally a webhook',
     '  collect    Gather the nightly jobs\' result files into results/ (validated, never overwriting); list planned jobs without one',
     '  summarize  Summarize what a pull request adds to results/ and how it compares (Markdown for the PR comment)',

@@ -237,6 +237,32 @@ export type BisectionOutcome = Bisection['outcome'];
 export type Culprit = Bisection['range'];
 export type BisectRelease = Bisection['releases'][number];
 
+export const LLAMACPP_REPOSITORY = 'ggml-org/llama.cpp';
+export const NODE_LLAMA_CPP_REPOSITORY = 'withcatai/node-llama-cpp';
+
+/**
+ * A node-llama-cpp release and the llama.cpp tag it bundles, with the pages a reader follows to see
+ * what changed. The links are made here, never taken from a file: a bisection in results/ can only
+ * point at these two repositories' own release pages.
+ */
+export function llamaCppRelease(version: string, tag: string): BisectRelease {
+  return {
+    version,
+    tag,
+    links: { upstream: `https://github.com/${LLAMACPP_REPOSITORY}/releases/tag/${tag}`, package: `https://github.com/${NODE_LLAMA_CPP_REPOSITORY}/releases/tag/v${version}` },
+  };
+}
+
+/** A release of an engine servebench lists no registry for (the sim among them): no links. */
+export function plainRelease(version: string): BisectRelease {
+  return { version, tag: null, links: { upstream: null, package: null } };
+}
+
+/** Every change between two llama.cpp tags (GitHub's compare view); null unless both are llama.cpp releases. */
+export function compareLink(good: BisectRelease, bad: BisectRelease): string | null {
+  return good.tag !== null && bad.tag !== null ? `https://github.com/${LLAMACPP_REPOSITORY}/compare/${good.tag}...${bad.tag}` : null;
+}
+
 function loadLabel(load: Load): string {
   if (load.mode === 'closed') return `c${load.concurrency}`;
   if (load.mode === 'open') return `r${load.rate}`;

@@ -27,7 +27,9 @@ export function pointMetricValue(point: Point, column: string): { value: number 
   // A result written before distributions carried their count: the completed requests are its sample.
   const n = distribution.count ?? point.metrics.completed;
   if (!percentileSupported(parsed.stat, n)) {
-    return { problem: `${column} needs at least ${MIN_SAMPLES[parsed.stat]} samples per point, the point has ${n}: give a larger --num-prompts or compare ${parsed.distribution}_p50` };
+    // A point short of its median's samples has no smaller percentile to fall back on: only more requests help.
+    const instead = parsed.stat === 'p50' ? '' : ` or compare ${parsed.distribution}_p50`;
+    return { problem: `${column} needs at least ${MIN_SAMPLES[parsed.stat]} samples per point, the point has ${n}: give a larger --num-prompts (and a --duration long enough to send them)${instead}` };
   }
   return { value: distribution[parsed.stat] };
 }

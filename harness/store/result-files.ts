@@ -1,9 +1,10 @@
 /**
- * The files of a results folder: every regular *.json below it, with the size and mtime that
- * the incremental compile keys on. Links and other oddities are reported, never followed.
+ * The run files of a results folder: every regular *.json below it but under comparisons/, with the
+ * size and mtime that the incremental compile keys on. Links and other oddities are reported, never followed.
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { sep } from 'node:path';
+import { COMPARISONS_DIR } from '../contract/comparison.ts';
 import type { ResultProblem } from './check-result.ts';
 import { MAX_RESULT_BYTES } from './store-limits.ts';
 import { isSignatureFile, orphanSignatureProblem, resultPathOfSignature, signaturePathOf } from './signature-sidecar.ts';
@@ -36,6 +37,8 @@ export function listResultFiles(root: string): { files: ResultFile[]; problems: 
       const absolutePath = `${dir}${sep}${entry.name}`;
       const relativePath = `${prefix}${entry.name}`;
       if (entry.isDirectory()) {
+        // Comparisons (A/Bs, bisections) are not runs: comparisons.ts lists and checks them.
+        if (prefix === '' && entry.name === COMPARISONS_DIR) continue;
         walk(absolutePath, `${relativePath}/`);
         continue;
       }

@@ -1,9 +1,9 @@
 /**
  * `servebench validate [FILES or FOLDERS…] [--results DIR] [--base REF] [--json]`: every problem of
- * every result file, one line each (file, JSON path, fix), as GitHub annotations inside Actions;
- * exit 1 when there is any. A folder stands for every result file under it, recursively.
+ * every result file and comparison, one line each (file, JSON path, fix), as GitHub annotations
+ * inside Actions; exit 1 when there is any. A folder stands for every result file under it, recursively.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { booleanOption, parseCommandLine, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
 import { EXIT } from '../lib/errors.ts';
@@ -15,6 +15,26 @@ import { listResultFiles, readRunId } from './result-files.ts';
 import { expandPositionals, resultsOfAdded } from './result-targets.ts';
 import { parseFiles } from './store.ts';
 import { RESULTS_OPTION } from './store-options.ts';
+import { checkComparisonFiles, isComparisonPath } from './comparisons.ts';
+import { checkComparisonText } from './comparison-check.ts';
+import { isInRepositoryResults } from './repository-results.ts';
+
+/**
+ * The comparisons to check: every one in the folder (null), or those named, each checked with the
+ * folder's (a named file outside the folder is checked on its own).
+ */
+async function checkComparisonsNamed(resultsDir: string, named: readonly BatchFile[] | null): Promise<{ files: number; problems: ResultProblem[] }> {
+  if (named !== null && named.length === 0) return { files: 0, problems: [] };
+  const publishedStore = isInRepositoryResults(resultsDir);
+  const all = await checkComparisonFiles(resultsDir, { publishedStore });
+  if (named === null) return { files: all.checked.size, problems: all.problems };
+  const problems: ResultProblem[] = [];
+  for (const file of named) {
+    const checked = all.checked.get(file.relativePath) ?? (await checkComparisonText(file.relativePath, readFileSync(file.absolutePath, 'utf8'), file.relativePath, { publishedStore }));
+    problems.push(...checked.problems);
+  }
+  return { files: named.length, problems };
+}
 
 const spec: CommandSpec = {
   name: 'validate',
@@ -62,6 +82,12 @@ export const validateCommand: Command = {
     const links = targets.filter((t) => lstatSync(t.absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true);
     for (const link of links) problems.push({ file: link.relativePath, path: '', message: '[not-a-result] a symbolic link', fix: 'results/ holds only the .json files `servebench run` writes, as regular files' });
     targets = targets.filter((t) => !links.includes(t));
+    // Comparisons (results/comparisons/) are checked as a set: a bisection against the A/Bs filed with it.
+    const everyComparison = positionals.length === 0 && base === undefined ? true : positionals.some((given) => resolve(given) === resultsDir);
+    const comparisonTargets = targets.filter((t) => t.placed !== false && isComparisonPath(t.relativePath));
+    targets = targets.filter((t) => !comparisonTargets.includes(t));
+    const comparisons = await checkComparisonsNamed(resultsDir, everyComparison ? null : comparisonTargets);
+    problems.push(...comparisons.problems);
     const { verdicts } = await parseFiles(targets, null);
     for (const verdict of verdicts) problems.push(...verdict.problems);
     // A run is submitted once: the checked files against each other and against the folder.
@@ -82,11 +108,12 @@ export const validateCommand: Command = {
       }
     }
     if (booleanOption(options, 'json')) {
-      process.stdout.write(`${JSON.stringify({ files: targets.length, problems }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ files: targets.length, comparisons: comparisons.files, problems }, null, 2)}\n`);
     } else {
       for (const problem of problems) process.stderr.write(`${formatProblemLine(problem)}\n`);
       const bad = new Set(problems.map((p) => p.file)).size;
-      process.stderr.write(problems.length === 0 ? `${targets.length} result file${targets.length === 1 ? '' : 's'} valid\n` : `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${bad} file${bad === 1 ? '' : 's'} (${targets.length} checked)\n`);
+      const also = comparisons.files > 0 ? ` and ${comparisons.files} comparison${comparisons.files === 1 ? '' : 's'}` : '';
+      process.stderr.write(problems.length === 0 ? `${targets.length} result file${targets.length === 1 ? '' : 's'}${also} valid\n` : `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${bad} file${bad === 1 ? '' : 's'} (${targets.length + comparisons.files} checked)\n`);
     }
     if (process.env.GITHUB_ACTIONS === 'true') {
       // Annotations name files from the checkout's root: results-folder paths get the folder in front;

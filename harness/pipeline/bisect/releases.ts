@@ -11,7 +11,7 @@
  * --good and --bad are names run --engine-version takes: a node-llama-cpp release, or a llama.cpp
  * tag (or build commit), mapped to the release that bundles it.
  */
-import type { BisectRelease } from '../../contract/comparison.ts';
+import { llamaCppRelease, plainRelease, type BisectRelease } from '../../contract/comparison.ts';
 import { usageError } from '../../lib/errors.ts';
 import { compareVersions } from '../../lib/version-compare.ts';
 import { DEFAULT_RELEASES_FILE, readReleasesFile } from '../../contract/releases.ts';
@@ -26,21 +26,7 @@ export interface ReleaseList {
   readonly notes: readonly string[];
 }
 
-export const LLAMACPP_REPOSITORY = 'ggml-org/llama.cpp';
-export const NODE_LLAMA_CPP_REPOSITORY = 'withcatai/node-llama-cpp';
-
-export function llamaCppRelease(version: string, tag: string): BisectRelease {
-  return {
-    version,
-    tag,
-    links: { upstream: `https://github.com/${LLAMACPP_REPOSITORY}/releases/tag/${tag}`, package: `https://github.com/${NODE_LLAMA_CPP_REPOSITORY}/releases/tag/v${version}` },
-  };
-}
-
-/** Every change between two llama.cpp tags (GitHub's compare view); null unless both are llama.cpp releases. */
-export function compareLink(good: BisectRelease, bad: BisectRelease): string | null {
-  return good.tag !== null && bad.tag !== null ? `https://github.com/${LLAMACPP_REPOSITORY}/compare/${good.tag}...${bad.tag}` : null;
-}
+export { compareLink, LLAMACPP_REPOSITORY, llamaCppRelease, NODE_LLAMA_CPP_REPOSITORY } from '../../contract/comparison.ts';
 
 function requireOrder(good: string, bad: string, how: string): void {
   if (compareVersions(good, bad) >= 0) throw usageError(`--good ${good} is not older than --bad ${bad}${how}: --good is the older release (the one before the change), --bad the newer`);
@@ -51,7 +37,7 @@ export function explicitReleases(listed: readonly string[], good: string, bad: s
   requireOrder(good, bad, '');
   const between = listed.filter((version) => compareVersions(version, good) > 0 && compareVersions(version, bad) < 0);
   const versions = [...new Set([good, ...between, bad])].sort(compareVersions);
-  return { releases: versions.map((version) => ({ version, tag: null, links: { upstream: null, package: null } })), notes: [] };
+  return { releases: versions.map(plainRelease), notes: [] };
 }
 
 /** node-llama-cpp version → the llama.cpp tag it bundles, where already known on this machine or in the checkout. */
