@@ -19,6 +19,9 @@ import { parsePerformanceChanges } from './versioned-performance.ts';
 import { startSimServer } from './server.ts';
 import { untilStopSignal } from '../../lib/process/stop-signals.ts';
 
+/** --performance-changes for a sim launched by a spec without the flag (engines/sim.yaml): tests and dry runs plant releases through the environment. */
+export const PERFORMANCE_CHANGES_ENV = 'SERVEBENCH_SIM_PERFORMANCE_CHANGES';
+
 const spec: CommandSpec = {
   name: 'sim',
   summary: 'Start the simulated engine (an OpenAI-compatible server with a cost model)',
@@ -43,7 +46,7 @@ const spec: CommandSpec = {
     { name: 'fault-seed', value: 'N', help: 'Alias of --seed.' },
     { name: 'run-noise', value: 'SIGMA', help: 'Run-to-run noise: each launch runs every cost at a speed factor exp(SIGMA·z), z drawn per launch from --seed and the process id (a launch of its own); 0 = every launch alike.', default: String(SIM_DEFAULTS.runNoise) },
     { name: 'engine-version', value: 'V', help: 'The release this launch plays: what GET /version reports, and what --performance-changes apply by (default: <servebench version>-sim).' },
-    { name: 'performance-changes', value: 'SPEC', help: 'Planted changes of speed by version, e.g. "1.3.0:1.5,1.5.0:0.8": from 1.3.0 on every cost is 1.5 times as large (slower), from 1.5.0 on 1.5 × 0.8; a launch runs at the product of the factors at or below --engine-version (in detect\'s version order; versions digits first). Composes with --run-noise.' },
+    { name: 'performance-changes', value: 'SPEC', help: 'Planted changes of speed by version, e.g. "1.3.0:1.5,1.5.0:0.8": from 1.3.0 on every cost is 1.5 times as large (slower), from 1.5.0 on 1.5 × 0.8; a launch runs at the product of the factors at or below --engine-version (in detect\'s version order; versions digits first). Composes with --run-noise. Default: $SERVEBENCH_SIM_PERFORMANCE_CHANGES, so that a launch through engines/sim.yaml (which has no flag for it: `servebench run --engine sim`, ab, confirm) plays planted releases in tests and dry runs.' },
     { name: 'sse-crlf', help: 'End SSE lines with CRLF instead of LF.' },
     { name: 'sse-no-space', help: 'Write "data:{…}" instead of "data: {…}".' },
     { name: 'keepalive-ms', value: 'MS', help: 'Send ": keep-alive" SSE comments on open streams every MS; 0 = never.', default: String(SIM_DEFAULTS.keepaliveMs) },
@@ -87,8 +90,8 @@ export function simConfigFromArgs(argv: readonly string[]): Partial<SimConfig> &
   const faultSeed = number('fault-seed', {}, true);
   if (seed !== undefined && faultSeed !== undefined && seed !== faultSeed) throw usageError('--fault-seed is an alias of --seed; give one of them');
   const faultsText = stringOption(spec, raw, 'faults');
-  const changesText = stringOption(spec, raw, 'performance-changes');
-  const performanceChanges = changesText === undefined ? undefined : parsePerformanceChanges(changesText);
+  const changesText = stringOption(spec, raw, 'performance-changes') ?? (process.env[PERFORMANCE_CHANGES_ENV] || undefined);
+  const performanceChanges = changesText === undefined ? undefined : parsePerformanceChanges(changesText, raw['performance-changes'] === undefined ? `performance-changes (from $${PERFORMANCE_CHANGES_ENV})` : 'performance-changes');
   // Its default is not in the option table: it names servebench's version, which would put every release's number in docs/cli.md.
   const engineVersion = stringOption(spec, raw, 'engine-version') ?? SIM_DEFAULTS.engineVersion;
   const versionProblem = engineVersionProblem(engineVersion, performanceChanges ?? []);
