@@ -122,7 +122,8 @@ const commentsOn = (issue: FakeIssue) => github.comments.filter((c) => c.issue_n
 describe('servebench alert: one issue per engine release and configuration', () => {
   it('files 3 metrics × 2 load points of one release on one configuration as one issue with 6 rows, another configuration as a second issue, then one webhook message', async () => {
     const run = await alert(['--regressions', report(), ...hook()]);
-    expect(run.stderr).toBe('');
+    // Without --confirmations, what it files is unconfirmed, and it says so (the nightly passes them: tests below).
+    expect(run.stderr).toBe('servebench alert: warning: no --confirmations: these regressions are filed unconfirmed (a Welch test between runs made at different times); `servebench confirm` checks each by a paired A/B first\n');
     expect(run.code).toBe(0);
     expect(github.issues).toHaveLength(2);
     const [vllm, sglang] = github.issues as [FakeIssue, FakeIssue];
@@ -737,5 +738,87 @@ describe('alert planning and helpers', () => {
     expect(rateLimitWait(answer(429, { 'retry-after': '5' }, ''), now, 0)).toMatchObject({ waitMs: 6000 });
     expect(rateLimitWait(answer(403, {}, 'You have exceeded a secondary rate limit.'), now, 1)).toMatchObject({ waitMs: 120_000, kind: 'secondary' });
     expect(rateLimitWait(answer(403, { 'x-ratelimit-remaining': '4000' }, 'Resource not accessible by integration'), now, 0)).toBeNull();
+  });
+});
+
+/**
+ * SYNTHETIC confirmations of the fixture's rows, as `servebench confirm` writes them (its own tests
+ * make real ones on the sim: tests/confirm/): `confirmed` rows slower by a paired A/B, with a
+ * bisection that ended at adjacent releases; every other row named with the verdict that did not
+ * confirm it.
+ */
+function confirmations(confirmed: readonly number[], notConfirmed: ReadonlyArray<readonly [number, string]>): string {
+  const rows = fixture().regressions;
+  const entry = (i: number, reason: string) => {
+    const r = rows[i]!;
+    const ok = reason === 'slower';
+    const paired = reason === 'failed' || reason === 'not examined' ? null : { file: `c.confirm/01/${i}.json`, ab_metric: 'output_throughput', derived: r['metric'] !== 'output_throughput', verdict: reason, effect: ok ? -0.12 : 0.004, interval: ok ? [-0.15, -0.09] : [-0.02, 0.03], passes: [{ name: 'main', verdict: reason, effect: ok ? -0.12 : 0.004, interval: null }, { name: 'confirm', verdict: reason, effect: ok ? -0.11 : 0.002, interval: null }] };
+    const range = { good: '0.11.0', bad: '0.11.1', llamacpp_tags: null, links: { good: { upstream: null, package: null }, bad: { upstream: 'https://github.com/vllm-project/vllm/releases/tag/v0.11.1', package: null }, compare: 'https://github.com/vllm-project/vllm/compare/v0.11.0...v0.11.1' } };
+    return {
+      key: r['key'], group_key: 'x', engine: r['engine'], previous_version: r['previous_version'], version: r['version'], model: r['model'], hardware: r['hardware'], workload: r['workload'], load: r['load'], metric: r['metric'], better: r['better'], change_pct: r['change_pct'],
+      status: ok ? 'confirmed' : 'not confirmed', reason, detail: ok ? 'paired A/B: slower' : `paired A/B: ${reason}`, paired,
+      bisection: ok ? { file: 'c.confirm/01/bisection.json', metric: 'output_throughput', outcome: 'culprit', direction: 'slower', range, culprit: range, comparisons: 1, wall_s: 600 } : null,
+    };
+  };
+  const file = { kind: 'confirmations', schema_version: 1, status: 'completed', started_at: '2026-02-11T04:00:00Z', finished_at: '2026-02-11T05:00:00Z', command: ['servebench', 'confirm'], regressions_file: 'regressions.json', results_dir: 'results', budget_s: 5400, wall_s: 3600, ab_runs: 2, bisections: 1, confirmations: [...confirmed.map((i) => entry(i, 'slower')), ...notConfirmed.map(([i, reason]) => entry(i, reason))] };
+  const path = join(dir, `confirmations-${files++}.json`);
+  writeFileSync(path, JSON.stringify(file));
+  return path;
+}
+
+describe('servebench alert --confirmations: only regressions confirmed by a paired A/B are filed', () => {
+  const VLLM_C16_THROUGHPUT = 0;
+  const VLLM_C16_TPOT = 2;
+
+  it('files the confirmed rows with their paired verdict and the bisected range; lists every other row as not confirmed, with its verdict; no warning', async () => {
+    const c = confirmations([VLLM_C16_THROUGHPUT, VLLM_C16_TPOT], [[1, 'inconclusive'], [3, 'no change'], [4, 'not examined'], [5, 'faster']]);
+    const run = await alert(['--regressions', report(), '--confirmations', c, ...hook()]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(github.issues).toHaveLength(1);
+    const [issue] = github.issues as [FakeIssue];
+    expect(activeRows(issue.body!).map((r) => r.split(' | ').slice(0, 2).join(' | '))).toEqual(['| concurrency 16 | Output throughput (tok/s, higher is better)', '| concurrency 16 | TPOT p50 (ms, lower is better)']);
+    expect(issue.body).toContain('- Output throughput at concurrency 16: **slower**, −12.0% (95% interval −15.0% … −9.0%)\n');
+    expect(issue.body).toContain('- TPOT p50 at concurrency 16: **slower**, −12.0% (95% interval −15.0% … −9.0%), on the runs of the Output throughput A/B\n');
+    expect(issue.body).toContain('**Changed between 0.11.0 and 0.11.1**: bisected on Output throughput in 1 paired comparisons; [what changed](https://github.com/vllm-project/vllm/compare/v0.11.0...v0.11.1) · [release notes](https://github.com/vllm-project/vllm/releases/tag/v0.11.1).');
+    expect(run.stdout).toMatch(/^2 of 7 regressions confirmed by a paired A\/B in 1 configuration;/);
+    expect(run.stdout).toContain('Not confirmed (never filed): 5\n');
+    expect(run.stdout).toContain('not confirmed vllm 0.11.1 vs 0.11.0 on synthetic/llama-8b / 1x-Synthetic H100 / chat: ttft_ms_p99 @ c=16 (regress +23.7%): inconclusive, paired +0.4% [−2.0%, +3.0%]\n');
+    expect(run.stdout).toContain('tpot_ms_p50 @ c=64 (regress +');
+    expect(run.stdout).toMatch(/not confirmed sglang 0\.5\.3 .*: not in the confirmations \(confirm did not examine it\)/);
+    expect(webhook.posts).toHaveLength(1);
+
+    // Idempotent; and a later night without --confirmations keeps the notes of the cells that stand.
+    const again = await alert(['--regressions', report(), '--confirmations', c]);
+    expect(writes(again)).toEqual([]);
+    const unconfirmed = await alert(['--regressions', report((rows, data) => data.regressions.splice(0, rows.length, rows[VLLM_C16_THROUGHPUT]!, rows[VLLM_C16_TPOT]!))]);
+    expect(unconfirmed.stderr).toMatch(/warning: no --confirmations/);
+    expect(writes(unconfirmed)).toEqual([]);
+  });
+
+  it('a row not confirmed tonight leaves its open issue as it is: no update, no close, no reopen, even with the comparisons that would close it', async () => {
+    await alert(['--regressions', report()]);
+    const before = github.issues.map((i) => ({ number: i.number, state: i.state, body: i.body }));
+    const notTonight = confirmations([], [[0, 'no change'], [1, 'no change'], [2, 'inconclusive'], [3, 'no change'], [4, 'failed'], [5, 'no change'], [SGLANG, 'not examined']]);
+    const nextNightReport = report((rows, data) => {
+      for (const row of rows) nextNight(row);
+      data.comparisons = rows.map((row) => comparison(row, { significant: true, verdict: 'worse' }));
+    });
+    const run = await alert(['--regressions', nextNightReport, '--confirmations', notTonight, '--json']);
+    expect(run.code).toBe(0);
+    expect(writes(run)).toEqual([]);
+    expect(github.issues.map((i) => ({ number: i.number, state: i.state, body: i.body }))).toEqual(before);
+    const summary = JSON.parse(run.stdout) as { confirmed: number; not_confirmed: Array<{ key: string; reason: string }>; actions: unknown[] };
+    expect(summary.confirmed).toBe(0);
+    expect(summary.not_confirmed.map((n) => n.reason)).toEqual(['no change', 'no change', 'inconclusive', 'no change', 'failed', 'no change', 'not examined']);
+    expect(summary.actions).toEqual([]);
+  });
+
+  it('refuses confirmations that are not `servebench confirm`\'s (exit 2), naming the field', async () => {
+    const bad = join(dir, 'bad-confirmations.json');
+    writeFileSync(bad, JSON.stringify({ kind: 'confirmations', schema_version: 1 }));
+    const run = await alert(['--regressions', report(), '--confirmations', bad]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--confirmations: .*bad-confirmations\.json: status: .*give the file `servebench confirm --out` wrote/);
+    expect(github.issues).toHaveLength(0);
   });
 });

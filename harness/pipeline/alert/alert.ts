@@ -8,6 +8,8 @@
  */
 import { DEFAULT_REGRESSION_THRESHOLD_PCT } from '../../contract/metric-catalog.ts';
 import { groupRegressions, mergeState, scenarioIdentity, type Change, type GroupState, type ScenarioRef } from './groups.ts';
+import type { Confirmation } from '../confirm/confirmations.ts';
+import { withPairedNotes } from './confirmed.ts';
 import type { RegressionReport } from './input.ts';
 import {
   closeComment,
@@ -50,6 +52,8 @@ export interface PlanOptions {
   /** Reopen an issue a maintainer closed when its regression is reported again. */
   readonly reopen: boolean;
   readonly displayName: DisplayName;
+  /** The paired confirmations by regression key (--confirmations; the report holds only confirmed regressions then), for the issue's notes. */
+  readonly confirmations?: ReadonlyMap<string, Confirmation> | null;
 }
 
 /** Issues by a key read from their body; the open one wins, then the oldest. */
@@ -100,14 +104,14 @@ export function planAlerts(report: RegressionReport, existing: readonly Existing
     const issue = byKey.get(group.key);
     const comparisons = comparisonsOf(group.engine, group.scenario);
     if (issue === undefined) {
-      const { state } = mergeState(null, group, group.rows, comparisons, threshold);
+      const state = withPairedNotes(mergeState(null, group, group.rows, comparisons, threshold).state, group.rows, null, options.confirmations ?? null);
       const fresh = texts(state);
       actions.push({ kind: 'create', state, title: fresh.title, body: fresh.body, labels: groupLabels(state.engine) });
     } else {
       const old = stateOfBody(issue.body);
       const merged = mergeState(old, group, group.rows, comparisons, threshold);
       const changes: Change[] = old === null ? [{ kind: 'unreadable' }] : [...merged.changes];
-      const { state } = merged;
+      const state = withPairedNotes(merged.state, group.rows, old, options.confirmations ?? null);
       const { body, title, changed } = revised(issue, state);
       if (issue.state === 'closed') {
         // servebench closed it as fixed and it regresses again: reopen. A maintainer closed it: only with --reopen.
@@ -140,7 +144,7 @@ export function planAlerts(report: RegressionReport, existing: readonly Existing
     const comparisons = comparisonsOf(old.engine, old.scenario);
     if (comparisons === null || comparisons.length === 0) continue;
     const merged = mergeState(old, refOf(old), [], comparisons, threshold);
-    const { state } = merged;
+    const state = withPairedNotes(merged.state, [], old, null);
     const { body, title, changed } = revised(issue, state);
     if (merged.fixed) actions.push({ kind: 'close', state, issue, title, body, comment: closeComment(state, merged.changes) });
     else if (changed) actions.push({ kind: 'update', state, issue, title, body, comment: merged.changes.length > 0 ? updateComment(merged.changes, state) : null });

@@ -7,12 +7,14 @@
  * closes it when the configuration no longer regresses or a newer release fixed it. Posts one
  * webhook message about what is new. `--dry-run` only reads (GET), `--offline` not even that.
  */
-import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
+import { booleanOption, listOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command, processIo, type CommandIo } from '../../lib/cli/options.ts';
 import { checkEngineFile, listEngineFiles } from '../../measure/engines/spec-file.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { isNew, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
 import { NOTABLE_CHANGE_POINTS } from './groups.ts';
 import { readRegressionReport } from './input.ts';
+import { readConfirmations, confirmationsByKey } from '../confirm/confirmations.ts';
+import { applyConfirmations, notConfirmedJson, notConfirmedLine } from './confirmed.ts';
 import { describeLoad, legacyComment, type DisplayName } from './markdown.ts';
 import { DEFAULT_GITHUB_API, GITHUB_API_ENV, githubClient } from '../http/github-http.ts';
 import { createGitHubIssuesClient, type GitHubIssuesClient, type LabelSpec } from './github-issues.ts';
@@ -22,9 +24,10 @@ import { postWebhook, webhookPayload, type NewIssue } from './webhook.ts';
 const spec: CommandSpec = {
   name: 'alert',
   summary: 'open, update and close one GitHub issue per engine release and configuration from `servebench regress --json` (never a duplicate), and post new ones to a webhook',
-  usage: 'servebench alert --regressions FILE|- [--repo OWNER/NAME] [--github-api URL] [--webhook URL] [--dry-run [--offline]] [--reopen] [--max-wait S] [--json]',
+  usage: 'servebench alert --regressions FILE|- [--confirmations FILE]… [--repo OWNER/NAME] [--github-api URL] [--webhook URL] [--dry-run [--offline]] [--reopen] [--max-wait S] [--json]',
   options: [
     { name: 'regressions', value: 'FILE', help: 'The JSON printed by `servebench regress --json`; - reads standard input.' },
+    { name: 'confirmations', value: 'FILE', multiple: true, help: 'What `servebench confirm` wrote for this report (repeat it for one file per runner class): only confirmed regressions are filed; the others are listed as not confirmed and leave every issue as it is. Without it every regression is filed, unconfirmed (a warning says so).' },
     { name: 'repo', value: 'OWNER/NAME', help: 'Repository to file issues in (default: $GITHUB_REPOSITORY).' },
     { name: 'github-api', value: 'URL', help: `GitHub REST API base URL (default: $${GITHUB_API_ENV}, else ${DEFAULT_GITHUB_API}; GitHub Enterprise: https://HOST/api/v3).` },
     { name: 'webhook', value: 'URL', help: 'Slack-compatible incoming webhook for one message about the new regressions (default: $SERVEBENCH_WEBHOOK_URL; none when unset).' },
@@ -36,6 +39,7 @@ const spec: CommandSpec = {
   ],
   epilog: [
     'One issue per engine release and configuration (model × precision × hardware × workload × methodology, all its load points): one row per metric and load point that regressed, with its change, 95% interval, p-value, test and runs. Each issue carries hidden markers with its key and its state, and the labels regression, servebench and engine:<name>. Before filing, every issue labelled regression (open and closed) is listed; the marker matches it: unchanged → no write; new numbers → the servebench section of the body is replaced (text outside it is kept), with a comment when a row newly regresses, recovers or moves by 1 percentage point or more; closed by a maintainer → left closed unless --reopen; closed by servebench and regressing again → reopened. An open issue whose configuration the report shows measured again without the regression (its "comparisons" list), or whose newer release is back within the threshold, is closed with a comment giving the numbers; a report without comparisons closes nothing. An open issue filed per regression by an earlier alert is closed, pointing at the new one. Removing the regression label hides an issue from this lookup.',
+    'With --confirmations (docs/running.md#confirm-before-alerting), only the regressions `servebench confirm` confirmed by a paired A/B on one host are filed, each issue saying the paired verdict with its 95% interval and, where a bisection ran, the releases it changed between; the others are listed as not confirmed, with the verdict that failed to confirm them, and never create, update, reopen or close an issue.',
     'The token comes from GITHUB_TOKEN (issues: write); a dry run works without one on a public repository.',
     'Exit status: 0 ok, 1 GitHub or the webhook failed (what was filed before stays filed), 2 bad usage or input.',
   ].join('\n'),
@@ -175,7 +179,12 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
   const token = io.env['GITHUB_TOKEN']?.trim() || undefined;
   if (!dryRun && token === undefined) throw usageError('alert: GITHUB_TOKEN is not set; it needs a token with issues: write on the repository (or use --dry-run)');
 
-  const report = readRegressionReport(file);
+  const read = readRegressionReport(file);
+  const confirmationFiles = listOption(raw, 'confirmations');
+  const confirmations = confirmationFiles.length === 0 ? null : confirmationsByKey(confirmationFiles.map(readConfirmations));
+  // Unconfirmed regressions never reach an issue: the report goes on with the confirmed ones only.
+  const { report, notConfirmed } = confirmations === null ? { report: read, notConfirmed: [] } : applyConfirmations(read, confirmations);
+  if (confirmations === null && read.regressions.length > 0) io.stderr('servebench alert: warning: no --confirmations: these regressions are filed unconfirmed (a Welch test between runs made at different times); `servebench confirm` checks each by a paired A/B first\n');
   const displayName = engineDisplayNames();
   const client = createGitHubIssuesClient({
     github: githubClient(policy, io.env, apiUrl),
@@ -189,17 +198,21 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
   let existing: ExistingIssue[] = [];
   // Open issues can close on a report without regressions, when it lists what it compared.
   if ((report.regressions.length > 0 || comparisons > 0) && !offline) existing = await client.listIssues('regression');
-  const actions = planAlerts(report, existing, { reopen, displayName });
+  const actions = planAlerts(report, existing, { reopen, displayName, confirmations });
   const configurations = new Set(actions.filter((a) => a.kind !== 'retire' && a.kind !== 'close').map((a) => a.state.key)).size;
   if (!json) {
     const what =
-      report.regressions.length === 0
+      confirmations !== null && read.regressions.length > 0
+        ? `${report.regressions.length} of ${read.regressions.length} regressions confirmed by a paired A/B${report.regressions.length > 0 ? ` in ${configurations} configuration${configurations === 1 ? '' : 's'}` : ''}`
+        : report.regressions.length === 0
         ? `No regressions${comparisons > 0 ? ` in ${comparisons} comparisons` : ''}`
         : `${report.regressions.length} regression${report.regressions.length === 1 ? '' : 's'} in ${configurations} configuration${configurations === 1 ? '' : 's'}`;
-    io.stdout(report.regressions.length === 0 && comparisons === 0
+    io.stdout(report.regressions.length === 0 && comparisons === 0 && notConfirmed.length === 0
       ? 'No regressions: nothing to file.\n'
       : `${what}; ${offline ? 'offline, existing issues not read' : `${existing.length} issue${existing.length === 1 ? '' : 's'} labelled regression in ${repo}`}${dryRun ? '; dry run: nothing is written' : ''}\n`);
   }
+
+  if (!json && notConfirmed.length > 0) io.stdout(`Not confirmed (never filed): ${notConfirmed.length}\n${notConfirmed.map(notConfirmedLine).join('')}`);
 
   const labelResults: Array<{ name: string; result: 'created' | 'exists' }> = [];
   const needed = [...new Set(actions.flatMap((a) => (a.kind === 'create' ? a.labels : [])))];
@@ -235,7 +248,9 @@ export async function runAlert(argv: readonly string[], io: AlertIo): Promise<nu
       dry_run: dryRun,
       offline,
       repo,
-      regressions: report.regressions.length,
+      regressions: read.regressions.length,
+      confirmed: confirmations === null ? null : report.regressions.length,
+      not_confirmed: notConfirmed.map(notConfirmedJson),
       comparisons: report.comparisons === null ? null : comparisons,
       configurations,
       existing_issues: offline ? null : existing.length,

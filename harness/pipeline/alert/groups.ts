@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { DeltaSchema } from '../../contract/site-data.ts';
 import type { AlertComparison, AlertRegression } from './input.ts';
+import { PairedNoteSchema, type PairedNote } from './paired-notes.ts';
 
 /** The configuration an issue is about (all its load points). */
 export interface ScenarioRef {
@@ -97,6 +98,8 @@ export interface GroupState {
   readonly closed: Closure | null;
   /** Run id → link (a run page or the raw result file), for every run the state names. */
   readonly runs: Readonly<Record<string, string | null>>;
+  /** The paired confirmation of regressed cells (`servebench confirm`), where one was given (confirmed.ts). */
+  readonly paired?: readonly PairedNote[];
 }
 
 type Row = AlertRegression | AlertComparison;
@@ -374,6 +377,7 @@ const stateSchema = z.object({
   newer: z.object({ version: z.string(), night: z.string(), cells: z.array(z.object({ metric: z.string(), load: z.string(), now: measuredSchema, vs_baseline_pct: z.number(), fixed: z.boolean() })) }).nullable(),
   closed: z.object({ night: z.string(), reason: z.enum(['recovered', 'fixed-in-newer']), version: z.string() }).nullable(),
   runs: z.record(z.string(), z.string().nullable()),
+  paired: z.array(PairedNoteSchema).optional(),
 });
 
 /** A state read back from a body (JSON.parse'd), or null when it is not one (edited beyond reading, another version). */

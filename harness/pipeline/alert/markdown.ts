@@ -14,6 +14,7 @@
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { escapeTableCell, significant } from '../../lib/io/markdown.ts';
 import { cellId, parseState, type GroupState, type Measured, type Change, NOTABLE_CHANGE_POINTS } from './groups.ts';
+import { pairedSection } from './paired-markdown.ts';
 
 /** The key of an issue filed per engine release and configuration. */
 export const GROUP_MARKER = 'servebench-alert-group';
@@ -306,6 +307,7 @@ function renderSection(state: GroupState, displayName: DisplayName, options: Ren
     ...(closed === null ? [] : ['', closed]),
     '',
     ...(state.cells.length > 0 ? activeTable(state, options) : []),
+    ...pairedSection(state),
     ...recoveredTable(state, options),
     ...newerTable(state, options),
     ...runList(state, options),
