@@ -33,6 +33,8 @@ export const SITE_FILES = {
   slaTiers: 'sla-tiers.json',
   /** Per engine × hardware × load and compared metric, the noise σ of ln(value) pooled over repeated releases (the history chart's noise band). */
   noise: 'noise.json',
+  /** The valid bisections of results/comparisons/, each with its steps' A/B verdicts (BisectionRowSchema). */
+  bisections: 'bisections.json',
   /** What changed since the previous snapshot (or in the last 7 days): new releases, significant changes, failed runs. */
   changes: 'changes.json',
   /** The release rows of community and unverified-version runs: shown apart, never ranked (CommunityReleaseSchema). */
@@ -288,6 +290,53 @@ export const SlaTiersFileSchema = SlaTiersSchema;
 export const NoiseRowSchema = z.object({ engine: text, hardware: text, load: text, metric: text, log_sd: z.number().nonnegative().nullable(), releases: count }).strict();
 
 const day = z.iso.date();
+
+const verdictText = z.enum(['faster', 'slower', 'no change', 'inconclusive']).nullable();
+
+/**
+ * A bisection as the pages tell it (harness/store/comparison-tables.ts makes the row): the range it
+ * narrowed a change to, with the llama.cpp tags and compare view, the A/B of that range, each step's
+ * verdict, and the configuration it ran on (scenario_id, load, metric) so the history chart of that
+ * configuration marks it. Releases are node-llama-cpp versions for llama.cpp (a tag each), the
+ * engine's versions otherwise.
+ */
+export const BisectionRowSchema = z
+  .object({
+    file: text,
+    started_at: text,
+    engine: text,
+    model: text.nullable(),
+    hardware: text.nullable(),
+    workload: text,
+    load: text.nullable(),
+    metric: text,
+    better: z.enum(['higher', 'lower']),
+    scenario_id: text.nullable(),
+    config_id: text.nullable(),
+    good: text,
+    bad: text,
+    good_tag: text.nullable(),
+    bad_tag: text.nullable(),
+    releases: count,
+    outcome: z.enum(['culprit', 'spread', 'not reproducible', 'inconclusive', 'budget', 'failed', 'interrupted']),
+    direction: z.enum(['faster', 'slower']).nullable(),
+    range_good: text,
+    range_bad: text,
+    range_good_tag: text.nullable(),
+    range_bad_tag: text.nullable(),
+    compare_url: z.url({ protocol: /^https$/ }).nullable(),
+    effect: z.number().nullable(),
+    effect_lo: z.number().nullable(),
+    effect_hi: z.number().nullable(),
+    end_to_end_verdict: verdictText,
+    comparisons: count,
+    builds_made: count,
+    builds_cached: count,
+    wall_s: z.number().nonnegative(),
+    steps: z.array(z.object({ a: text, b: text, verdict: verdictText, effect: z.number().nullable(), effect_lo: z.number().nullable(), effect_hi: z.number().nullable(), file: text }).strict()),
+  })
+  .strict();
+export type BisectionRow = z.infer<typeof BisectionRowSchema>;
 
 export const NewReleaseSchema = z.object({ engine: text, engine_version: text, first_run_date: day, /** Model × precision × hardware × workload combinations it was measured on. */ scenarios: count }).strict();
 

@@ -27,6 +27,9 @@ import { linkOrCopy, manifestOf, stageDeltas, weekDigests, writeSnapshot, type S
 import { ingest, openStore, type IngestReport, type Store } from './store.ts';
 import { tableOfFile, WEEKLY } from './tables.ts';
 import { applyFidelity } from './fidelity.ts';
+import { checkComparisonFiles, type CheckedComparisons } from './comparisons.ts';
+import { loadComparisonTables } from './comparison-tables.ts';
+import { isInRepositoryResults } from './repository-results.ts';
 
 export type { ManifestFile };
 
@@ -53,7 +56,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 26;
+const COMPILER_VERSION = 27;
 
 function readJsonIfExists<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
@@ -76,8 +79,13 @@ function rowsByTable(files: readonly ManifestFile[]): Record<string, number> {
  * and the SLA tiers (they change only the capacity table and files, so they are not part of the
  * context the per-week and per-scenario files are keyed on).
  */
-function inputsDigest(weeks: ReadonlyMap<string, Week>, prices: PriceTable, tiers: SlaTiers): string {
-  return createHash('sha256').update(`${compileContext(prices)}|${JSON.stringify(tiers)}|${[...weeks].map(([id, week]) => `${id}:${week.digest}`).join(',')}`).digest('hex').slice(0, 12);
+function inputsDigest(weeks: ReadonlyMap<string, Week>, prices: PriceTable, tiers: SlaTiers, comparisons: string): string {
+  return createHash('sha256').update(`${compileContext(prices)}|${JSON.stringify(tiers)}|${[...weeks].map(([id, week]) => `${id}:${week.digest}`).join(',')}|${comparisons}`).digest('hex').slice(0, 12);
+}
+
+/** The valid comparison files and their content: a new A/B or bisection makes a new snapshot. */
+function comparisonsDigest(comparisons: CheckedComparisons): string {
+  return [...comparisons.checked].filter(([, c]) => c.problems.length === 0).map(([file, c]) => `${file}:${c.sha256}`).sort().join(',');
 }
 
 /**
@@ -121,13 +129,16 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
   };
   try {
     const { connection } = store;
-    const report = await ingest(store, options.resultsDir);
+    const ingested = await ingest(store, options.resultsDir);
     await applyFidelity(connection, options.resultsDir);
+    // The comparisons (A/Bs, bisections): few files, checked whole every time, published as two tables.
+    const comparisons = await checkComparisonFiles(options.resultsDir, { publishedStore: isInRepositoryResults(options.resultsDir) });
+    const report: IngestReport = { ...ingested, problems: [...ingested.problems, ...comparisons.problems] };
     lap('ingest');
     const parquetRoot = join(options.outDir, 'parquet');
     mkdirSync(join(parquetRoot, 'snapshots'), { recursive: true });
     const weeks = await weekDigests(connection, compileContext(options.prices));
-    const digest = inputsDigest(weeks, options.prices, tiers);
+    const digest = inputsDigest(weeks, options.prices, tiers, comparisonsDigest(comparisons));
     // Same inputs as an existing snapshot (any day): that snapshot stands, nothing is rewritten.
     const existing = readdirSync(join(parquetRoot, 'snapshots')).find((name) => name.endsWith(`-${digest}`) && existsSync(join(parquetRoot, 'snapshots', name, 'MANIFEST.json')));
     const snapshot = existing ?? `${now.toISOString().slice(0, 10)}-${digest}`;
@@ -140,6 +151,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: rowsByTable(files), deltas, phases };
     }
     await deriveTables(connection, options.prices, tiers);
+    await loadComparisonTables(connection, comparisons);
     // Read once: the deltas test against these pools, and noise.json publishes them.
     const pools = await noisePools(connection);
     const deltas = await computeDeltas(connection, pools);

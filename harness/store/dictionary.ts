@@ -11,6 +11,7 @@ import { TABLES, tableQueries } from './tables.ts';
 import { DELTA_COLUMN_DESCRIPTIONS, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS } from './columns.ts';
 import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { ID_COLUMNS } from './ids.ts';
+import { AB_COMPARISON_COLUMNS, BISECTION_COLUMNS } from './comparison-tables.ts';
 import { describeEvidenceColumn } from './published-values.ts';
 
 const KNOWN = new Map([...RUN_COLUMNS, ...POINT_COLUMNS, ...PRICED_COLUMNS, ...METRIC_COLUMNS, ...ID_COLUMNS].map((c) => [c.name, { unit: c.unit, description: c.description }]));
@@ -52,8 +53,15 @@ const CAPACITY: Record<string, { unit: string | null; description: string }> = {
   unjudged_samples_max: { unit: 'samples', description: 'The largest sample among those load points (the smaller of its TTFT and TPOT samples); null when there are none' },
 };
 
+const COMPARISON_TABLES = new Map([
+  ['ab_comparisons', new Map(AB_COMPARISON_COLUMNS.map((c) => [c.name, { unit: c.unit, description: c.description }]))],
+  ['bisections', new Map(BISECTION_COLUMNS.map((c) => [c.name, { unit: c.unit, description: c.description }]))],
+]);
+
 export function describeColumn(table: string, name: string): { unit: string | null; description: string } {
   if (table === 'capacity' && CAPACITY[name]) return CAPACITY[name];
+  const comparison = COMPARISON_TABLES.get(table)?.get(name);
+  if (comparison !== undefined) return comparison;
   const headline = HEADLINE.get(name);
   if ((table === 'leaderboard' || table === 'history') && headline) return { unit: headline.unit, description: `${headline.label}: geometric mean over the release's runs (runs with a positive value)` };
   if (name.startsWith('rank_')) {

@@ -21,6 +21,7 @@ import {
   LaneSchema,
   LeaderboardRowSchema,
   NoiseRowSchema,
+  BisectionRowSchema,
   RegressionsFileSchema,
   repositoryUrlFromEnv,
   RunDetailSchema,
@@ -189,6 +190,13 @@ async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[
 }
 
 /** The site's data: small JSON for prerendered pages, Arrow IPC for SQL in the browser. */
+/** Each bisection with its steps (their A/Bs' rows, in the order the search made them). */
+async function bisectionRows(jsonRows: (sql: string) => Promise<unknown[]>): Promise<unknown[]> {
+  const bisections = (await jsonRows('SELECT * EXCLUDE (sha256, model_arg) REPLACE (CAST(started_at AS VARCHAR) AS started_at) FROM bisections ORDER BY started_at, file')) as Array<Record<string, unknown>>;
+  const steps = (await jsonRows('SELECT bisection, a_version AS a, b_version AS b, verdict, effect, effect_lo, effect_hi, file FROM ab_comparisons WHERE bisection IS NOT NULL ORDER BY started_at, file')) as Array<Record<string, unknown>>;
+  return bisections.map((row) => ({ ...row, steps: steps.filter((step) => step.bisection === row.file).map(({ bisection: _b, ...step }) => step) }));
+}
+
 export async function writeSiteData(connection: DuckDBConnection, siteDir: string, deltas: readonly Delta[], meta: Record<string, unknown>, context: string, inputs: SiteInputs): Promise<void> {
   // Built next to the published folder and swapped in whole.
   const next = `${siteDir}.next`;
@@ -214,6 +222,7 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
     json(SITE_FILES.slaTiers, SlaTiersFileSchema, inputs.tiers);
     json(SITE_FILES.capacity, z.array(CapacityRowSchema), await jsonRows('SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order'));
     json(SITE_FILES.noise, z.array(NoiseRowSchema), inputs.noise);
+    json(SITE_FILES.bisections, z.array(BisectionRowSchema), await bisectionRows(jsonRows));
     json(SITE_FILES.lanes, z.array(LaneSchema), await compileLanes(connection));
     json(SITE_FILES.community, z.array(CommunityReleaseSchema), await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM community_releases ORDER BY model, precision, hardware, workload, concurrency NULLS LAST, rate NULLS LAST, load, config_id, engine, engine_version_order DESC, source`));
     const changes = await whatChanged(connection, deltas, inputs);

@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { columnOf, LONG_METRICS, METRIC_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, RUN_COLUMNS } from './columns.ts';
 
-export const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto', 'capacity'] as const;
+export const TABLES = ['runs', 'points', 'metrics', 'leaderboard', 'deltas', 'history', 'pareto', 'capacity', 'ab_comparisons', 'bisections'] as const;
 export type Table = (typeof TABLES)[number];
 /**
  * The per-run tables grow with every night, so they are published as one file per ISO week of runs
@@ -58,6 +58,9 @@ export function tableQueries(where = 'true'): Record<Table, string> {
     pareto: 'SELECT * FROM pareto ORDER BY scenario_id, engine, engine_version_order, interactivity',
     // The columns of the site's capacity.json, in the same order.
     capacity: 'SELECT * EXCLUDE (engine_version_order, tier_order) FROM capacity ORDER BY scenario_id, engine, engine_version_order, tier_order',
+    // The comparisons of results/comparisons/ (comparison-tables.ts), one row per valid file.
+    ab_comparisons: 'SELECT * FROM ab_comparisons ORDER BY started_at, file',
+    bisections: 'SELECT * FROM bisections ORDER BY started_at, file',
   };
 }
 

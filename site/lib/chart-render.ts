@@ -10,7 +10,8 @@
  * No JavaScript is needed to read a chart; the tables after them hold every number as text.
  */
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
-import type { Release } from '../../harness/contract/site-data.ts';
+import type { BisectionRow, Release } from '../../harness/contract/site-data.ts';
+import { bisectionHeadline, bisectionMethod } from './bisection-text.ts';
 import { VALIDITY_LABELS, VALIDITY_STATUSES, type Validity } from '../../harness/contract/validity.ts';
 import { extent, intervalOf, logScaleUseful, noiseBand, noiseOf, runsOf, type Interval, type NoiseRow, type ParetoChartPoint } from './chart-data.ts';
 import { directionArrow, directionWords, formatInterval, formatNumber } from './format.ts';
@@ -228,6 +229,32 @@ export function releaseValidity(row: Readonly<Record<string, unknown>>): { valid
 const EXCLUDED_GREY = '#6e7781';
 
 /**
+ * Each bisection of this metric at this load, on the chart it explains: a shaded span from the
+ * measured release at its older end to the one at its newer end (the releases between them were
+ * built and compared by the bisection, not measured here) and a dashed rule at the newer end,
+ * labelled, its full sentence in its title.
+ */
+function bisectionMarks(el: ReturnType<typeof maker>, scales: Scales, dims: Dimensions, rows: ReadonlyArray<{ engine: string; version: string; date: Date }>, bisections: readonly BisectionRow[], metricLabel: string): SVGGElement {
+  const group = el('g', { class: 'bisections' });
+  for (const b of bisections) {
+    const measured = (candidates: ReadonlyArray<string | null>) => rows.find((r) => r.engine === b.engine && candidates.includes(r.version));
+    const newer = measured([b.range_bad_tag, b.range_bad]) ?? measured([b.bad_tag, b.bad]);
+    const older = measured([b.range_good_tag, b.range_good]) ?? measured([b.good_tag, b.good]);
+    if (newer === undefined) continue;
+    const [top, bottom] = [dims.marginTop, dims.height - dims.marginBottom];
+    const x1 = scales.x(newer.date);
+    const x0 = older === undefined ? x1 : scales.x(older.date);
+    const mark = el('g', { class: 'bisection', 'data-bisection': b.file });
+    if (x0 < x1) mark.append(el('rect', { x: px(x0), y: px(top), width: px(x1 - x0), height: px(bottom - top), fill: 'currentColor', 'fill-opacity': 0.06 }));
+    mark.append(el('line', { x1: px(x1), x2: px(x1), y1: px(top), y2: px(bottom), stroke: 'currentColor', 'stroke-dasharray': '4,3', 'stroke-width': 1 }));
+    mark.append(el('text', { x: px(x1 - 4), y: px(top + 10), 'text-anchor': 'end', 'font-size': 10, fill: 'currentColor' }, b.outcome === 'not reproducible' ? 'bisected: not reproducible' : 'bisected'));
+    mark.append(el('title', {}, `${bisectionHeadline(b, metricLabel)}; ${bisectionMethod(b)}`));
+    group.append(mark);
+  }
+  return group;
+}
+
+/**
  * One history chart: a metric by release at one load, over the date each release was first
  * measured; each release's interval as bars, and around each engine's line that engine's noise
  * band on this hardware at this load. A release that is not valid is drawn as a grey open dot with
@@ -235,7 +262,7 @@ const EXCLUDED_GREY = '#6e7781';
  * and band: a line joins only releases that may be compared, so an invalid one never reads as a
  * change. Null when no release has a value.
  */
-export function renderHistory(history: readonly Release[], load: string, metric: HeadlineMetric, noise: readonly NoiseRow[] | undefined, colours: ReadonlyMap<string, string>, base: string): HistoryRender | null {
+export function renderHistory(history: readonly Release[], load: string, metric: HeadlineMetric, noise: readonly NoiseRow[] | undefined, colours: ReadonlyMap<string, string>, base: string, bisections: readonly BisectionRow[] = []): HistoryRender | null {
   const rows = history
     .filter((r) => r.load === load && typeof r[metric.column] === 'number' && Number.isFinite(r[metric.column]))
     .map((r) => {
@@ -267,7 +294,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
   const xDomain = t0 === t1 ? [new Date(t0 - day), new Date(t1 + day)] : [new Date(t0), new Date(t1)];
   const firstStop = [...rows].sort((a, b) => a.date.getTime() - b.date.getTime() || a.engine.localeCompare(b.engine))[0];
 
-  const mark = (_index: unknown, scales: Scales, _values: unknown, _dims: Dimensions, context: Context): SVGGElement => {
+  const mark = (_index: unknown, scales: Scales, _values: unknown, dims: Dimensions, context: Context): SVGGElement => {
     const el = maker(context.document);
     const root = el('g', { 'data-points-layer': '' });
     const lines = el('g', { 'aria-hidden': 'true' });
@@ -288,6 +315,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       lines.append(g);
     }
     root.append(lines);
+    root.append(bisectionMarks(el, scales, dims, rows, bisections.filter((b) => b.metric === metric.column && b.load === load), metric.label));
     const marks = el('g', { role: 'group', 'aria-label': `${rows.length} releases: each links to its latest run` });
     for (const r of rows) {
       const excluded = r.validity !== 'valid';

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
-import { repositoryUrlFromEnv, SITE_FILES, type CapacityRow, type ChangesFile, type CommunityRelease, type Delta, type NoiseRow, type SlaTiersFile, type EngineVersion, type Lane, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
+import { repositoryUrlFromEnv, SITE_FILES, type BisectionRow, type CapacityRow, type ChangesFile, type CommunityRelease, type Delta, type NoiseRow, type SlaTiersFile, type EngineVersion, type Lane, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -27,6 +27,8 @@ export const capacity = (): CapacityRow[] => read<CapacityRow[]>(`site/${SITE_FI
 export const slaTiers = (): SlaTiersFile | null => read<SlaTiersFile | null>(`site/${SITE_FILES.slaTiers}`, null);
 export const changes = (): ChangesFile | null => read<ChangesFile | null>(`site/${SITE_FILES.changes}`, null);
 export const noise = (): NoiseRow[] => read<NoiseRow[]>(`site/${SITE_FILES.noise}`, []);
+/** The valid bisections of results/comparisons/, each with its steps. */
+export const bisections = (): BisectionRow[] => read<BisectionRow[]>(`site/${SITE_FILES.bisections}`, []);
 /** Community and unverified-version releases: shown apart behind the community filter, never ranked. */
 export const community = (): CommunityRelease[] => read<CommunityRelease[]>(`site/${SITE_FILES.community}`, []);
 /** The lanes the runs were measured on (one per hardware key), each with the line the pages state. */
