@@ -466,7 +466,7 @@ describe('workflow files', () => {
       const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
       for (const m of s.run.matchAll(/npm run (?:-s )?([\w:-]+)/g)) expect(Object.keys(scripts), `${wf.file}/${jobId}`).toContain(m[1]);
     }
-    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'validate', 'verify']);
+    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'confirm', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'validate', 'verify']);
   });
 
   it('the bench matrix reads only fields servebench plan emits; each job uploads its result and log under its id', () => {
@@ -477,8 +477,11 @@ describe('workflow files', () => {
     const nightly = workflow('nightly.yml');
     const expressions = [...nightly.text.matchAll(/\$\{\{([^}]*)\}\}/g)].map((m) => m[1]!);
     const fields = [...new Set(expressions.flatMap((e) => [...e.matchAll(/\bmatrix\.(\w+)/g)].map((m) => m[1]!)))].sort();
-    // The bench job's fields and the lane job's (lanes.ts): every one is emitted by one of the two.
-    expect(fields).toEqual(['command', 'job_id', 'jobs', 'lane_id', 'node_llama_cpp', 'runs_on', 'timeout_minutes', 'title']);
+    // The bench job's fields and the lane job's (lanes.ts): every one is emitted by one of the two;
+    // the confirm job's (class, hardware, runs_on) are its own matrix's, written in the workflow.
+    expect(fields).toEqual(['class', 'command', 'hardware', 'job_id', 'jobs', 'lane_id', 'node_llama_cpp', 'runs_on', 'timeout_minutes', 'title']);
+    const confirmMatrix = (nightly.doc.jobs.confirm!.strategy!.matrix as { include: Array<Record<string, unknown>> }).include;
+    for (const f of fields.filter((f) => JSON.stringify(nightly.doc.jobs.confirm).includes(`matrix.${f}`))) for (const entry of confirmMatrix) expect(entry, f).toHaveProperty(f);
     const laneText = JSON.stringify(nightly.doc.jobs.lane);
     const benchFields = fields.filter((f) => JSON.stringify(nightly.doc.jobs.bench).includes(`matrix.${f}`));
     const laneFields = fields.filter((f) => laneText.includes(`matrix.${f}`));
@@ -568,14 +571,19 @@ describe('workflow files', () => {
 describe('nightly: what reaches the default branch, the token, the detect state', () => {
   const nightly = () => workflow('nightly.yml').doc;
 
-  it('alert runs on a push, a night that committed its results, or a dry run; never on a night that opened a pull request', () => {
+  it('regress, confirm and alert run on a push, a night that committed its results, or a dry run; never on a night that opened a pull request', () => {
+    const regress = nightly().jobs.regress!;
+    expect(regress.if).toBe("${{ !cancelled() && (github.event_name == 'push' || (needs.collect.result == 'success' && needs.collect.outputs.added != '0' && (needs.collect.outputs.committed == 'true' || (github.event_name == 'workflow_dispatch' && inputs.dry_run)))) }}");
+    // confirm when regress found something; alert whenever regress ran (it also closes fixed issues), after confirm.
+    expect(nightly().jobs.confirm!.if).toBe("${{ !cancelled() && needs.regress.result == 'success' && needs.regress.outputs.found != '0' }}");
     const alert = nightly().jobs.alert!;
-    expect(alert.if).toBe("${{ !cancelled() && (github.event_name == 'push' || (needs.collect.result == 'success' && needs.collect.outputs.added != '0' && (needs.collect.outputs.committed == 'true' || (github.event_name == 'workflow_dispatch' && inputs.dry_run)))) }}");
+    expect(alert.if).toBe("${{ !cancelled() && needs.regress.result == 'success' }}");
+    expect(alert.needs).toEqual(['regress', 'confirm']);
     // committed is true only from the commit step, which runs only when results go straight to the branch.
     expect(nightly().jobs.collect!.outputs!.committed).toBe("${{ steps.commit.outputs.committed || 'false' }}");
     expect(step('nightly.yml', 'collect', 'commit').if).toBe("env.DRY_RUN != 'true' && vars.SERVEBENCH_COMMIT_DIRECT == 'true'");
     expect(step('nightly.yml', 'collect', 'pr').if).toBe("env.DRY_RUN != 'true' && vars.SERVEBENCH_COMMIT_DIRECT != 'true'");
-    expect(alert.if).not.toMatch(/SERVEBENCH_COMMIT_DIRECT != 'true'|steps\.pr|pull_request/);
+    expect(regress.if).not.toMatch(/SERVEBENCH_COMMIT_DIRECT != 'true'|steps\.pr|pull_request/);
     // The dry-run clause is the one DRY_RUN is made of, and alert passes --dry-run on it.
     expect(workflow('nightly.yml').doc.env!.DRY_RUN).toBe("${{ github.event_name == 'workflow_dispatch' && inputs.dry_run }}");
     expect(step('nightly.yml', 'alert', 'File issues and notify').run).toContain('args+=(--dry-run)');
@@ -878,23 +886,48 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     expect(build({ SITE_URL: 'https://bench.example.org/' })).toEqual([['site:build', '--site', 'https://bench.example.org', '--base', '/']]);
   });
 
-  it('alert: regressions found (regress exits 1) do not fail the job; regress failing does; alert gets --dry-run on a dry run', () => {
-    const script = step('nightly.yml', 'alert', 'Find regressions').run!;
+  it('regress → confirm → alert: regressions found (regress exits 1) do not fail the job; regress failing does; confirm runs each class\'s with its budget; alert files only what was confirmed, and --dry-run on a dry run', () => {
+    const script = step('nightly.yml', 'regress', 'Find regressions').run!;
     const cwd = tempDir('sb-alert-');
     const env = { BASE: 'abc123', BRANCH: 'main' };
     const found = runScript(script, cwd, { ...env, FAKE_CODE: '1', FAKE_STDOUT: '{"regressions": [{"key": "a"}, {"key": "b"}]}', FAKE_FILE: '### vllm 1.0 → 1.1\n' });
     expect(found.code).toBe(0);
-    expect(found.stdout).toContain('::warning title=regress::2 regressions found');
+    expect(found.stdout).toContain('::warning title=regress::2 regressions found (filed only once confirmed)');
+    expect(found.outputs.found).toBe('2');
     expect(found.summary).toBe('### vllm 1.0 → 1.1\n');
     expect(found.calls).toEqual([['regress', '--base', 'abc123', '--ref', 'main', '--json', '--markdown', 'regressions.md']]);
     const none = runScript(script, cwd, { ...env, FAKE_CODE: '0', FAKE_STDOUT: '{"regressions": []}', FAKE_FILE: 'No regressions.\n' });
     expect([none.code, none.stdout]).toEqual([0, '']);
     expect(runScript(script, cwd, { ...env, FAKE_CODE: '2' }).code).toBe(2);
 
+    expect(none.outputs.found).toBe('0');
+
+    const confirm = step('nightly.yml', 'confirm', 'Confirm the regressions').run!;
+    const confirmEnv = { HARDWARE: 'cpu-' };
+    const confirmed = runScript(confirm, cwd, confirmEnv);
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.calls).toEqual([['confirm', '--regressions', 'regressions.json', '--results', 'report/results', '--hardware', 'cpu-', '--budget', '90m', '--out', 'confirmations/confirmations.json', '--markdown', expect.stringMatching(/summary$/)]]);
+    // A self-hosted GPU runner's own set, from its .env.
+    expect(runScript(confirm, cwd, { ...confirmEnv, SERVEBENCH_GPUS: '2,3' }).calls[0]!.slice(-2)).toEqual(['--gpu', '2,3']);
+    const failedRun = runScript(confirm, cwd, { ...confirmEnv, FAKE_CODE: '1' });
+    expect([failedRun.code, failedRun.stdout]).toEqual([0, expect.stringContaining('::warning title=confirm::')]);
+    expect(runScript(confirm, cwd, { ...confirmEnv, FAKE_CODE: '2' }).code).toBe(2);
+    expect(workflow('nightly.yml').doc.jobs.confirm!.strategy).toMatchObject({ 'fail-fast': false, matrix: { include: [{ class: 'cpu-lane', hardware: 'cpu-', runs_on: ['ubuntu-latest'] }] } });
+
     const file = step('nightly.yml', 'alert', 'File issues and notify').run!;
-    expect(runScript(file, cwd, { REPO: 'acme/servebench', DRY_RUN: 'true' }).calls).toEqual([['alert', '--regressions', 'regressions.json', '--repo', 'acme/servebench', '--dry-run']]);
-    expect(runScript(file, cwd, { REPO: 'acme/servebench', DRY_RUN: 'false' }).calls).toEqual([['alert', '--regressions', 'regressions.json', '--repo', 'acme/servebench']]);
-    expect(runScript(file, cwd, { REPO: 'acme/servebench', DRY_RUN: 'false', FAKE_CODE: '1' }).code).toBe(1);
+    const alertDir = tempDir('sb-alert-files-');
+    writeFileSync(join(alertDir, 'regressions.json'), '{"regressions": []}');
+    expect(runScript(file, alertDir, { REPO: 'acme/servebench', DRY_RUN: 'true' }).calls).toEqual([['alert', '--regressions', 'regressions.json', '--repo', 'acme/servebench', '--dry-run']]);
+    expect(runScript(file, alertDir, { REPO: 'acme/servebench', DRY_RUN: 'false' }).calls).toEqual([['alert', '--regressions', 'regressions.json', '--repo', 'acme/servebench']]);
+    expect(runScript(file, alertDir, { REPO: 'acme/servebench', DRY_RUN: 'false', FAKE_CODE: '1' }).code).toBe(1);
+    // Regressions, and no confirm job left confirmations: nothing is filed unconfirmed.
+    writeFileSync(join(alertDir, 'regressions.json'), '{"regressions": [{"key": "a"}]}');
+    const unconfirmed = runScript(file, alertDir, { REPO: 'acme/servebench', DRY_RUN: 'false' });
+    expect([unconfirmed.code, unconfirmed.calls]).toEqual([1, []]);
+    expect(unconfirmed.stdout).toContain('::error title=alert::regress found regressions but no confirm job left its confirmations');
+    // Each runner class's confirmations (download-artifact puts each artifact in a folder of its name).
+    for (const cls of ['confirmations-cpu-lane', 'confirmations-h100']) (mkdirSync(join(alertDir, 'confirmations', cls), { recursive: true }), writeFileSync(join(alertDir, 'confirmations', cls, 'confirmations.json'), '{}'));
+    expect(runScript(file, alertDir, { REPO: 'acme/servebench', DRY_RUN: 'false' }).calls).toEqual([['alert', '--regressions', 'regressions.json', '--repo', 'acme/servebench', '--confirmations', 'confirmations/confirmations-cpu-lane/confirmations.json', '--confirmations', 'confirmations/confirmations-h100/confirmations.json']]);
   });
 
   it('submission: the base branch\'s code with the pull request\'s results; links refused; the verdict fails on any problem', () => {
