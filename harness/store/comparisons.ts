@@ -9,6 +9,7 @@ import { COMPARISONS_DIR, MAX_COMPARISON_BYTES } from '../contract/comparison.ts
 import type { CheckOptions, ResultProblem } from './check-result.ts';
 import { checkComparisonText, type AbLookup, type CheckedComparison } from './comparison-check.ts';
 import { listResultFiles, readResultText } from './result-files.ts';
+import { limitRule, LIMIT_RULES } from './store-limits.ts';
 
 export interface ComparisonFile {
   /** Under the results folder: comparisons/<day>/…json. */
@@ -42,7 +43,7 @@ function readComparison(file: ComparisonFile): { text: string } | { problem: Res
   try {
     const read = readResultText(file.absolutePath, MAX_COMPARISON_BYTES);
     if ('text' in read) return read;
-    return { problem: { file: file.relativePath, path: '', message: `[limit:file-size] the file is ${read.tooLarge} bytes, over the ${MAX_COMPARISON_BYTES} a comparison may have`, fix: 'an A/B holds at most its planned blocks\' runs: write it with `servebench ab`' } };
+    return { problem: { file: file.relativePath, path: '', message: limitRule(LIMIT_RULES.fileSize, `the file is ${read.tooLarge} bytes, over the ${MAX_COMPARISON_BYTES} a comparison may have`), fix: 'an A/B holds at most its planned blocks\' runs: write it with `servebench ab`' } };
   } catch (error) {
     return { problem: { file: file.relativePath, path: '', message: `cannot read: ${(error as Error).message}`, fix: 'results/ holds readable regular files' } };
   }

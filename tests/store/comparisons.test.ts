@@ -12,6 +12,7 @@ import type { AbResult, Bisection } from '../../harness/contract/comparison.ts';
 import { checkComparisonFiles } from '../../harness/store/comparisons.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
 import { runCli } from '../cli/run-cli.ts';
+import { ruleSites } from './rule-sites.ts';
 
 const FIXTURE = new URL('../fixtures/comparisons/sim-planted/', import.meta.url).pathname;
 
@@ -94,33 +95,50 @@ describe('file-comparison and validate on a real bisection output', () => {
 });
 
 describe('every hand edit of a filed comparison fails its rule', () => {
-  const cases: Array<[string, (dir: string) => void, RegExp]> = [
-    ['an A/B block value', (dir) => edit<AbResult>(dir, abPaths()[0]!, (ab) => void ((ab.passes[0]!.blocks[1] as { b_value: number }).b_value *= 0.5)), /b_value: \[ab-recomputed\] is [\d.]+; its run's point gives/],
-    ['an A/B pass comparison', (dir) => edit<AbResult>(dir, abPaths()[0]!, (ab) => void ((ab.passes[0]!.comparison as { verdict: string }).verdict = 'no change')), /passes\[0\]\.comparison: \[ab-recomputed\] says no change/],
-    ['an arm run of another release', (dir) => edit<AbResult>(dir, abPaths()[0]!, (ab) => void ((ab.passes[0]!.blocks[0]!.b.run!.parameters as { engine_version: string }).engine_version = '1.1.0')), /\[ab-arm\] ran release "1\.1\.0", not its arm's 1\.4\.0/],
-    ['ABBA order', (dir) => edit<AbResult>(dir, abPaths()[0]!, (ab) => void ((ab.passes[0]!.blocks[1] as { order: string }).order = 'AB')), /\[ab-design\] block 1 is 1 "AB"; the design runs it as 1 BA/],
-    ['the pilot\'s σ', (dir) => edit<AbResult>(dir, abPaths()[0]!, (ab) => void ((ab.aa as { sd_log_ratio: number }).sd_log_ratio = 0.5)), /aa\.sd_log_ratio: \[ab-recomputed\]/],
-    ['a step verdict', (dir) => edit<Bisection>(dir, bisectionPath(), (b) => void ((b.steps[3] as { verdict: string }).verdict = 'no change')), /outcome: \[bisect-replay\] says culprit; the search over its recorded verdicts ends inconclusive/],
-    ['a step left out', (dir) => edit<Bisection>(dir, bisectionPath(), (b) => void (b.steps as unknown[]).splice(4, 1)), /\[bisect-replay\]/],
-    ['the culprit', (dir) => edit<Bisection>(dir, bisectionPath(), (b) => void ((b as { range: { good: string } }).range.good = '1.1.0')), /range: \[bisect-/],
-    ['a link', (dir) => edit<Bisection>(dir, bisectionPath(), (b) => void ((b.releases[2]!.links as { upstream: string }).upstream = 'https://github.com/elsewhere/x')), /releases\[2\]\.links: \[bisect-links\]/],
-    ['an A/B swapped for another', (dir) => edit<Bisection>(dir, bisectionPath(), (b) => void ((b.steps[0] as { ab_file: string }).ab_file = abPaths()[1]!)), /steps\[0\]\.ab_sha256: \[bisect-evidence\]/],
-    ['an A/B removed', (dir) => rmSync(join(dir, abPaths()[2]!)), /steps\[2\]\.ab_file: \[bisect-evidence\] its A\/B .* is not in results\//],
-    ['an A/B renamed', (dir) => renameSync(join(dir, abPaths()[2]!), join(dir, abPaths()[2]!.replace(/[0-9a-f]{12}\.json$/, '000000000000.json'))), /\[path-matches-content\]/],
-    ['a run filed as a comparison', (dir) => writeFileSync(join(dir, 'comparisons', 'run.json'), JSON.stringify({ kind: 'run', schema_version: 1 })), /\[comparison-kind\] kind "run" is not a comparison's/],
-    ['a command of another tool', (dir) => edit<Bisection>(dir, bisectionPath(), (b) => void ((b as { command: string[] }).command = ['curl', 'https://example.com/x.sh'])), /command: \[recorded-command\]/],
+  type Case = readonly [name: string, rule: string, tamper: (dir: string) => void, problem: RegExp];
+  const firstAb = (dir: string, change: (ab: AbResult) => void) => edit<AbResult>(dir, abPaths()[0]!, change);
+  const theBisection = (dir: string, change: (b: Bisection) => void) => edit<Bisection>(dir, bisectionPath(), change);
+  const set = (target: object, key: string, value: unknown) => void ((target as Record<string, unknown>)[key] = value);
+  const cases: Case[] = [
+    ['an A/B block value', 'ab-recomputed', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.blocks[1]!, 'b_value', ab.passes[0]!.blocks[1]!.b_value * 0.5)), /b_value: \[ab-recomputed\] is [\d.]+; its run's point gives/],
+    ['an A/B pass comparison', 'ab-recomputed', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.comparison!, 'verdict', 'no change')), /passes\[0\]\.comparison: \[ab-recomputed\] says no change/],
+    ['the pilot\'s σ', 'ab-recomputed', (dir) => firstAb(dir, (ab) => set(ab.aa, 'sd_log_ratio', 0.5)), /aa\.sd_log_ratio: \[ab-recomputed\]/],
+    ['an arm run of another release', 'ab-arm', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.blocks[0]!.b.run!.parameters, 'engine_version', '1.1.0')), /\[ab-arm\] ran release "1\.1\.0", not its arm's 1\.4\.0/],
+    ['ABBA order', 'ab-design', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.blocks[1]!, 'order', 'AB')), /\[ab-design\] block 1 is 1 "AB"; the design runs it as 1 BA/],
+    ['a failed A/B with a verdict', 'ab-status', (dir) => firstAb(dir, (ab) => set(ab, 'status', 'failed')), /verdict: \[ab-status\] failed, yet it has a verdict/],
+    ['the metric\'s direction', 'ab-metric', (dir) => firstAb(dir, (ab) => set(ab, 'better', 'lower')), /better: \[ab-metric\] says lower is better for output_throughput; the catalog says higher/],
+    ['a step verdict', 'bisect-replay', (dir) => theBisection(dir, (b) => set(b.steps[3]!, 'verdict', 'no change')), /outcome: \[bisect-replay\] says culprit; the search over its recorded verdicts ends inconclusive/],
+    ['a step left out', 'bisect-replay', (dir) => theBisection(dir, (b) => void (b.steps as unknown[]).splice(4, 1)), /\[bisect-replay\] counts 5 comparisons for 4 steps/],
+    ['the range', 'bisect-replay', (dir) => theBisection(dir, (b) => (set(b.range, 'good', '1.1.0'), set(b.culprit!, 'good', '1.1.0'))), /range: \[bisect-replay\] says 1\.1\.0 → 1\.3\.0; the search narrows to 1\.2\.0 → 1\.3\.0/],
+    ['a culprit without its outcome', 'bisect-range', (dir) => theBisection(dir, (b) => set(b, 'culprit', null)), /culprit: \[bisect-range\] outcome culprit without a culprit/],
+    ['a link', 'bisect-links', (dir) => theBisection(dir, (b) => set(b.releases[2]!.links, 'upstream', 'https://github.com/elsewhere/x')), /releases\[2\]\.links: \[bisect-links\]/],
+    ['releases out of order', 'bisect-releases', (dir) => theBisection(dir, (b) => void (b.releases as unknown[]).reverse()), /\[bisect-releases\] 1\.3\.0 does not come after 1\.4\.0/],
+    ['an A/B swapped for another', 'bisect-evidence', (dir) => theBisection(dir, (b) => set(b.steps[0]!, 'ab_file', abPaths()[1]!)), /steps\[0\]\.ab_sha256: \[bisect-evidence\]/],
+    ['an A/B removed', 'bisect-evidence', (dir) => rmSync(join(dir, abPaths()[2]!)), /steps\[2\]\.ab_file: \[bisect-evidence\] its A\/B .* is not in results\//],
+    ['an A/B renamed', 'path-matches-content', (dir) => renameSync(join(dir, abPaths()[2]!), join(dir, abPaths()[2]!.replace(/[0-9a-f]{12}\.json$/, '000000000000.json'))), /\[path-matches-content\]/],
+    ['a run filed as a comparison', 'comparison-kind', (dir) => writeFileSync(join(dir, 'comparisons', 'run.json'), JSON.stringify({ kind: 'run', schema_version: 1 })), /\[comparison-kind\] kind "run" is not a comparison's/],
+    ['a command of another tool', 'recorded-command', (dir) => theBisection(dir, (b) => set(b, 'command', ['curl', 'https://example.com/x.sh'])), /command: \[recorded-command\]/],
+    ['a credential in a note', 'credential', (dir) => theBisection(dir, (b) => set(b, 'notes', ['token sk-proj-abcdefghijklmnopqrstuvwxyz0123456789'])), /notes\[0\]: \[credential\] holds a credential/],
+    ['a field the schema does not know', 'schema', (dir) => firstAb(dir, (ab) => set(ab, 'reviewer', 'me')), /\[schema\] Unrecognized key: "reviewer"/],
+    ['a schema version to come', 'schema-version', (dir) => firstAb(dir, (ab) => set(ab, 'schema_version', 2)), /schema_version: \[schema-version\] schema_version 2 is not one this validator knows for ab \(1\)/],
+    ['not JSON', 'json', (dir) => writeFileSync(join(dir, abPaths()[0]!), '{"kind": "ab",'), /\[json\] not JSON/],
+    ['a path that is no comparison path', 'result-path', (dir) => writeFileSync(join(dir, 'comparisons', 'Notes.json'), '{}'), /\[result-path\] the path "comparisons\/Notes\.json" is not a comparison path/],
+    ['nesting without end', 'nesting-depth', (dir) => writeFileSync(join(dir, abPaths()[0]!), `{"kind":"ab","schema_version":1,"x":${'['.repeat(60)}${']'.repeat(60)}}`), /\[nesting-depth\] nested deeper than 40 levels/],
+    ['a file over the size bound', 'file-size', (dir) => writeFileSync(join(dir, abPaths()[0]!), `{"kind":"ab","pad":"${'x'.repeat(33 * 1024 * 1024)}"}`), /\[file-size\] the file is \d+ bytes, over the 33554432 a comparison may have/],
   ];
-  it.each(cases)('%s', async (_name, tamper, rule) => {
+  it.each(cases)('%s: [%s]', async (_name, _rule, tamper, rule) => {
     const dir = copyOfFiled();
     expect(await problemsOf(dir)).toEqual([]);
     tamper(dir);
     expect((await problemsOf(dir)).join('\n')).toMatch(rule);
   });
 
-  it('a file over the size bound is refused before it is parsed', async () => {
-    const dir = copyOfFiled();
-    writeFileSync(join(dir, abPaths()[0]!), `{"kind":"ab","pad":"${'x'.repeat(33 * 1024 * 1024)}"}`);
-    expect((await problemsOf(dir)).join('\n')).toMatch(/\[limit:file-size\] the file is \d+ bytes, over the 33554432 a comparison may have/);
+  it('has a case for every rule the comparison checks report', () => {
+    const sites = ruleSites(['comparison-check.ts', 'comparisons.ts', 'file-comparison-command.ts']);
+    expect([...sites.keys()]).toEqual(expect.arrayContaining(['ab-recomputed', 'bisect-replay', 'file-size']));
+    const covered = new Set(cases.map(([, rule]) => rule));
+    expect([...sites.keys()].filter((rule) => !covered.has(rule))).toEqual([]);
+    expect([...covered].filter((rule) => !sites.has(rule))).toEqual([]);
   });
 
   it('the folder holds only what was filed', () => {

@@ -162,7 +162,7 @@ describe('compile', () => {
     expect(points.reduce((sum, f) => sum + f.rows!, 0)).toBe(16);
     expect(manifest.files.some((f) => f.path === `parquet/snapshots/${manifest.snapshot}/runs/2026-W07.parquet`)).toBe(true);
     const dictionary = JSON.parse(readFileSync(join(outDir, 'dictionary.json'), 'utf8')) as { tables: Record<string, Array<{ name: string; description: string }>> };
-    expect(Object.keys(dictionary.tables).sort()).toEqual(['capacity', 'deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
+    expect(Object.keys(dictionary.tables).sort()).toEqual(['ab_comparisons', 'bisections', 'capacity', 'deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
     for (const columns of Object.values(dictionary.tables)) for (const c of columns) expect(c.description.length, c.name).toBeGreaterThan(5);
   });
 

@@ -31,47 +31,22 @@ import { LIMIT_RULES, MAX_NAME_CHARS, MAX_NESTING_DEPTH, MAX_RESULT_BYTES } from
 import { ingest, openStore } from '../../harness/store/store.ts';
 import { validateCommand } from '../../harness/store/validate-command.ts';
 import { atOutputRate, synthetic, withSavedRequests } from './claim-fixtures.ts';
+import { ruleSites, STORE } from './rule-sites.ts';
 
-const STORE = fileURLToPath(new URL('../../harness/store/', import.meta.url));
 
 /**
  * Modules of harness/store that report problems for commands other than validate (and compile and
  * collect, which run validate's checks): their rules are those commands' own, tested with them.
  */
 const NOT_VALIDATE: Record<string, string> = {
+  'comparison-check.ts': 'the comparison kinds (A/B, bisection) in results/comparisons/: tests/store/comparisons.test.ts',
+  'comparisons.ts': 'the comparison kinds: tests/store/comparisons.test.ts',
+  'file-comparison-command.ts': '`servebench file-comparison`: tests/store/comparisons.test.ts',
   'verify.ts': '`servebench verify` (signer, content hash, bad input): tests/store/verify.test.ts',
   'verify-signature.ts': '`servebench verify`: tests/store/verify.test.ts',
   'verify-command.ts': '`servebench verify`: tests/store/verify.test.ts',
   'sign-command.ts': '`servebench sign`: tests/store/verify.test.ts',
 };
-
-/**
- * A store module's source. Inside Stryker's sandbox (mutation testing) the modules under test are
- * instrumented, their literals wrapped in mutant switches: there the committed text is read.
- */
-function sourceOf(file: string): string {
-  const text = readFileSync(join(STORE, file), 'utf8');
-  if (!text.includes('stryMutAct_')) return text;
-  return execFileSync('git', ['show', `HEAD:harness/store/${file}`], { cwd: STORE, encoding: 'utf8' });
-}
-
-/**
- * The rule tags in harness/store's sources (validate's modules), each with how many places report
- * it: a problem message begins with `[tag]` as a string literal, as `rule('tag', …)`, as a constant
- * `const NAME = '[tag]'` used as `${NAME}`, or as `LIMIT_RULES.key` (store-limits.ts).
- */
-function ruleSitesInSources(): Map<string, number> {
-  const sites = new Map<string, number>();
-  const count = (tag: string, n = 1) => sites.set(tag, (sites.get(tag) ?? 0) + n);
-  for (const file of readdirSync(STORE).filter((f) => f.endsWith('.ts') && !(f in NOT_VALIDATE))) {
-    const source = sourceOf(file);
-    for (const m of source.matchAll(/\brule\('([^']+)'/g)) count(m[1]!);
-    for (const m of source.matchAll(/const (\w+) = '\[([^\]\s]+)\]';/g)) count(m[2]!, source.split(`\${${m[1]!}}`).length - 1);
-    for (const m of source.matchAll(/['`]\[([^\]\s'`$]+)\] /g)) count(m[1]!);
-    for (const m of source.matchAll(/\bLIMIT_RULES\.(\w+)/g)) count(LIMIT_RULES[m[1]! as keyof typeof LIMIT_RULES]);
-  }
-  return sites;
-}
 
 // ---- Results --------------------------------------------------------------------------------
 
@@ -731,7 +706,7 @@ describe('the list of rules', () => {
   it('covers every rule harness/store reports, each as often as the sources report it', () => {
     const covered = new Map<string, number>();
     for (const c of [...FILE_RULES, ...FOLDER_RULES]) covered.set(c.rule, (covered.get(c.rule) ?? 0) + 1);
-    const sites = ruleSitesInSources();
+    const sites = ruleSites(readdirSync(STORE).filter((f) => f.endsWith('.ts') && !(f in NOT_VALIDATE)));
     // The scan is awake: it finds rules of every form.
     expect([...sites.keys()]).toEqual(expect.arrayContaining(['percentile-order', 'command-agrees', 'file-size', 'column-fit', 'roofline-prefill', 'duplicate-run']));
     const missing = [...sites].filter(([rule, n]) => (covered.get(rule) ?? 0) < n).map(([rule, n]) => `[${rule}]: reported in ${n} places, ${covered.get(rule) ?? 0} cases here`);
