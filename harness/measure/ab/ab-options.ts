@@ -34,7 +34,7 @@ const AB_OWN_OPTIONS: readonly OptionSpec[] = [
   { name: 'blocks', value: 'auto|N', help: 'Blocks per pass: auto (from the pilot\'s σ, --effect and --margin, at least 4) or N (at least 2).', default: 'auto' },
   { name: 'max-blocks', value: 'N', type: 'integer', help: 'With --blocks auto: the most blocks per pass.', default: String(DEFAULT_MAX_BLOCKS) },
   { name: 'no-confirm', help: 'Skip the confirm pass: the verdict of one pass, marked unconfirmed (confirm: false).' },
-  { name: 'out', value: 'FILE', machineLocal: true, help: 'Write the A/B JSON here (never overwrites; default: ./ab-<engine>-<a>-vs-<b>-<time>.json). Not into results/: the A/B result kind, its validation and compile are still to come.' },
+  { name: 'out', value: 'FILE', machineLocal: true, help: 'Write the A/B JSON here (never overwrites; default: ./ab-<engine>-<a>-vs-<b>-<time>.json). `servebench file-comparison FILE` files it into results/comparisons/, checked.' },
   { name: 'json', machineLocal: true, help: 'Print the A/B JSON instead of the summary.' },
   { name: 'no-progress', machineLocal: true, help: 'Do not print a line per arm run on stderr.' },
 ];

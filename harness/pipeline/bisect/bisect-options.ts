@@ -14,7 +14,7 @@ const BISECT_OWN_OPTIONS: readonly OptionSpec[] = [
   { name: 'bad', value: 'R', help: 'The newer release, after the change (as --good). "good" and "bad" only say older and newer: the change may be an improvement.' },
   { name: 'releases', value: 'V,V,…', help: 'The releases between --good and --bad, for an engine whose releases servebench does not list itself (every engine but llamacpp, the sim among them); ordered as detect orders versions.' },
   { name: 'budget', value: 'DURATION', help: 'Stop before a step that would end past this (judged by the comparisons so far) and report the range narrowed so far (90m, 6h, 1h30m; default: no limit).' },
-  { name: 'out', value: 'FILE', machineLocal: true, help: 'Write the bisection JSON here, each comparison\'s whole A/B result in FILE less .json plus .ab/ (never overwrites; default: ./bisect-<engine>-<good>-<bad>-<time>.json). Not into results/: the bisection result kind, its validation and compile are still to come.' },
+  { name: 'out', value: 'FILE', machineLocal: true, help: 'Write the bisection JSON here, each comparison\'s whole A/B result in FILE less .json plus .ab/ (never overwrites; default: ./bisect-<engine>-<good>-<bad>-<time>.json). `servebench file-comparison FILE` files it with its A/Bs into results/comparisons/, checked.' },
   { name: 'json', machineLocal: true, help: 'Print the bisection JSON instead of the summary.' },
   { name: 'no-progress', machineLocal: true, help: 'Do not print a line per arm run and build on stderr.' },
 ];
