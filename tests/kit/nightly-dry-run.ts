@@ -3,9 +3,10 @@
  * An end-to-end DRY RUN of the nightly pipeline on this machine (`npm run nightly:dry-run`), with
  * the embedded CPU engine standing in for the GPU fleet: detect (against a fake GitHub, Docker Hub
  * and npm registry) → plan → every planned job → collect → verify → summarize → commit → compile →
- * site build → regress → alert (to a fake GitHub and a fake Slack webhook), each step the real CLI
- * as a child process, as .github/workflows/nightly.yml runs it on a scheduled night in
- * direct-commit mode (SERVEBENCH_COMMIT_DIRECT=true).
+ * site build → regress → confirm (a paired A/B of each regression) → alert (to a fake GitHub and
+ * a fake Slack webhook), each step the real CLI as a child process, as
+ * .github/workflows/nightly.yml runs it on a scheduled night in direct-commit mode
+ * (SERVEBENCH_COMMIT_DIRECT=true).
  *
  * Mirroring production. The temp folder is laid out as the workflow's checkout and is a git
  * repository (nightly-dry-run/checkout.ts); every servebench command of the workflow runs in it
@@ -41,10 +42,11 @@ Usage: npx tsx tests/kit/nightly-dry-run.ts [--keep DIR] [--json]
 
 detect (fake GitHub, Docker Hub and npm) → plan (tests/fixtures/fleet/dry-run.yaml) → every planned
 job (the embedded CPU engine) → collect → verify → summarize → commit → compile → site build →
-regress → alert (fake GitHub issues + webhook), each servebench step with the flags
+regress → confirm → alert (fake GitHub issues + webhook), each servebench step with the flags
 .github/workflows/nightly.yml passes, in a temp folder that is a git repository laid out as the
-workflow's checkout. Three nights: a planted regression of the simulated engine (1.5x slower engine
-step) on night 2; on night 3 the new release's runner dies; then the next night's detect.
+workflow's checkout. Three nights: a planted regression of the simulated engine (every cost 1.5x)
+on night 2, confirmed by a paired A/B before it is filed; on night 3 the new release's runner dies;
+then the next night's detect.
 Everything on 127.0.0.1. Writes report.json and DRY-RUN.md in the folder and prints the report;
 tests/pipeline/nightly-dry-run.pipeline.test.ts checks what the nights found.
 

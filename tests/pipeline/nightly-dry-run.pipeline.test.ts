@@ -1,9 +1,10 @@
 /**
  * The nightly pipeline end to end (tests/kit/nightly-dry-run.ts), once: three nights of detect →
  * plan → jobs (the embedded CPU engine) → collect → summarize → commit → compile → site build →
- * regress → alert against loopback fakes, in a temp git repository laid out as the workflow's
- * checkout, with the planted regression of the simulated engine (night 2), a new release whose
- * runner dies (night 3), and the next night's detect. About a minute and a half on two cores.
+ * regress → confirm → alert against loopback fakes, in a temp git repository laid out as the
+ * workflow's checkout, with the planted regression of the simulated engine (night 2, confirmed by
+ * a paired A/B before it is filed), a new release whose runner dies (night 3), and the next
+ * night's detect. About four minutes on two cores (the confirm's A/B is two of them).
  *
  * The dry run is a report (what ran, how each step exited, what each night's steps produced); every
  * judgement of what the nights should have found is here, against the story the script planted
@@ -39,6 +40,7 @@ import {
   RUNNER_DIES_NIGHT,
   SIM_RELEASES,
   SIM_REPEATS,
+  CONFIRM_CLASS,
 } from '../kit/nightly-dry-run/story.ts';
 import type { DryRunRegression, DryRunReport } from '../kit/nightly-dry-run/types.ts';
 
@@ -48,7 +50,7 @@ let report: DryRunReport;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'servebench-dry-run-test-'));
   report = await runNightlyDryRun({ keep: join(dir, 'run'), log: () => {} });
-}, 8 * 60_000);
+}, 15 * 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const night = (n: number) => report.nights[String(n)]!;
@@ -79,7 +81,12 @@ const SCHEDULED_NIGHT: Readonly<Record<string, boolean>> = {
   // The verify step after signing: the dry run cannot reach Fulcio and Rekor, so its nights take the
   // sign step's warning path (official, unsigned) and verify requires no signature.
   '[ "$SIGNED" = true ]': false,
+  // The confirm job's GPU set: the CPU lane's hosted runners have none.
+  '[ -n "${SERVEBENCH_GPUS:-}" ]': false,
 };
+
+/** The alert step's confirmations, one `--confirmations <file>` per confirm job's artifact (none on a night without regressions). */
+const CONFIRMATIONS = '…--confirmations';
 
 /** Shell words, double quotes removed (the workflow's lines quote whole words only). */
 function words(text: string): string[] {
@@ -102,6 +109,8 @@ function workflowCommands(): Map<string, string[]> {
           if (holds) args.push(...words(match[2]!));
         } else if (/^for \w+ in \$\{ENGINES\/\/,\/ \}; do args\+=\(.*\); done$/.test(line)) {
           // ENGINES is empty on a scheduled night: no iteration.
+        } else if (line === 'for file in "${files[@]}"; do args+=(--confirmations "$file"); done') {
+          args.push(CONFIRMATIONS);
         } else if (line.includes('args+=')) throw new Error(`nightly.yml: an args line the test does not understand: ${line}`);
         const call = /servebench -- ([a-z-]+)(.*)$/.exec(line);
         if (call === null) continue;
@@ -150,7 +159,8 @@ describe('the nightly dry run', () => {
     const tail = ['collect', 'verify', 'summarize', 'commit', 'compile', 'site build', 'regress', 'alert'];
     const pipeline = ['detect', 'plan', 'job', 'job', ...Array<string>(SIM_REPEATS).fill('sim run'), ...tail];
     expect(order(1)).toEqual(pipeline);
-    expect(order(2)).toEqual([...pipeline, 'alert again']);
+    // The confirm job runs on the night regress found something, between regress and alert.
+    expect(order(2)).toEqual([...pipeline.slice(0, -1), 'confirm', 'alert', 'alert again']);
     // Night 3: the new release's job never ran (its runner died), and there is no simulated release.
     expect(order(RUNNER_DIES_NIGHT)).toEqual(['detect', 'plan', 'job', ...tail]);
     expect(order(NEXT_POLL_NIGHT)).toEqual(['detect']);
@@ -172,7 +182,10 @@ describe('the nightly dry run', () => {
 
   it("calls every servebench command of nightly.yml, each with exactly the workflow's flags, in the checkout", () => {
     const workflow = workflowCommands();
-    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'verify']);
+    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'confirm', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'verify']);
+    // The confirm job's class the dry run stands in for is the workflow's CPU-lane entry.
+    const confirmJob = (parseYaml(readFileSync(NIGHTLY_WORKFLOW, 'utf8')) as { jobs: { confirm: { strategy: { matrix: { include: unknown[] } } } } }).jobs.confirm;
+    expect(confirmJob.strategy.matrix.include).toContainEqual(expect.objectContaining(CONFIRM_CLASS));
     // The lane job's build (`llamacpp build`) and `sign` are the commands the dry run does not call:
     // the lane's build and runs take hours (the lane's plan and commands are checked instead,
     // above); signing needs Fulcio and Rekor (tests/store/verify.test.ts signs against stand-ins).
@@ -187,8 +200,14 @@ describe('the nightly dry run', () => {
         continue;
       }
       // The workflow's variables, as the dry run stands in for them (the step summary: any file).
-      const standIns: Record<string, string | undefined> = { $BASE: report.nights[String(s.night)]?.base, $BRANCH: BRANCH, $REPO: GITHUB_REPO, $GITHUB_STEP_SUMMARY: undefined };
-      const listed = workflow.get(s.command[1]!)!;
+      const standIns: Record<string, string | undefined> = { $BASE: report.nights[String(s.night)]?.base, $BRANCH: BRANCH, $REPO: GITHUB_REPO, $GITHUB_STEP_SUMMARY: undefined, $HARDWARE: CONFIRM_CLASS.hardware };
+      let listed = workflow.get(s.command[1]!)!;
+      if (listed.at(-1) === CONFIRMATIONS) {
+        // One pair per confirm job's artifact, as download-artifact lays them out: on the night regress found something only.
+        const pairs = s.command.slice(2 + listed.length - 1);
+        expect({ step: `${s.night} ${s.step}`, pairs }).toEqual({ step: `${s.night} ${s.step}`, pairs: s.night === REGRESSION_NIGHT ? ['--confirmations', `confirmations/confirmations-${CONFIRM_CLASS.class}/confirmations.json`] : [] });
+        listed = [...listed.slice(0, -1), ...pairs];
+      }
       // "${files[@]}" (verify's last word): the night's new files, one or more, each under results/.
       const variadic = listed.at(-1) === '${files[@]}';
       const wanted = variadic ? listed.slice(0, -1) : listed;
@@ -306,7 +325,8 @@ describe('the nightly dry run', () => {
       expect(result.source).toBe('official');
       expect(result.status).toBe('completed');
       expect(result.harness.command.slice(0, 2)).toEqual(['servebench', 'run']);
-      expect(result.run!.engine.launcher).toBe(result.run!.engine.name === 'embedded' ? 'process' : 'external');
+      // Every engine launched by servebench: the embedded jobs, and the sim at its releases (which confirm launches again).
+      expect(result.run!.engine.launcher).toBe('process');
     }
   });
 
@@ -346,6 +366,19 @@ describe('the nightly dry run', () => {
     expect(found.map((r) => r.metric)).toContain('output_throughput');
   });
 
+  it('confirm: one paired A/B of 1.0.0+dryrun against 1.1.0+dryrun confirms the planted change on the regressed metrics (the issue files only those)', () => {
+    expect(night(1).confirm).toBeUndefined();
+    expect(night(RUNNER_DIES_NIGHT).confirm).toBeUndefined();
+    const confirm = night(REGRESSION_NIGHT).confirm!;
+    expect(confirm).toMatchObject({ status: 'completed', ab_runs: 1, bisections: 0 });
+    expect(confirm.confirmations.map((c) => c.key).sort()).toEqual(night(REGRESSION_NIGHT).regress!.regressions.map((r) => r.key).sort());
+    const throughput = confirm.confirmations.find((c) => c.metric === 'output_throughput')!;
+    expect(throughput).toMatchObject({ status: 'confirmed', reason: 'slower', paired: { verdict: 'slower', derived: false } });
+    // Every cost 1.5×: throughput 1/1.5 (−33%), a little less for the costs the plant does not scale.
+    expect(throughput.paired!.effect!).toBeGreaterThan(1 / PLANTED_FACTOR - 1 - 0.04);
+    expect(throughput.paired!.effect!).toBeLessThan(1 / PLANTED_FACTOR - 1 + 0.04);
+  });
+
   it('the planted regression opened exactly one issue (one release on one configuration) listing every regressed metric at every load point; the re-run of alert wrote nothing', () => {
     const found = night(2).regress!.regressions;
     // One sim release on one scenario: however many metrics and load points regressed, one issue.
@@ -356,13 +389,17 @@ describe('the nightly dry run', () => {
     const [issue] = issues;
     expect(issue!.key).toBe([...keys][0]);
     expect(issue!.state).toBe('open');
-    expect(issue!.rows.map((r) => `${r.metric} @ ${r.load}`).sort()).toEqual(found.map((r) => `${r.metric} @ ${r.load}`).sort());
+    // Its rows: what regress found and confirm confirmed.
+    const confirmed = new Set(night(REGRESSION_NIGHT).confirm!.confirmations.filter((c) => c.status === 'confirmed').map((c) => c.key));
+    expect(issue!.rows.map((r) => `${r.metric} @ ${r.load}`).sort()).toEqual(found.filter((r) => confirmed.has(r.key)).map((r) => `${r.metric} @ ${r.load}`).sort());
     expect([...issue!.labels].sort()).toEqual(['engine:sim', 'regression', 'servebench']);
     expect(issue!.title).toContain(`sim ${SIM_RELEASES[1].version} vs ${SIM_RELEASES[0].version} on `);
     expect(night(2).alert!.actions).toEqual([{ action: 'create', key: issue!.key, issue: issue!.number }]);
     expect(night(1).alert!.actions).toEqual([]);
     expect(night(RUNNER_DIES_NIGHT).alert!.actions).toEqual([]);
     expect(report.github.webhook_posts).toBe(1);
+    // Filed once confirmed: the issue holds each row's paired verdict.
+    expect(issue!.paired).toEqual(issue!.rows.map((r) => ({ ...r, verdict: 'slower' })));
     expect(report.final.alert_rerun_writes).toBe(0);
     expect(report.final.alert_rerun!.actions.map((a) => a.action)).toEqual(['unchanged']);
   });

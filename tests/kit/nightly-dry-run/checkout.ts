@@ -29,9 +29,9 @@ Written by tests/kit/nightly-dry-run.ts. Nothing here is an official result:
 - the "GPU fleet" is the embedded CPU engine (llama.cpp with a dummy-weight model) on this machine;
 - GitHub, Docker Hub and the webhook were loopback fakes (tests/kit/fakes/); the git repository here
   has no remote, and its commits are the dry run's;
-- the simulated engine's releases "1.0.0+dryrun" and "1.1.0+dryrun" are names this dry run gave
-  \`servebench sim\` runs with --decode-base-ms 8 and 12 (a planted 1.5x slower step), so that
-  regress and alert have a real regression to find.
+- the simulated engine's releases "1.0.0+dryrun" and "1.1.0+dryrun" are releases this dry run had
+  \`servebench sim\` play, the second with every cost planted 1.5x as large, so that regress,
+  confirm and alert have a real regression to find.
 Every result was measured by \`servebench run\` against a real (embedded or simulated) server.
 `;
 

@@ -60,7 +60,7 @@ export async function startFakes(): Promise<DryRunFakes> {
     writesSince: (since) => server.requests.slice(since).filter(isWrite).length,
     requestCount: () => server.requests.length,
     summary: () => ({
-      issues: issues.issues.map((i) => ({ number: i.number, title: i.title, state: i.state, labels: [...i.labels], key: groupKeyOfBody(i.body ?? ''), rows: (stateOfBody(i.body ?? '')?.cells ?? []).map((c) => ({ metric: c.metric, load: c.load })) })),
+      issues: issues.issues.map((i) => ({ number: i.number, title: i.title, state: i.state, labels: [...i.labels], key: groupKeyOfBody(i.body ?? ''), rows: (stateOfBody(i.body ?? '')?.cells ?? []).map((c) => ({ metric: c.metric, load: c.load })), paired: (stateOfBody(i.body ?? '')?.paired ?? []).map((p) => ({ metric: p.metric, load: p.load, verdict: p.verdict })) })),
       webhook_posts: webhook.posts.length,
       requests: server.requests.length,
     }),

@@ -1,18 +1,17 @@
 /**
  * One night of .github/workflows/nightly.yml, step by step in the temp checkout: detect, plan, the
  * matrix jobs one after another on this "runner" (and the simulated release's runs, outside the
- * plan), collect, verify, summarize, commit, compile, the site build, regress and alert. Each
- * step's output is parsed into the night's NightOutputs for the report.
+ * plan), collect, verify, summarize, commit, compile, the site build, regress, confirm (when regress
+ * found something) and alert. Each step's output is parsed into the night's NightOutputs for the report.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { WEBHOOK_PATH } from '../fakes/fake-webhook.ts';
 import { planLane } from './lane.ts';
 import { htmlFiles, parseAlertText, parseCompileReport, validateStore } from './outputs.ts';
-import { startSimRelease } from './sim-release.ts';
 import { cli, git, gitEnv, readJson, step, workflowCli, type Context } from './steps.ts';
-import { BRANCH, FAKE_TOKEN, GITHUB_REPO, REGRESSION_NIGHT, RUNNER_DIES_NIGHT, SIM_RELEASES, SIM_REPEATS } from './story.ts';
-import type { AlertOutput, DetectOutput, NightOutputs } from './types.ts';
+import { BRANCH, CONFIRM_CLASS, FAKE_TOKEN, GITHUB_REPO, REGRESSION_NIGHT, RUNNER_DIES_NIGHT, SIM_RELEASES, SIM_REPEATS, SIM_TOKENIZER } from './story.ts';
+import type { AlertOutput, ConfirmOutput, DetectOutput, NightOutputs } from './types.ts';
 
 /** "upload-artifact": what the job left in its results folder, plus its console log, becomes incoming/<name>/. */
 function uploadArtifact(ctx: Context, incoming: string, name: string, consoleText: string): number {
@@ -26,7 +25,7 @@ function uploadArtifact(ctx: Context, incoming: string, name: string, consoleTex
 }
 
 /** The files a night's workflow steps write at the checkout's root (each night's runners start without them). */
-export const NIGHT_FILES = ['detected.json', 'plan', 'incoming', 'collect.json', 'summary.md', 'regressions.json', 'regressions.md'];
+export const NIGHT_FILES = ['detected.json', 'plan', 'incoming', 'collect.json', 'summary.md', 'regressions.json', 'regressions.md', 'report', 'confirmations'];
 
 /** Moves the night's working files into night-N/ (kept for reading), so the next night starts from a clean checkout as fresh runners do. */
 export function archiveNight(ctx: Context, night: number): void {
@@ -74,22 +73,18 @@ export async function runNight(ctx: Context, night: number): Promise<NightOutput
     ran.record.counts = { results: uploadArtifact(ctx, incoming, `result-${job.job_id}`, `${ran.stdout}${ran.stderr}`) };
   }
 
-  // The planted regression's measurements (outside the plan; see the header).
+  // The planted regression's measurements (outside the plan; see story.ts's header): the sim
+  // launched at the release, its planted change from the steps' environment.
   const release = SIM_RELEASES.find((r) => r.night === night);
   if (release !== undefined) {
-    const server = await startSimRelease(release.version, release.decodeBaseMs);
-    try {
-      for (let repeat = 1; repeat <= SIM_REPEATS; repeat++) {
-        const ran = await step(
-          ctx,
-          night,
-          `sim ${release.version} run ${repeat}`,
-          cli('run', ['--engine', 'sim', '--launcher', 'external', '--endpoint', server.url, '--engine-version', release.version, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '4', '--num-prompts', '16', '--source', 'official', '--tokenizer', 'tests/fixtures/tokenizer-words', '--results-dir', ctx.runnerResults]),
-        );
-        ran.record.counts = { results: uploadArtifact(ctx, incoming, `sim-release-${night}-${repeat}`, `${ran.stdout}${ran.stderr}`) };
-      }
-    } finally {
-      await server.close();
+    for (let repeat = 1; repeat <= SIM_REPEATS; repeat++) {
+      const ran = await step(
+        ctx,
+        night,
+        `sim ${release.version} run ${repeat}`,
+        cli('run', ['--engine', 'sim', '--engine-version', release.version, '--model', 'sim-model', '--workload', 'smoke', '--concurrency', '4', '--num-prompts', '16', '--source', 'official', '--tokenizer', SIM_TOKENIZER, '--results-dir', ctx.runnerResults]),
+      );
+      ran.record.counts = { results: uploadArtifact(ctx, incoming, `sim-release-${night}-${repeat}`, `${ran.stdout}${ran.stderr}`) };
     }
   }
 
@@ -157,13 +152,38 @@ export async function runNight(ctx: Context, night: number): Promise<NightOutput
   out.regress = readJson(regress.stdout, 'regress');
   regress.record.counts = { compared: out.regress!.compared, regressions: out.regress!.regressions.length };
 
+  // The confirm job, only when regress found something (its `if`).
+  if (out.regress!.regressions.length > 0) out.confirm = await confirm(ctx, night, summary);
   out.alert = await alert(ctx, night, 'alert');
   return out;
 }
 
-/** nightly.yml's "File issues and notify" (not a dry run: issues are filed, in the fake GitHub). */
+/**
+ * The regress job's "Stage the report and its runs", the confirm job of the CPU lane's class (its
+ * workspace the checkout, as a fresh runner's would hold the report), and the download of its
+ * artifact for the alert job (confirmations/<artifact>/).
+ */
+async function confirm(ctx: Context, night: number, summary: string): Promise<ConfirmOutput> {
+  const report = readJson<{ regressions: Array<{ file: string | null }> }>(readFileSync(join(ctx.dir, 'regressions.json'), 'utf8'), 'regressions.json');
+  for (const file of new Set(report.regressions.flatMap((r) => (r.file === null ? [] : [r.file])))) {
+    mkdirSync(dirname(join(ctx.dir, 'report', 'results', file)), { recursive: true });
+    copyFileSync(join(ctx.resultsDir, file), join(ctx.dir, 'report', 'results', file));
+  }
+  const ran = await step(ctx, night, 'confirm', { ...workflowCli(ctx, 'confirm', ['--regressions', 'regressions.json', '--results', 'report/results', '--hardware', CONFIRM_CLASS.hardware, '--budget', '90m', '--out', 'confirmations/confirmations.json', '--markdown', summary]), timeoutS: 900 });
+  const out = readJson<ConfirmOutput>(readFileSync(join(ctx.dir, 'confirmations', 'confirmations.json'), 'utf8'), 'confirmations.json');
+  ran.record.counts = { confirmed: out.confirmations.filter((c) => c.status === 'confirmed').length, not_confirmed: out.confirmations.filter((c) => c.status !== 'confirmed').length, ab_runs: out.ab_runs };
+  const artifact = join(ctx.dir, 'confirmations', `confirmations-${CONFIRM_CLASS.class}`);
+  mkdirSync(artifact);
+  for (const name of ['confirmations.json', 'confirmations.confirm']) renameSync(join(ctx.dir, 'confirmations', name), join(artifact, name));
+  return out;
+}
+
+/** nightly.yml's "File issues and notify" (not a dry run: issues are filed, in the fake GitHub), with every confirm job's confirmations. */
 export async function alert(ctx: Context, night: number, name: string): Promise<AlertOutput> {
-  const ran = await step(ctx, night, name, workflowCli(ctx, 'alert', ['--regressions', 'regressions.json', '--repo', GITHUB_REPO], { GITHUB_TOKEN: FAKE_TOKEN, SERVEBENCH_WEBHOOK_URL: `${ctx.fakeUrl}${WEBHOOK_PATH}` }));
+  const folder = join(ctx.dir, 'confirmations');
+  const confirmations = existsSync(folder) ? readdirSync(folder).sort().map((artifact) => `confirmations/${artifact}/confirmations.json`).filter((file) => existsSync(join(ctx.dir, file))) : [];
+  const args = ['--regressions', 'regressions.json', '--repo', GITHUB_REPO, ...confirmations.flatMap((file) => ['--confirmations', file])];
+  const ran = await step(ctx, night, name, workflowCli(ctx, 'alert', args, { GITHUB_TOKEN: FAKE_TOKEN, SERVEBENCH_WEBHOOK_URL: `${ctx.fakeUrl}${WEBHOOK_PATH}` }));
   const summary = parseAlertText(ctx.issueKey, ran.stdout);
   const count = (kind: string) => summary.actions.filter((a) => a.action === kind).length;
   ran.record.counts = { issues: summary.actions.length, created: count('create'), updated: count('update'), closed: count('close'), unchanged: count('unchanged') };

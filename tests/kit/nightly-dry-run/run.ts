@@ -9,7 +9,7 @@ import { startFakes } from './fakes.ts';
 import { alert, archiveNight, detectStep, runNight } from './night.ts';
 import { writeReport } from './report.ts';
 import { git, interrupted, stepEnv, stopStepsOnSignals, type Context } from './steps.ts';
-import { GITHUB_REPO, NEXT_POLL_NIGHT, NIGHTS, REGRESSION_NIGHT } from './story.ts';
+import { GITHUB_REPO, NEXT_POLL_NIGHT, NIGHTS, PLANTED_CHANGES, REGRESSION_NIGHT } from './story.ts';
 import type { DryRunReport, NightOutputs } from './types.ts';
 
 export interface DryRunOptions {
@@ -29,7 +29,8 @@ export async function runNightlyDryRun(options: DryRunOptions = {}): Promise<Dry
   const { dir } = checkout;
   // The checkout's known-release list is the repository's (validate reads the harness's own
   // fleet/releases.json): the one detect appends to inside the temp checkout is read beside it.
-  const env = { ...stepEnv(), SERVEBENCH_EXTRA_RELEASES: [process.env['SERVEBENCH_EXTRA_RELEASES'], join(dir, 'fleet', 'releases.json')].filter(Boolean).join(delimiter) };
+  // The sim plays the planted regression's releases in every step (story.ts), confirm's A/Bs too.
+  const env = { ...stepEnv(), SERVEBENCH_EXTRA_RELEASES: [process.env['SERVEBENCH_EXTRA_RELEASES'], join(dir, 'fleet', 'releases.json')].filter(Boolean).join(delimiter), SERVEBENCH_SIM_PERFORMANCE_CHANGES: PLANTED_CHANGES };
   const fakes = await startFakes();
   const ctx: Context = {
     ...checkout,

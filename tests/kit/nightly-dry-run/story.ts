@@ -25,16 +25,17 @@
  * plan step there notes the llama.cpp release and plans nothing for it). Running the lane itself
  * (a llama.cpp build and 24 measurements, hours on 2 cores) is `npm run lane:cpu`'s job.
  *
- * The planted regression. The planner cannot express a release of the simulated engine: the
- * sim reports one fixed version (`<servebench version>-sim`), has no repository for detect, and
- * `servebench run` records the version the server reports, not --engine-version. So nights 1
- * and 2 also measure a simulated release outside the plan: the real simulated engine (`servebench
- * sim`, its real cost model) behind a small front that answers GET /version with the release's
- * name and passes everything else through (sim-release.ts), measured by `servebench run
- * --launcher external` SIM_REPEATS times (repeats give regress's Welch test its variance):
- *   night 1: sim "1.0.0+dryrun", --decode-base-ms 8 (the default);
- *   night 2: sim "1.1.0+dryrun", --decode-base-ms 12, every engine step 1.5× slower
- *            (TPOT ≈ ×1.48 at concurrency 4, throughput ≈ ×0.68).
+ * The planted regression. The planner cannot express a release of the simulated engine (it has
+ * no repository for detect), so nights 1 and 2 also measure a simulated release outside the plan:
+ * `servebench run --engine sim --engine-version <release>` SIM_REPEATS times (repeats give
+ * regress's Welch test its variance), the sim (its real cost model) playing that release with the
+ * planted change of PLANTED_CHANGES, which every step's environment carries
+ * ($SERVEBENCH_SIM_PERFORMANCE_CHANGES: engines/sim.yaml has no flag for it), so that the paired
+ * A/B of `servebench confirm` on night 2 launches the same releases and finds the same change:
+ *   night 1: sim "1.0.0+dryrun";
+ *   night 2: sim "1.1.0+dryrun", every cost 1.5× (TPOT ≈ ×1.5 at concurrency 4, throughput ≈ ×0.67);
+ * regress finds it, confirm confirms it by a paired A/B (no release between: nothing to bisect),
+ * and alert files it with the paired verdict.
  * Every number comes from a real run against a real server; the names "+dryrun" say what they are.
  */
 import { fileURLToPath } from 'node:url';
@@ -89,12 +90,18 @@ export const LANE_RUNS = 6;
 
 /** The simulated releases measured each night (see the header). */
 export const SIM_RELEASES = [
-  { night: 1, version: '1.0.0+dryrun', decodeBaseMs: 8 },
-  { night: 2, version: '1.1.0+dryrun', decodeBaseMs: 12 },
+  { night: 1, version: '1.0.0+dryrun' },
+  { night: 2, version: '1.1.0+dryrun' },
 ] as const;
 /** Runs of each simulated release (about 2 s each): enough for regress's Welch test to see the planted change through a busy machine's noise. */
 export const SIM_REPEATS = 3;
-/** The step cost ratio planted between the two simulated releases. */
-export const PLANTED_FACTOR = SIM_RELEASES[1].decodeBaseMs / SIM_RELEASES[0].decodeBaseMs;
+/** The cost ratio planted between the two simulated releases. */
+export const PLANTED_FACTOR = 1.5;
+/** $SERVEBENCH_SIM_PERFORMANCE_CHANGES of every step: from the second release on, every cost ×PLANTED_FACTOR. */
+export const PLANTED_CHANGES = `${SIM_RELEASES[1].version}:${PLANTED_FACTOR}`;
+/** The word tokenizer, by absolute path: the runs' recorded command lines are replayed by confirm in the temp checkout. */
+export const SIM_TOKENIZER = join(REPO, 'tests', 'fixtures', 'tokenizer-words');
+/** The confirm job's matrix entry the dry run stands in for (nightly.yml: the CPU lane's class). */
+export const CONFIRM_CLASS = { class: 'cpu-lane', hardware: 'cpu-' } as const;
 /** The night regress finds the planted regression on (exit 1, "regressions found", is that night's expected exit). */
 export const REGRESSION_NIGHT = SIM_RELEASES[1].night;

@@ -40,6 +40,13 @@ export type DetectOutput = {
   notes?: Array<{ engine: string; message: string }>;
 };
 export type AlertOutput = { actions: Array<{ action: string; key: string | null; issue: number | null }> };
+/** `servebench confirm`'s output (the fields the test reads). */
+export type ConfirmOutput = {
+  status: string;
+  ab_runs: number;
+  bisections: number;
+  confirmations: Array<{ key: string; metric: string; load: string; status: string; reason: string; paired: { verdict: string | null; effect: number | null; interval: [number, number] | null; derived: boolean } | null }>;
+};
 
 /** What each night's steps produced, parsed. */
 export interface NightOutputs {
@@ -86,6 +93,8 @@ export interface NightOutputs {
   /** The built site's pages, and which simulated releases its regressions page names. */
   site?: { pages: number; leaderboard_pages: string[]; regressions_page: boolean; regressions_page_names: string[] };
   regress?: { compared: number; regressions: DryRunRegression[] };
+  /** The confirm job (the CPU lane's class), on a night whose regress found something. */
+  confirm?: ConfirmOutput;
   /** From alert's text output (the workflow passes no --json); each issue's key (one per engine release and configuration) read back from the fake GitHub. */
   alert?: AlertOutput;
 }
@@ -103,8 +112,8 @@ export interface DryRunReport {
   /** The temp repository's commits, oldest first (the initial checkout, then each night that committed). */
   readonly commits: Array<{ sha: string; subject: string }>;
   readonly github: {
-    /** key: the group key in the body's marker; rows: the metric × load point rows its state lists. */
-    readonly issues: Array<{ number: number; title: string; state: string; labels: string[]; key: string | null; rows: Array<{ metric: string; load: string }> }>;
+    /** key: the group key in the body's marker; rows: the metric × load point rows its state lists; paired: their paired confirmation (alert --confirmations). */
+    readonly issues: Array<{ number: number; title: string; state: string; labels: string[]; key: string | null; rows: Array<{ metric: string; load: string }>; paired: Array<{ metric: string; load: string; verdict: string }> }>;
     readonly webhook_posts: number;
     readonly requests: number;
   };
