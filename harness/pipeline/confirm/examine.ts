@@ -13,6 +13,7 @@ import { stringOption, type RawOptions } from '../../lib/cli/options.ts';
 import { ServebenchError } from '../../lib/errors.ts';
 import { writeNewFileAtomic } from '../../lib/io/atomic-write.ts';
 import { bisectReleases, type Compare } from '../../lib/bisect-search.ts';
+import type { Engine } from '../../contract/engine.ts';
 import type { AbResult } from '../../measure/ab/ab-result.ts';
 import { loadEngine } from '../../measure/engines/spec-file.ts';
 import { runCommand } from '../../measure/run/command.ts';
@@ -81,7 +82,7 @@ function describeVerdict(paired: Omit<PairedSummary, 'file'>): string {
   return `paired A/B: ${paired.verdict} (${passes}): ${percent(paired.effect)}${interval}${paired.derived ? ` (on the runs of the ${paired.ab_metric} A/B)` : ''}`;
 }
 
-async function prepared(exam: Examination, context: ExamineContext): Promise<{ raw: RawOptions; list: ReleaseList; launcher: string | undefined } | { problem: string }> {
+async function prepared(exam: Examination, context: ExamineContext): Promise<{ raw: RawOptions; engine: Engine; list: ReleaseList; launcher: string | undefined } | { problem: string }> {
   const arm = armOptionsOf(exam.regressions[0]!, context.resultsDir, context.gpu);
   if ('problem' in arm) return arm;
   try {
@@ -90,7 +91,7 @@ async function prepared(exam: Examination, context: ExamineContext): Promise<{ r
     // An engine without a registry has no releases between the two unless --releases lists them.
     const listed = context.releases ?? (engine.source.npm === undefined ? [] : null);
     const list = await listReleases(engine, exam.previous_version, exam.version, listed, { flag: '--releases', ...(context.deps ? { deps: context.deps } : {}), progress: context.progress });
-    return { raw: { ...arm.raw, ...context.design, metric: exam.metric }, list, launcher: stringOption(runCommand.spec, arm.raw, 'launcher') };
+    return { raw: { ...arm.raw, ...context.design, metric: exam.metric }, engine, list, launcher: stringOption(runCommand.spec, arm.raw, 'launcher') };
   } catch (error) {
     if (!(error instanceof ServebenchError)) throw error;
     return { problem: error.message };
@@ -105,8 +106,7 @@ export async function examine(exam: Examination, context: ExamineContext): Promi
   const now = context.now ?? (() => performance.now());
   const ready = await prepared(exam, context);
   if ('problem' in ready) return unmeasured(exam, 'failed', ready.problem);
-  const { raw, list, launcher } = ready;
-  const engine = loadEngine(String(raw['engine']));
+  const { raw, engine, list, launcher } = ready;
   const builds: Builds = { built: [], cached: [] };
   // The comparator's lines say "bisect:"; here each is one of confirm's.
   const progress = (line: string) => context.progress(line.replace(/^bisect: /, 'confirm: '));
