@@ -4,6 +4,7 @@
  * over common parameters, so every engine is launched from the same parameter set.
  */
 import { z } from 'zod';
+import { usageError } from '../lib/errors.ts';
 
 /** Parameters every engine is launched with; a spec maps each to its own flags. */
 export const SERVE_PARAMETERS = [
@@ -70,7 +71,19 @@ export const EngineSchema = z
     image: z
       .object({
         repository: z.string().min(1),
-        tag: z.string().min(1).describe('Tag template; "{version}" is the release'),
+        tag: z.string().min(1).describe('Tag template; "{version}" is the release (its tag\'s leading letter dropped: b6125 → 6125, v0.5.4 → 0.5.4)'),
+        releases: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'A regular expression every release named in the tag must match (as "{version}" takes it): a release of another numbering is refused, not rendered into a tag no registry has (llama.cpp: ^\\d+$, its nightly build numbers; node-llama-cpp\'s 3.21.1 or a vX.Y.Z release has no image)',
+          ),
+        entrypoint: z
+          .string()
+          .startsWith('/')
+          .optional()
+          .describe("The serve program's path inside the image, where it is not on the image's PATH (llama.cpp: /app/llama-server): a docker launch runs it in place of the serve command's first word"),
       })
       .strict()
       .nullable()
@@ -98,6 +111,11 @@ export const EngineSchema = z
           .partialRecord(z.enum(SERVE_PARAMETERS), z.string())
           .default({})
           .describe('Parameters the engine has no flag for, and why: setting one is an error, never silently ignored'),
+        gpu_args: argList
+          .default([])
+          .describe(
+            'Pieces appended when the run has GPUs (--gpu), for an engine that also runs on the CPU: what puts all its work on them (llama.cpp: every layer offloaded, no fitting, one unified KV pool); a CPU run leaves them out, so releases without them still start there',
+          ),
       })
       .strict(),
     local_build: z
@@ -157,12 +175,30 @@ export const EngineSchema = z
 export type Engine = z.infer<typeof EngineSchema>;
 export type ServeParameters = Partial<Record<ServeParameter, string | number | boolean>>;
 
-/** An image tag template with every "{version}" filled in: the one rule for run, plan and detect. */
-export function renderImageTag(template: string, version: string): string {
-  return template.replaceAll('{version}', version);
+/**
+ * A release as tag templates take it: servebench names releases without their tag's leading
+ * letter (detect reads b6125 as 6125, v0.5.4 as 0.5.4), and a release given by its tag is read the
+ * same way, so `--engine-version b6125` cannot render "bb6125".
+ */
+export function imageRelease(version: string): string {
+  return /^[A-Za-z]\d/.test(version) ? version.slice(1) : version;
 }
 
-/** The engine's official image at a release ("repository:tag"), or null when it has none. */
+/** An image tag template with every "{version}" filled in: the one rule for run, plan and detect. */
+export function renderImageTag(template: string, version: string): string {
+  return template.replaceAll('{version}', imageRelease(version));
+}
+
+/** Why the engine's official image cannot be at this release (its releases pattern), or null. */
+export function officialImageProblem(engine: Engine, version: string): string | null {
+  const pattern = engine.image?.releases;
+  if (pattern === undefined || new RegExp(pattern).test(imageRelease(version))) return null;
+  return `${engine.name}'s official image (${engine.image!.repository}:${engine.image!.tag}) exists only for releases matching ${pattern}; "${version}" is not one (engines/${engine.name}.yaml image.releases)`;
+}
+
+/** The engine's official image at a release ("repository:tag"), or null when it has none; a release its image cannot have is refused. */
 export function officialImage(engine: Engine, version: string): string | null {
+  const problem = officialImageProblem(engine, version);
+  if (problem !== null) throw usageError(problem);
   return engine.image === null ? null : `${engine.image.repository}:${renderImageTag(engine.image.tag, version)}`;
 }

@@ -23,10 +23,11 @@ describe('engine specs', () => {
   const expected: Record<string, string> = {
     vllm: `vllm serve ${MODEL} --generation-config vllm --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --max-model-len 8192 --kv-cache-dtype fp8_e4m3 --max-num-seqs 256 --gpu-memory-utilization 0.9 --no-enable-prefix-caching`,
     sglang: `python3 -m sglang.launch_server --model-path ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --context-length 8192 --kv-cache-dtype fp8_e4m3 --max-running-requests 256 --mem-fraction-static 0.9 --disable-radix-cache --enable-metrics`,
-    trtllm: `trtllm-serve ${MODEL} --backend pytorch --host 127.0.0.1 --port 8000 --tp_size 2 --max_seq_len 8192 --max_batch_size 256 --kv_cache_free_gpu_memory_fraction 0.9 --extra_llm_api_options '<engine-config.yaml>'`,
+    // The memory fraction is in the settings file (kv_cache_config there replaces the command line's).
+    trtllm: `trtllm-serve ${MODEL} --backend pytorch --host 127.0.0.1 --port 8000 --tp_size 2 --max_seq_len 8192 --max_batch_size 256 --extra_llm_api_options '<engine-config.yaml>'`,
     lmdeploy: `lmdeploy serve api_server ${MODEL} --backend turbomind --model-name llama --server-name 127.0.0.1 --server-port 8000 --tp 2 --dtype bfloat16 --session-len 8192 --quant-policy 8 --max-batch-size 256 --cache-max-entry-count 0.9`,
     mlc: `mlc_llm serve ${MODEL} --mode server --enable-debug --host 127.0.0.1 --port 8000 --prefix-cache-mode disable --overrides 'tensor_parallel_shards=2;context_window_size=8192;max_num_sequence=256;gpu_memory_utilization=0.9'`,
-    // --ctx-size is the KV cache of all slots: 8192 tokens for each of the 256.
+    // --ctx-size is the KV pool of all slots: 8192 tokens for each of the 256 (a CPU run: no GPU arguments).
     llamacpp: `llama-server --model ${MODEL} --cont-batching --jinja --alias llama --host 127.0.0.1 --port 8000 --ctx-size 2097152 --cache-type-k q8_0 --cache-type-v q8_0 --parallel 256 --metrics`,
     sim: `npx tsx harness/cli.ts sim --model-name ${MODEL} --host 127.0.0.1 --port 8000 --max-num-seqs 256`,
   };
@@ -43,10 +44,14 @@ describe('engine specs', () => {
     });
   }
 
-  it("TensorRT-LLM's settings file: Prometheus metrics always, KV-cache dtype and block reuse where asked", () => {
+  it("TensorRT-LLM's settings file: Prometheus metrics, iteration stats and chunked prefill always; KV-cache dtype, block reuse and memory fraction where asked", () => {
     const trtllm = loadEngine('trtllm');
-    expect(renderConfigFile(trtllm, COMMON)).toEqual({ return_perf_metrics: true });
-    expect(renderConfigFile(trtllm, { ...COMMON, kv_cache_dtype: 'fp8_e4m3', prefix_caching: false })).toEqual({ return_perf_metrics: true, kv_cache_config: { dtype: 'fp8', enable_block_reuse: false } });
+    const always = { return_perf_metrics: true, enable_iter_perf_stats: true, enable_chunked_prefill: true };
+    expect(renderConfigFile(trtllm, COMMON)).toEqual(always);
+    expect(renderConfigFile(trtllm, { ...COMMON, kv_cache_dtype: 'fp8_e4m3', prefix_caching: false, gpu_memory_utilization: 0.9 })).toEqual({
+      ...always,
+      kv_cache_config: { dtype: 'fp8', enable_block_reuse: false, free_gpu_memory_fraction: 0.9 },
+    });
     expect(renderServeCommand(trtllm, COMMON, '/tmp/x.yaml').slice(-2)).toEqual(['--extra_llm_api_options', '/tmp/x.yaml']);
     expect(renderConfigFile(loadEngine('vllm'), COMMON)).toBeNull();
   });
@@ -60,7 +65,7 @@ describe('engine specs', () => {
 
   it('a parameter an engine cannot take is an error with the reason, never dropped silently', () => {
     expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, kv_cache_dtype: 'int8' })).toThrow(/trtllm has no kv_cache_dtype int8; it takes auto, fp8, fp8_e4m3/);
-    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, dtype: 'bfloat16' })).toThrow(/trtllm has no way to set dtype: set in the YAML config/);
+    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, data_parallel: 2 })).toThrow(/trtllm has no way to set data_parallel: attention data parallelism is set in the YAML config/);
     expect(() => renderServeCommand(loadEngine('llamacpp'), { ...COMMON, tensor_parallel: 2 })).toThrow(/splits layers or rows/);
     expect(() => renderServeCommand(loadEngine('vllm'), { ...COMMON, prefix_caching: 'yes' })).toThrow(/prefix_caching is on or off/);
     expect(() => renderServeCommand(loadEngine('vllm'), { host: '127.0.0.1' })).toThrow(/needs model/);

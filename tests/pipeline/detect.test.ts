@@ -157,7 +157,7 @@ describe('servebench detect', () => {
   it("first sighting reports only the newest release (image found through GHCR's anonymous bearer flow); other products' tags are skipped", async () => {
     for (let build = 6120; build <= 6125; build++) github.publish('ggml-org/llama.cpp', { tag_name: `b${build}`, published_at: `2026-09-30T0${build - 6120}:00:00Z` });
     github.publish('ggml-org/llama.cpp', { tag_name: 'gguf-v0.17.1', published_at: '2026-09-30T23:00:00Z' });
-    ghcr.push('ggml-org/llama.cpp', 'server-cuda12-b6125');
+    ghcr.push('ggml-org/llama.cpp', 'server-cuda-b6125');
     // The shipped spec reads llama.cpp's releases from npm (detect-npm.test.ts); this copy polls GitHub, the GHCR image engine.
     const enginesDir = join(dir, 'engines');
     mkdirSync(enginesDir);
@@ -165,11 +165,11 @@ describe('servebench detect', () => {
     const run = await detectRun(['--engine', 'llamacpp', '--engines-dir', enginesDir]);
     expect(run.code).toBe(0);
     expect(run.report.new).toEqual([
-      { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda12-b6125', images: [] },
+      { engine: 'llamacpp', version: '6125', tag: 'b6125', release_url: 'https://github.com/ggml-org/llama.cpp/releases/tag/b6125', published_at: '2026-09-30T05:00:00Z', image: 'ghcr.io/ggml-org/llama.cpp:server-cuda-b6125', images: [] },
     ]);
     expect(Object.keys(run.state.engines['llamacpp']!.seen)).toEqual(['6120', '6121', '6122', '6123', '6124', '6125']);
 
-    const manifest = '/ghcr/v2/ggml-org/llama.cpp/manifests/server-cuda12-b6125';
+    const manifest = '/ghcr/v2/ggml-org/llama.cpp/manifests/server-cuda-b6125';
     expect(answers.filter((a) => a.url.startsWith('/ghcr')).map((a) => `${a.method} ${a.url} ${a.status}`)).toEqual([
       `HEAD ${manifest} 401`,
       'GET /ghcr/token?service=ghcr.io&scope=repository%3Aggml-org%2Fllama.cpp%3Apull 200',
@@ -258,7 +258,7 @@ describe('servebench detect', () => {
 
   it('reports a version whose image is not out yet as pending, re-checks it even on a 304, and reports it new once the tag appears', async () => {
     github.publish('sgl-project/sglang', { tag_name: 'v0.5.3', published_at: '2026-09-20T00:00:00Z' });
-    hub.push('lmsysorg/sglang', 'v0.5.3-cu129');
+    hub.push('lmsysorg/sglang', 'v0.5.3');
     await detectRun(['--engine', 'sglang']);
 
     github.publish('sgl-project/sglang', { tag_name: 'v0.5.4', published_at: '2026-09-30T00:00:00Z' });
@@ -268,7 +268,7 @@ describe('servebench detect', () => {
     expect(waiting.report.pending).toEqual([
       {
         engine: 'sglang', version: '0.5.4', tag: 'v0.5.4', release_url: 'https://github.com/sgl-project/sglang/releases/tag/v0.5.4', published_at: '2026-09-30T00:00:00Z',
-        image: 'lmsysorg/sglang:v0.5.4-cu129', images: [], reason: 'image lmsysorg/sglang:v0.5.4-cu129 is not published yet (waiting since 2026-10-01)',
+        image: 'lmsysorg/sglang:v0.5.4', images: [], reason: 'image lmsysorg/sglang:v0.5.4 is not published yet (waiting since 2026-10-01)',
       },
     ]);
     expect(waiting.state.engines['sglang']!.seen).not.toHaveProperty('0.5.4');
@@ -276,16 +276,16 @@ describe('servebench detect', () => {
 
     clock.ms += 86_400_000;
     const still = await detectRun(['--engine', 'sglang']);
-    expect(still.report.pending.map((v) => v.reason)).toEqual(['image lmsysorg/sglang:v0.5.4-cu129 is not published yet (waiting since 2026-10-01)']);
+    expect(still.report.pending.map((v) => v.reason)).toEqual(['image lmsysorg/sglang:v0.5.4 is not published yet (waiting since 2026-10-01)']);
 
-    hub.push('lmsysorg/sglang', 'v0.5.4-cu129');
+    hub.push('lmsysorg/sglang', 'v0.5.4');
     const out = await detectRun(['--engine', 'sglang']);
-    expect(out.report.new.map((v) => [v.version, v.image])).toEqual([['0.5.4', 'lmsysorg/sglang:v0.5.4-cu129']]);
+    expect(out.report.new.map((v) => [v.version, v.image])).toEqual([['0.5.4', 'lmsysorg/sglang:v0.5.4']]);
     expect(out.report.pending).toEqual([]);
     expect(out.state.engines['sglang']!.pending).toEqual({});
     expect(out.state.engines['sglang']!.seen['0.5.4']).toBe('2026-10-02');
     expect(answered('/repos/sgl-project/sglang/releases')).toEqual([200, 200, 304, 304]);
-    expect(answered('/v2/namespaces/lmsysorg/repositories/sglang/tags/v0.5.4-cu129')).toEqual([404, 404, 200]);
+    expect(answered('/v2/namespaces/lmsysorg/repositories/sglang/tags/v0.5.4')).toEqual([404, 404, 200]);
 
     const after = await detectRun(['--engine', 'sglang']);
     expect([after.report.new, after.report.pending]).toEqual([[], []]);
@@ -437,7 +437,7 @@ describe('servebench detect: versions the fleet cannot use, tag order, redirects
     const other = await startFakeServer([github.handler]);
     try {
       github.publish('sgl-project/sglang', { tag_name: 'v0.5.3', published_at: '2026-09-30T00:00:00Z' });
-      hub.push('lmsysorg/sglang', 'v0.5.3-cu129');
+      hub.push('lmsysorg/sglang', 'v0.5.3');
       const location = `${other.url}/repos/sgl-project/sglang/releases?per_page=100`;
       github.inject({ status: 302, headers: { location }, body: { message: 'Found' } }, 1, '/repos/sgl-project/sglang/releases');
       const moved = await detectRun(['--engine', 'sglang'], token);
@@ -554,7 +554,7 @@ describe("servebench detect: the fleet's own images (ROCm builds)", () => {
 
   it("an image keyed by GPU type (SGLang's mi300x build); a fleet that no longer declares it ends the wait", async () => {
     github.publish('sgl-project/sglang', { tag_name: 'v0.5.4', published_at: '2026-09-30T00:00:00Z' });
-    hub.push('lmsysorg/sglang', 'v0.5.4-cu129');
+    hub.push('lmsysorg/sglang', 'v0.5.4');
     const first = await detectRun(['--engine', 'sglang', '--fleet', SHIPPED_FLEET]);
     expect(first.report.new.map((v) => v.images)).toEqual([[{ key: 'mi300x-192gb', gpu_types: ['mi300x-192gb'], image: 'lmsysorg/sglang:v0.5.4-rocm700-mi30x', published: false }]]);
     expect(Object.keys(first.state.engines['sglang']!.pending)).toEqual(['0.5.4']);
@@ -574,7 +574,7 @@ describe('detectCommand (the CLI entry)', () => {
   it('polls every engine with a repository, --dry-run leaves the state alone, --out gets the report', async () => {
     const releases: Array<[string, string, () => void]> = [
       ['vllm-project/vllm', 'v0.11.0', () => hub.push('vllm/vllm-openai', 'v0.11.0')],
-      ['sgl-project/sglang', 'v0.5.3', () => hub.push('lmsysorg/sglang', 'v0.5.3-cu129')],
+      ['sgl-project/sglang', 'v0.5.3', () => hub.push('lmsysorg/sglang', 'v0.5.3')],
       ['InternLM/lmdeploy', 'v0.10.1', () => hub.push('openmmlab/lmdeploy', 'v0.10.1-cu12.8')],
       ['NVIDIA/TensorRT-LLM', 'v1.0.0', () => undefined],
       ['mlc-ai/mlc-llm', 'v0.1.0', () => undefined],
@@ -606,7 +606,7 @@ describe('detectCommand (the CLI entry)', () => {
       'llamacpp 3.21.1 null',
       'lmdeploy 0.10.1 openmmlab/lmdeploy:v0.10.1-cu12.8',
       'mlc 0.1.0 null',
-      'sglang 0.5.3 lmsysorg/sglang:v0.5.3-cu129',
+      'sglang 0.5.3 lmsysorg/sglang:v0.5.3',
       'vllm 0.11.0 vllm/vllm-openai:v0.11.0',
     ]);
     expect(report.pending.map((v) => `${v.engine} ${v.version} ${v.image}`)).toEqual(['trtllm 1.0.0 nvcr.io/nvidia/tensorrt-llm/release:1.0.0']);

@@ -52,6 +52,15 @@ export interface LlamaCppBuild extends BuildManifest {
   binary(name: (typeof LLAMACPP_TARGETS)[number]): string;
 }
 
+/**
+ * Whether a build runs on NVIDIA GPUs, read from the CMake flags its build.json records: servebench's
+ * own builds are CPU builds (CMAKE_FLAGS above), so a process launch with --gpu is refused unless
+ * the build was configured with GGML_CUDA on.
+ */
+export function buildHasCuda(build: Pick<BuildManifest, 'cmake_flags'>): boolean {
+  return build.cmake_flags.some((flag) => /^-DGGML_CUDA=(ON|1|TRUE|YES)$/i.test(flag));
+}
+
 export function llamaCppCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(servebenchCacheDir(env), 'llama.cpp');
 }

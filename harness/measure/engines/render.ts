@@ -52,8 +52,11 @@ export function renderConfigFile(engine: Engine, params: ServeParameters): Recor
   return file;
 }
 
-/** The serve command; an engine's settings file is named by `configPath` (the placeholder until it is written). */
-export function renderServeCommand(engine: Engine, params: ServeParameters, configPath: string = CONFIG_FILE_PLACEHOLDER): string[] {
+/**
+ * The serve command; an engine's settings file is named by `configPath` (the placeholder until it
+ * is written); `onGpus`: the run has GPUs, so the spec's gpu_args are appended.
+ */
+export function renderServeCommand(engine: Engine, params: ServeParameters, configPath: string = CONFIG_FILE_PLACEHOLDER, onGpus = false): string[] {
   for (const name of Object.keys(params) as ServeParameter[]) {
     if (params[name] === undefined) continue;
     const reason = engine.serve.unsupported[name];
@@ -68,6 +71,7 @@ export function renderServeCommand(engine: Engine, params: ServeParameters, conf
     }
   }
   const argv = engine.serve.command.map((piece) => substitute(piece, params, engine.name));
+  if (onGpus) argv.push(...engine.serve.gpu_args.map((piece) => substitute(piece, params, engine.name)));
   for (const [name, flag] of Object.entries(engine.serve.flags) as Array<[ServeParameter, Engine['serve']['flags'][ServeParameter]]>) {
     const value = params[name];
     if (value === undefined || flag === undefined) continue;

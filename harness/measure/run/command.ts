@@ -64,9 +64,9 @@ async function runWith(argv: readonly string[], checkWritten: CheckWritten | nul
     const lines = [
       `engine:   ${engine.display_name} (${engine.name}), launcher ${launcher}`,
       launcher === 'process'
-        ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params), plan.program))}`
+        ? `command:  ${shellQuote(withProgram(renderServeCommand(engine, params, undefined, gpus.length > 0), plan.program))}`
         : launcher === 'docker'
-          ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: renderServeCommand(engine, params), port: docker!.port, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
+          ? `command:  docker ${shellQuote(dockerRunArgs({ image: docker!.image, argv: withProgram(renderServeCommand(engine, params, undefined, gpus.length > 0), plan.program), port: docker!.port, gpus, gpuVendor: docker!.gpuVendor, name: 'servebench-RUN_ID', logFile: '', hfCache: docker!.hfCache, hostPaths: localModelPaths(params) }))}`
           : `endpoint: ${endpoint}`,
       ...(engine.config_file ? [`config:   ${JSON.stringify(renderConfigFile(engine, params))} (written as YAML to the <engine-config.yaml> above)`] : []),
       `health:   GET ${engine.health.path} → ${engine.health.status} within ${engine.health.timeout_s} s`,

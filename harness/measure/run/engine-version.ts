@@ -18,10 +18,13 @@ export async function engineVersion(engine: Engine, server: LaunchedServer): Pro
       return null;
     }
   }
-  // A command only tells the truth about a server started from this machine's installation.
-  if (server.launcher !== 'process') return null;
+  // A command tells the truth about the installation that serves: this machine's for a process
+  // launch, the running container's for docker (`docker exec`, so the image's own program answers:
+  // LMDeploy's server has no version endpoint, and a completed result needs its version).
+  const argv = server.launcher === 'process' ? how.command : server.launcher === 'docker' && server.container ? ['docker', 'exec', server.container, ...how.command] : null;
+  if (argv === null) return null;
   return new Promise((resolve) => {
-    execFile(how.command[0]!, how.command.slice(1), { timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(argv[0]!, argv.slice(1), { timeout: 20_000 }, (error, stdout, stderr) => {
       const text = `${stdout}${stderr}`.trim().split('\n')[0]?.trim() ?? '';
       resolve(error || text === '' ? null : text.slice(0, 200));
     });

@@ -22,6 +22,7 @@ import type { RunPlan } from './runner.ts';
 import { chooseLlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { installedSource } from '../builds/llamacpp-source.ts';
 import { freePort } from './free-port.ts';
+import { refuseCpuBuildOnGpus, refuseWhatCannotFit } from './llamacpp-on-gpu.ts';
 import { loadGsm8k } from '../accuracy/gsm8k-dataset.ts';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
@@ -118,6 +119,12 @@ export async function planRun(spec: CommandSpec, raw: RawOptions, argv: readonly
     launcher === 'process' && engine.local_build === 'llamacpp'
       ? chooseLlamaCppBuild(requestedVersion, await installedSource().then((s) => s.commit, () => null))
       : null;
+  if (engine.local_build === 'llamacpp') {
+    if (launcher === 'process') refuseCpuBuildOnGpus(build, gpus);
+    if (launcher !== 'external') await refuseWhatCannotFit(existsSync(model) ? model : null, params, gpus);
+  }
+  // In a container the program is where the image puts it (llama.cpp's is not on the image's PATH).
+  const program = build?.binary('llama-server') ?? (launcher === 'docker' ? engine.image?.entrypoint : undefined);
   const loadRaw: RawOptions = { endpoint, model: effectiveName, 'no-progress': true };
   for (const flag of RUN_LOAD_FLAGS) if (raw[flag] !== undefined) loadRaw[flag] = raw[flag];
   const load = normalizeLoadOptions(loadRaw);
@@ -142,7 +149,8 @@ export async function planRun(spec: CommandSpec, raw: RawOptions, argv: readonly
     logDir: resolve(tmpdir(), 'servebench-logs'),
     argv: ['servebench', 'run', ...redactArgv(argv)],
     cwd: REPO,
-    ...(build ? { program: build.binary('llama-server'), engineVersion: build.tag } : {}),
+    ...(program !== undefined ? { program } : {}),
+    ...(build ? { engineVersion: build.tag } : {}),
     ...(made ? { modelFile: { id: made.id, file: made.file } } : {}),
     dummyShapes,
   };

@@ -61,7 +61,7 @@ export interface RunPlan {
   readonly argv: readonly string[];
   /** Working directory for a process launch (the sim's command is relative to the repository). */
   readonly cwd?: string;
-  /** The program to run instead of the command's first word (a servebench build of the engine). */
+  /** The program to run instead of the command's first word (a servebench build of the engine, or its path in the engine's image). */
   readonly program?: string;
   /** The engine's release when servebench knows it (its own build), else read from the server. */
   readonly engineVersion?: string;
@@ -109,7 +109,7 @@ function writeEngineConfig(plan: RunPlan, runId: string): string | undefined {
 }
 
 function launch(plan: RunPlan, runId: string, logFile: string, configPath: string | undefined): Promise<LaunchedServer> {
-  const command = plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params, configPath), plan.program);
+  const command = plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params, configPath, plan.gpus.length > 0), plan.program);
   if (plan.launcher === 'process') {
     const env = plan.gpus.length > 0 ? { ...process.env, CUDA_VISIBLE_DEVICES: plan.gpus.join(','), HIP_VISIBLE_DEVICES: plan.gpus.join(',') } : process.env;
     return launchProcess({ argv: command, endpoint: plan.endpoint, logFile, env, ...(plan.cwd ? { cwd: plan.cwd } : {}) });
@@ -296,7 +296,7 @@ export async function executeRun(
         name: plan.engine.name,
         version,
         launcher: plan.launcher,
-        command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params), plan.program),
+        command: server?.command.length ? [...server.command] : plan.launcher === 'external' ? [] : withProgram(renderServeCommand(plan.engine, plan.params, undefined, plan.gpus.length > 0), plan.program),
         image: server?.image ?? plan.docker?.image ?? null,
         image_digest: server?.imageDigest ?? null,
         ...(plan.engine.config_file && plan.launcher !== 'external' ? { config: renderConfigFile(plan.engine, plan.params) } : {}),

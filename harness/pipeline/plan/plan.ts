@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { renderServeCommand } from '../../measure/engines/render.ts';
 import { ServebenchError, usageError } from '../../lib/errors.ts';
 import { slug } from '../../contract/result-path.ts';
-import { officialImage, renderImageTag, type Engine, type ServeParameter, type ServeParameters } from '../../contract/engine.ts';
+import { officialImage, officialImageProblem, renderImageTag, type Engine, type ServeParameter, type ServeParameters } from '../../contract/engine.ts';
 import type { FleetEngine, FleetModel, FleetWorkload, GpuType } from '../../contract/fleet.ts';
 import type { Workload } from '../../contract/workload.ts';
 import { LATEST, type Launcher, type NewRelease, PLAN_FORMAT, type Plan, type PlanInputs, type PlannedJob, type PlannedModel, type PlannedRelease, type SkippedConfiguration, type Trigger } from './plan-file.ts';
@@ -113,6 +113,9 @@ export function resolveImage(
     return { problem: `${engine.name}'s official image (${engine.image.repository}) is a CUDA build: give engines.${engine.name}.images.${type.id} (or .amd) with its ROCm image` };
   }
   if (version === LATEST) return { image: `${engine.image.repository}:${settings?.latest_tag ?? 'latest'}`, launcher: 'docker' };
+  // A release of another numbering (llama.cpp's node-llama-cpp versions) names no image: refused, never rendered into a tag.
+  const problem = officialImageProblem(engine, version);
+  if (problem !== null) return { problem };
   return { image: releaseImage ?? officialImage(engine, version), launcher: 'docker' };
 }
 
