@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AlertRegression } from '../../harness/pipeline/alert/input.ts';
+import type { AlertRegression } from '../../harness/pipeline/regressions/report.ts';
 import { groupKey, scenarioOf } from '../../harness/pipeline/alert/groups.ts';
 import { armOptionsOf, loadFlags } from '../../harness/pipeline/confirm/configuration.ts';
 import { confirmationsByKey, type Confirmation, type Confirmations } from '../../harness/pipeline/confirm/confirmations.ts';

@@ -14,7 +14,7 @@ import { ServebenchError } from '../../harness/lib/errors.ts';
 import { runAlert } from '../../harness/pipeline/alert/command.ts';
 import { planAlerts, type ExistingIssue } from '../../harness/pipeline/alert/alert.ts';
 import { groupKey, groupRegressions, nightOf } from '../../harness/pipeline/alert/groups.ts';
-import { parseRegressionReport } from '../../harness/pipeline/alert/input.ts';
+import { parseRegressionReport } from '../../harness/pipeline/regressions/report.ts';
 import { groupBody, groupKeyOfBody, groupTitle, MAX_BODY_LENGTH, stateOfBody } from '../../harness/pipeline/alert/markdown.ts';
 import { nextLink, rateLimitWait } from '../../harness/pipeline/alert/github-issues.ts';
 import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';

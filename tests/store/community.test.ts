@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSlaTiers } from '../../harness/contract/sla-tiers.ts';
 import type { CommunityRelease, LeaderboardRow, ScenarioDetail } from '../../harness/contract/site-data.ts';
 import { planAlerts } from '../../harness/pipeline/alert/alert.ts';
-import { parseRegressionReport } from '../../harness/pipeline/alert/input.ts';
+import { parseRegressionReport } from '../../harness/pipeline/regressions/report.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { computeDeltas, deriveTables } from '../../harness/store/derive.ts';
 import { loadPrices } from '../../harness/store/prices.ts';

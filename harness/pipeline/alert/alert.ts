@@ -10,7 +10,7 @@ import { DEFAULT_REGRESSION_THRESHOLD_PCT } from '../../contract/metric-catalog.
 import { groupRegressions, mergeState, scenarioIdentity, type Change, type GroupState, type ScenarioRef } from './groups.ts';
 import type { Confirmation } from '../confirm/confirmations.ts';
 import { withPairedNotes } from './confirmed.ts';
-import type { RegressionReport } from './input.ts';
+import type { RegressionReport } from '../regressions/report.ts';
 import {
   closeComment,
   generatedSection,

@@ -12,7 +12,7 @@ import { checkEngineFile, listEngineFiles } from '../../measure/engines/spec-fil
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { isNew, planAlerts, type AlertAction, type ExistingIssue } from './alert.ts';
 import { NOTABLE_CHANGE_POINTS } from './groups.ts';
-import { readRegressionReport } from './input.ts';
+import { readRegressionReport } from '../regressions/report.ts';
 import { readConfirmations, confirmationsByKey } from '../confirm/confirmations.ts';
 import { applyConfirmations, notConfirmedJson, notConfirmedLine } from './confirmed.ts';
 import { describeLoad, legacyComment, type DisplayName } from './markdown.ts';

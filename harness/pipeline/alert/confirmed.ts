@@ -9,7 +9,7 @@
 import type { Confirmation } from '../confirm/confirmations.ts';
 import { pairedEffect } from '../confirm/summary.ts';
 import { cellId, scenarioIdentity, type GroupState } from './groups.ts';
-import type { AlertComparison, AlertRegression, RegressionReport } from './input.ts';
+import type { AlertComparison, AlertRegression, RegressionReport } from '../regressions/report.ts';
 import { noteOf, type PairedNote } from './paired-notes.ts';
 
 export interface NotConfirmed {

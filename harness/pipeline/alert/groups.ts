@@ -8,22 +8,14 @@
  * A night is the date of the newest run behind the numbers (run ids start with their UTC time), not
  * the clock: running alert twice on the same report must render the same text.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { HEADLINE_METRICS } from '../../contract/metric-catalog.ts';
 import { DeltaSchema } from '../../contract/site-data.ts';
-import type { AlertComparison, AlertRegression } from './input.ts';
-import { PairedNoteSchema, type PairedNote } from './paired-notes.ts';
+import type { AlertComparison, AlertRegression } from '../regressions/report.ts';
+import { groupKey, scenarioIdentity, scenarioOf, type ScenarioRef } from '../regressions/keys.ts';
 
-/** The configuration an issue is about (all its load points). */
-export interface ScenarioRef {
-  readonly scenario_id: string;
-  readonly model: string;
-  readonly precision: string;
-  readonly hardware: string;
-  readonly workload: string;
-  readonly methodology: string;
-}
+export { groupKey, scenarioIdentity, scenarioOf, type ScenarioRef };
+import { PairedNoteSchema, type PairedNote } from './paired-notes.ts';
 
 /** One metric at one load point as regress compared it, links by run id (GroupState.runs). */
 export interface Measured {
@@ -103,20 +95,6 @@ export interface GroupState {
 }
 
 type Row = AlertRegression | AlertComparison;
-
-/** Which configuration a row belongs to: regress's scenario id, else the names that make one. */
-export function scenarioIdentity(r: Pick<Row, 'scenario_id' | 'model' | 'precision' | 'hardware' | 'workload' | 'methodology'>): string {
-  return r.scenario_id !== '' ? `id:${r.scenario_id}` : ['names', r.model, r.precision, r.hardware, r.workload, r.methodology].join('|');
-}
-
-/** The issue key of an engine release on a configuration: the same every night. */
-export function groupKey(engine: string, version: string, scenario: ScenarioRef): string {
-  return createHash('sha256').update(['servebench-alert-group', engine, version, scenarioIdentity(scenario)].join('\u0000')).digest('hex').slice(0, 16);
-}
-
-export function scenarioOf(r: Row): ScenarioRef {
-  return { scenario_id: r.scenario_id, model: r.model, precision: r.precision, hardware: r.hardware, workload: r.workload, methodology: r.methodology };
-}
 
 export function measuredOf(r: Row): Measured {
   return {

@@ -1,6 +1,6 @@
 /**
  * `servebench bisect` (issue 28): the release that changed performance. Flags → the A/B design
- * (checked before anything runs) and the release list (releases.ts) → the search (search.ts), each
+ * (checked before anything runs) and the release list (release-source.ts) → the search (harness/lib/bisect-search.ts), each
  * comparison `ab`'s procedure (ab-comparator.ts), building llama.cpp releases as the search reaches
  * them → one JSON written whole, with each comparison's A/B file beside it → summary → exit status.
  */
@@ -15,13 +15,13 @@ import { abDesignOf } from '../../measure/ab/ab-design.ts';
 import { loadEngine } from '../../measure/engines/spec-file.ts';
 import { deliverResult } from '../../measure/load/deliver-result.ts';
 import { stopLaunchedOnSignal } from '../../measure/run/stop-launched.ts';
-import { packedBundle, type BundleLookup } from '../detect/detect-npm.ts';
-import { defaultPolicy } from '../http/http-conditional.ts';
-import { fetchPackument, npmClient } from '../http/npm-registry.ts';
-import { abComparator, ensureLlamaCppBuild, type Builds } from './ab-comparator.ts';
+import type { BundleLookup } from '../detect/detect-npm.ts';
+import { abComparator, type Builds } from './ab-comparator.ts';
+import { assembleBisection } from './assemble-bisection.ts';
 import { BISECT_SPEC } from './bisect-options.ts';
-import { BISECTION_SCHEMA_VERSION, formatBisectionSummary, outcomeOf, rangeOf, type Bisection } from './bisection.ts';
-import { explicitReleases, knownBundledTags, npmReleases, type ReleaseList } from './releases.ts';
+import { formatBisectionSummary } from './bisection.ts';
+import type { ReleaseList } from './releases.ts';
+import { listReleases, releasePreparation } from './release-source.ts';
 import { bisectReleases } from '../../lib/bisect-search.ts';
 
 /** ./bisect-<engine>-<good>-<bad>-<UTC time>.json, each part made safe as one file name. */
@@ -42,14 +42,9 @@ function required(raw: RawOptions, name: string, what: string): string {
   return value;
 }
 
-async function releaseListOf(raw: RawOptions, engine: Engine, good: string, bad: string, deps: BisectDeps, progress: (line: string) => void): Promise<ReleaseList> {
+function releaseListOf(raw: RawOptions, engine: Engine, good: string, bad: string, deps: BisectDeps, progress: (line: string) => void): Promise<ReleaseList> {
   const listed = stringOption(BISECT_SPEC, raw, 'releases');
-  if (listed !== undefined) return explicitReleases(listed.split(',').map((v) => v.trim()).filter((v) => v !== ''), good, bad);
-  const npmPackage = engine.source.npm;
-  if (npmPackage === undefined) throw usageError(`--releases is required for engine ${engine.name}: servebench lists releases from a registry only for llamacpp (node-llama-cpp on npm); give the versions between --good and --bad, e.g. --releases 1.1.0,1.2.0`);
-  const packument = await fetchPackument(npmClient(defaultPolicy), npmPackage, null);
-  if (!packument.changed) throw usageError(`the npm registry answered 304 to an unconditional request for ${npmPackage}`);
-  return npmReleases(good, bad, { versions: packument.versions, known: knownBundledTags(), bundles: deps.bundles ?? packedBundle, progress });
+  return listReleases(engine, good, bad, listed === undefined ? null : listed.split(',').map((v) => v.trim()).filter((v) => v !== ''), { flag: '--releases', deps, progress });
 }
 
 /** `dummyShapes`: the embedded engine's dummy shape names, handed in by the CLI as for run and ab. */
@@ -71,14 +66,12 @@ async function bisectWith(argv: readonly string[], dummyShapes: readonly string[
   const progress = (line: string) => void (quiet || process.stderr.write(`${line}\n`));
   const list = await releaseListOf(raw, engine, good, bad, deps, progress);
   const versions = list.releases.map((release) => release.version);
-  const releaseOf = (version: string) => list.releases.find((release) => release.version === version)!;
   const startedAt = new Date();
   const out = resolve(stringOption(BISECT_SPEC, raw, 'out') ?? defaultBisectFileName(engine.name, good, bad, startedAt));
   const abDir = `${out.replace(/\.json$/, '')}.ab`;
   // Before hours of measuring: a bisection's output is never overwritten.
   for (const path of [out, abDir]) if (existsSync(path)) throw usageError(`--out: ${path} already exists; a bisection's output is never overwritten: choose another --out`);
   const builds: Builds = { built: [], cached: [] };
-  const buildsItself = stringOption(BISECT_SPEC, raw, 'launcher') === 'process' && engine.local_build === 'llamacpp';
   const stop = stopLaunchedOnSignal('stopping the bisection and its server');
   try {
     const compare = abComparator({
@@ -88,37 +81,22 @@ async function bisectWith(argv: readonly string[], dummyShapes: readonly string[
       abDir,
       outDir: dirname(out),
       progress,
-      ...(buildsItself ? { prepare: (version: string) => ensureLlamaCppBuild(releaseOf(version), builds, progress), engineVersionOf: (version: string) => releaseOf(version).tag ?? version } : {}),
+      ...releasePreparation(engine, stringOption(BISECT_SPEC, raw, 'launcher'), list, builds, progress),
     });
     const search = await bisectReleases(versions, compare, { budgetS });
-    const outcome = outcomeOf(search);
-    const range = rangeOf(list.releases, search.range[0], search.range[1]);
-    const bisection: Bisection = {
-      kind: 'bisection',
-      schema_version: BISECTION_SCHEMA_VERSION,
+    const bisection = assembleBisection(search, {
       started_at: startedAt.toISOString(),
-      finished_at: new Date().toISOString(),
       command: ['servebench', 'bisect', ...redactArgv(argv)],
       engine: engine.name,
       model: stringOption(BISECT_SPEC, raw, 'model') ?? '',
       workload: stringOption(BISECT_SPEC, raw, 'workload') ?? '',
       metric: design.metric.column,
       better: design.metric.better,
-      good: versions[0]!,
-      bad: versions.at(-1)!,
-      releases: list.releases,
-      notes: list.notes,
-      steps: search.steps.map(({ comparison, ...step }) => ({ ...step, ...comparison })),
-      outcome,
-      direction: search.direction,
-      range,
-      culprit: outcome === 'culprit' || outcome === 'spread' ? range : null,
-      spread: search.spread,
-      comparisons: search.comparisons,
+      list,
       builds,
-      budget_s: budgetS,
-      wall_s: Math.round(search.wall_s * 10) / 10,
-    };
+      budgetS,
+    });
+    const { outcome } = bisection;
     const delivered = await deliverResult({ text: `${JSON.stringify(bisection, null, 2)}\n`, path: out, json: booleanOption(raw, 'json'), summary: () => formatBisectionSummary(bisection) });
     if (delivered.exitCode !== null) return delivered.exitCode;
     if (outcome === 'interrupted') return stop.exitCode() ?? EXIT.interrupted;

@@ -12,7 +12,7 @@ import { ServebenchError } from '../../lib/errors.ts';
 import { REDACTED } from '../../contract/credentials.ts';
 import { ARM_RUN_OPTIONS } from '../../measure/ab/ab-options.ts';
 import { runCommand } from '../../measure/run/command.ts';
-import type { AlertRegression } from '../alert/input.ts';
+import type { AlertRegression } from '../regressions/report.ts';
 
 /** The run flags that choose the load: replaced by the regression's one point. */
 const LOAD_FLAGS = ['concurrency', 'rate'] as const;

@@ -7,8 +7,8 @@
  * A regression of a metric the A/B cannot compare is kept apart, with the reason.
  */
 import { AB_METRICS } from '../../contract/point-metric.ts';
-import { groupKey, scenarioIdentity, scenarioOf } from '../alert/groups.ts';
-import type { AlertRegression } from '../alert/input.ts';
+import { groupKey, scenarioIdentity, scenarioOf } from '../regressions/keys.ts';
+import type { AlertRegression } from '../regressions/report.ts';
 
 export interface Examination {
   readonly engine: string;

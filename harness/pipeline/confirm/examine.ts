@@ -22,7 +22,7 @@ import { assembleBisection } from '../bisect/assemble-bisection.ts';
 import type { Bisection } from '../bisect/bisection.ts';
 import { listReleases, releasePreparation, type ReleaseSourceDeps } from '../bisect/release-source.ts';
 import type { ReleaseList } from '../bisect/releases.ts';
-import type { AlertRegression } from '../alert/input.ts';
+import type { AlertRegression } from '../regressions/report.ts';
 import { armOptionsOf } from './configuration.ts';
 import type { BisectionSummary, Confirmation, ConfirmationReason, PairedSummary } from './confirmations.ts';
 import type { Examination } from './examinations.ts';

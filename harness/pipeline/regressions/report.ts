@@ -1,5 +1,5 @@
 /**
- * The input of `servebench alert`: the JSON that `servebench regress --json` prints. Checked
+ * The input of `servebench confirm` and `servebench alert`: the JSON `servebench regress --json` prints. Checked
  * field by field, because it crosses a process (and often a CI artifact) boundary; the key must
  * be safe inside an HTML comment.
  *
