@@ -12,8 +12,9 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AB_METRICS } from './point-metric.ts';
-import { LoadSchema, RunBlockSchema, RunResultSchema, type Load, type RunResult } from './result.ts';
+import { LoadSchema, RunBlockSchema, RunResultSchema, type RunResult } from './result.ts';
 import { slug } from './result-path.ts';
+import { loadLabel } from './load-label.ts';
 
 export const AB_SCHEMA_VERSION = 1;
 export const BISECTION_SCHEMA_VERSION = 1;
@@ -263,11 +264,6 @@ export function compareLink(good: BisectRelease, bad: BisectRelease): string | n
   return good.tag !== null && bad.tag !== null ? `https://github.com/${LLAMACPP_REPOSITORY}/compare/${good.tag}...${bad.tag}` : null;
 }
 
-function loadLabel(load: Load): string {
-  if (load.mode === 'closed') return `c${load.concurrency}`;
-  if (load.mode === 'open') return `r${load.rate}`;
-  return `trace${load.time_scale}`;
-}
 
 /** The host the comparison ran on, as a run's path names its hardware: a run's first arm says it. */
 function hardwareOf(ab: AbResult): string {
@@ -285,7 +281,7 @@ const digestOf = (text: string): string => createHash('sha256').update(text).dig
  */
 export function comparisonRelativePath(comparison: AbResult | Bisection, text: string, hardware: string, digest: string = digestOf(text)): string {
   const day = comparison.started_at.slice(0, 10);
-  const file = comparison.kind === 'ab' ? `ab-${slug(comparison.workload)}-${loadLabel(comparison.load)}` : `bisect-${slug(comparison.workload)}-${slug(comparison.metric)}`;
+  const file = comparison.kind === 'ab' ? `ab-${slug(comparison.workload)}-${slug(loadLabel(comparison.load))}` : `bisect-${slug(comparison.workload)}-${slug(comparison.metric)}`;
   return join(COMPARISONS_DIR, day, slug(comparison.engine), slug(comparison.model.split('/').slice(-2).join('-')), slug(hardware), `${file}-${digest.slice(0, 12)}.json`);
 }
 

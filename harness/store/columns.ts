@@ -3,10 +3,11 @@
  * and (for columns read from result files) where its value comes from. It drives the flattening
  * of result files, the DuckDB table types and the data dictionary shipped with the snapshots.
  */
+import { loadLabel } from '../contract/load-label.ts';
 import { methodologyOf } from '../contract/methodology.ts';
 import { effectiveLengths } from '../contract/lengths-evidence.ts';
 import { hardwareLabel } from '../contract/result-path.ts';
-import { SCHEMA_VERSION, type Load, type Point, type RunBlock, type RunResult } from '../contract/result.ts';
+import { SCHEMA_VERSION, type Point, type RunBlock, type RunResult } from '../contract/result.ts';
 import { versionOrderKey } from './version-order.ts';
 import { engineVersionKnown } from './known-releases.ts';
 import { workloadUsesShippedSpec } from './workload-claims.ts';
@@ -52,11 +53,6 @@ function precisionOf(run: RunBlock): string {
   return [run.model.quantization, run.model.dtype].filter((part): part is string => part !== null && part !== '').join('/') || 'default';
 }
 
-function loadLabel(load: Load): string {
-  if (load.mode === 'closed') return `c=${load.concurrency}`;
-  if (load.mode === 'open') return `rate=${load.rate}${load.max_concurrency ? ` max=${load.max_concurrency}` : ''}`;
-  return `trace x${load.time_scale}`;
-}
 
 const gpusOf = (c: RunContext) => c.run.hardware?.gpus ?? [];
 

@@ -55,7 +55,7 @@ beforeAll(async () => {
 describe('file-comparison and validate on a real bisection output', () => {
   it('files the 5 A/Bs byte for byte and the bisection naming each by path and sha256, at the paths their content dictates', () => {
     expect(filed.map((f) => f.path.replace(/-[0-9a-f]{12}\.json$/, ''))).toEqual([
-      ...Array(5).fill('comparisons/2026-12-04/sim/sim-model/cpu-2x-amd-epyc/ab-smoke-c2'),
+      ...Array(5).fill('comparisons/2026-12-04/sim/sim-model/cpu-2x-amd-epyc/ab-smoke-c-2'),
       'comparisons/2026-12-04/sim/sim-model/cpu-2x-amd-epyc/bisect-smoke-output-throughput',
     ]);
     const original = JSON.parse(readFileSync(join(FIXTURE, 'bisection.json'), 'utf8')) as Bisection;

@@ -5,6 +5,7 @@
  * the A/B measure what regress compared: the same engine spec, model, workload, tokenizer, engine
  * flags and launcher; only the release differs between the arms (ab sets --engine-version).
  */
+import { parseLoadLabel } from '../../contract/load-label.ts';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { parseCommandArgs, type RawOptions } from '../../lib/cli/options.ts';
@@ -23,11 +24,7 @@ const LOAD_FLAGS = ['concurrency', 'rate'] as const;
  * it); null for a load ab cannot replay (a trace).
  */
 export function loadFlags(label: string): RawOptions | null {
-  const closed = /^c=(\d+)$/.exec(label);
-  if (closed) return { concurrency: closed[1] };
-  const open = /^rate=(inf|\d+(?:\.\d+)?)(?: max=\d+)?$/.exec(label);
-  if (open) return { rate: open[1] };
-  return null;
+  return parseLoadLabel(label);
 }
 
 export type ArmOptions = { readonly raw: RawOptions; readonly runFile: string } | { readonly problem: string };
