@@ -214,6 +214,9 @@ describe('llama.cpp', () => {
 
     const cuda = mkdtempSync(join(tmpdir(), 'sb-cache-'));
     const program = fakeBuild(cuda, ['-DCMAKE_BUILD_TYPE=Release', '-DGGML_CUDA=ON', '-DCMAKE_CUDA_ARCHITECTURES=90']);
+    // What its build.json records is what `llamacpp list` says of it.
+    expect((await runCli(['llamacpp', 'list'], 30_000, { SERVEBENCH_CACHE: cuda })).stdout).toContain('(node-llama-cpp 3.21.1, bundle ababababab), a CUDA build,');
+    expect((await runCli(['llamacpp', 'list'], 30_000, { SERVEBENCH_CACHE: cpu })).stdout).toContain(', a CPU build,');
     const run = await dryRun(['--engine', 'llamacpp', '--launcher', 'process', '--gpu', '0', '--model', gguf, '--max-model-len', '2048', '--max-num-seqs', '4'], { SERVEBENCH_CACHE: cuda, ...onGpus });
     expect(run.code, run.stderr).toBe(0);
     expect(commandLine(run.stdout)).toContain(`${program} --model ${gguf} --cont-batching --jinja --kv-unified --n-gpu-layers 999 --fit off`);

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { booleanOption, numberOption, parseCommandLine, type CommandSpec, type Command } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
-import { buildLlamaCpp, listLlamaCppBuilds, llamaCppCacheDir, type BuildProgress, type LlamaCppBuild } from './llamacpp-build.ts';
+import { buildHasCuda, buildLlamaCpp, listLlamaCppBuilds, llamaCppCacheDir, type BuildProgress, type LlamaCppBuild } from './llamacpp-build.ts';
 import { installedSource, registrySource } from './llamacpp-source.ts';
 
 const spec: CommandSpec = {
@@ -28,7 +28,8 @@ const spec: CommandSpec = {
 };
 
 function describe(build: LlamaCppBuild): string {
-  return `llama.cpp ${build.tag} (node-llama-cpp ${build.node_llama_cpp}, bundle ${build.commit.slice(0, 10)}) built in ${build.build_seconds} s → ${build.binary('llama-server')}`;
+  // Whether it can run on a GPU: `run --launcher process --gpu` refuses a CPU build.
+  return `llama.cpp ${build.tag} (node-llama-cpp ${build.node_llama_cpp}, bundle ${build.commit.slice(0, 10)}), a ${buildHasCuda(build) ? 'CUDA' : 'CPU'} build, built in ${build.build_seconds} s → ${build.binary('llama-server')}`;
 }
 
 function progressPrinter(enabled: boolean, label: string): (progress: BuildProgress) => void {
