@@ -41,7 +41,7 @@ const WORKING_MARGIN_MIB = 1024;
 export interface KvShape {
   /** Bytes one token's K and V take over all layers, at the cache type. */
   readonly bytesPerToken: number;
-  /** The model's trained context: the pool when neither --ctx-size nor a per-slot limit is given. */
+  /** The model's trained context: the pool when no --ctx-size is given (no max_model_len). */
   readonly contextLength: number | null;
 }
 
