@@ -277,12 +277,13 @@ const digestOf = (text: string): string => createHash('sha256').update(text).dig
 /**
  * Where a comparison lands in results/, derived from its content as a run's path is:
  * comparisons/<yyyy-mm-dd>/<engine>/<model>/<hardware>/ab-<workload>-<load>-<sha12>.json, and
- * bisect-<workload>-<metric>-<sha12>.json for a bisection (hardware: that of its steps' A/Bs).
+ * bisect-<workload>-<metric>-<sha12>.json for a bisection (model and hardware: those of its steps' A/Bs,
+ * so it is filed beside them).
  */
-export function comparisonRelativePath(comparison: AbResult | Bisection, text: string, hardware: string, digest: string = digestOf(text)): string {
+export function comparisonRelativePath(comparison: AbResult | Bisection, text: string, hardware: string, digest: string = digestOf(text), model: string = comparison.model): string {
   const day = comparison.started_at.slice(0, 10);
   const file = comparison.kind === 'ab' ? `ab-${slug(comparison.workload)}-${slug(loadLabel(comparison.load))}` : `bisect-${slug(comparison.workload)}-${slug(comparison.metric)}`;
-  return join(COMPARISONS_DIR, day, slug(comparison.engine), slug(comparison.model.split('/').slice(-2).join('-')), slug(hardware), `${file}-${digest.slice(0, 12)}.json`);
+  return join(COMPARISONS_DIR, day, slug(comparison.engine), slug(model.split('/').slice(-2).join('-')), slug(hardware), `${file}-${digest.slice(0, 12)}.json`);
 }
 
 export { hardwareOf as abHardware };

@@ -311,8 +311,13 @@ export const BisectionRowSchema = z
     load: text.nullable(),
     metric: text,
     better: z.enum(['higher', 'lower']),
+    precision: text.nullable(),
+    methodology: text.nullable(),
+    workload_sha256: text.nullable(),
     scenario_id: text.nullable(),
     config_id: text.nullable(),
+    /** The published scenario it explains (its runs may have run more requests per point than the published ones). */
+    explains_scenario_id: text.nullable(),
     good: text,
     bad: text,
     good_tag: text.nullable(),

@@ -33,6 +33,8 @@ import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
 import { pointMetricValue } from '../contract/point-metric.ts';
 import type { RunResult } from '../contract/result.ts';
 import { bisectReleases } from '../lib/bisect-search.ts';
+import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
+import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 import { comparePaired, confirmVerdict, type PairedComparison } from '../lib/stats/paired.ts';
 import { compareVersions } from '../lib/version-compare.ts';
 import { checkResultText, type CheckOptions, type ResultProblem } from './check-result.ts';
@@ -73,6 +75,18 @@ function checkComparison(recorded: Omit<PairedComparison, 'blocks'> & { blocks: 
   if (!same) add(at, `[ab-recomputed] says ${recorded.verdict} ${shown(recorded.effect)} ${shown(recorded.interval)} over ${recorded.blocks} blocks; its blocks give ${expected.verdict} ${shown(expected.effect)} ${shown(expected.interval)} over ${expected.blocks}`, 'a comparison is what its blocks give: write it with `servebench ab`, unedited');
 }
 
+/**
+ * The release an arm run was asked for: its recorded `--engine-version` (an engine that takes the
+ * release as a serve flag also records it in run.parameters; llama.cpp as a process picks the build
+ * by it instead). The run's own check has already held the command to the result.
+ */
+function askedRelease(run: RunResult): string | null {
+  const recorded = readRecordedArgv(run.harness.command, 'run', RESULT_COMMAND_OPTIONS.run);
+  const flag = recorded.ok ? recorded.parsed.options.findLast((option) => option.spec.name === 'engine-version')?.value : undefined;
+  const parameter = run.run?.parameters.engine_version;
+  return flag ?? (typeof parameter === 'string' ? parameter : null);
+}
+
 function checkArmRun(run: RunResult, at: string, expected: { ab: AbResult; version: string }, file: string, options: CheckOptions, add: Add, problems: ResultProblem[]): number | null {
   // The arm run is a run result like any other: every rule a run file meets, it meets.
   const checked = checkResultText(file, JSON.stringify(run), null, options);
@@ -80,8 +94,8 @@ function checkArmRun(run: RunResult, at: string, expected: { ab: AbResult; versi
   const { ab } = expected;
   if (run.run?.engine.name !== ab.engine) add(`${at}.run.engine.name`, `[ab-arm] ran engine ${shown(run.run?.engine.name)}, not the A/B's ${ab.engine}`, 'every arm of an A/B runs its engine');
   if (run.workload.name !== ab.workload) add(`${at}.workload.name`, `[ab-arm] ran workload ${shown(run.workload.name)}, not the A/B's ${ab.workload}`, 'every arm of an A/B runs its workload');
-  const asked = run.run?.parameters.engine_version;
-  if (asked !== expected.version) add(`${at}.run.parameters.engine_version`, `[ab-arm] ran release ${shown(asked)}, not its arm's ${expected.version}`, 'an arm run is `servebench run --engine-version <its arm>`');
+  const asked = askedRelease(run);
+  if (asked !== expected.version) add(`${at}.harness.command`, `[ab-arm] ran release ${shown(asked)}, not its arm's ${expected.version}`, 'an arm run is `servebench run --engine-version <its arm>`');
   const point = run.points.find((p) => JSON.stringify(p.load) === JSON.stringify(ab.load));
   if (point === undefined) {
     add(`${at}.points`, `[ab-arm] has no point at the A/B's load ${shown(ab.load)}`, 'every arm of an A/B runs its one load point');
@@ -155,7 +169,7 @@ function checkAb(ab: AbResult, file: string, options: CheckOptions, add: Add, pr
     const arm = ab.stopped.arm === 'A' || ab.stopped.stage === 'pilot' ? ab.a.version : ab.b.version;
     const checked = checkResultText(file, JSON.stringify(ab.stopped.run), null, options);
     for (const problem of checked.problems) problems.push({ ...problem, path: problem.path === '' ? 'stopped.run' : `stopped.run.${problem.path}` });
-    if (ab.stopped.run.run?.parameters.engine_version !== arm) add('stopped.run.run.parameters.engine_version', `[ab-arm] the stopped run ran ${shown(ab.stopped.run.run?.parameters.engine_version)}, not its arm's ${arm}`, 'an arm run is `servebench run --engine-version <its arm>`');
+    if (askedRelease(ab.stopped.run) !== arm) add('stopped.run.harness.command', `[ab-arm] the stopped run ran ${shown(askedRelease(ab.stopped.run))}, not its arm's ${arm}`, 'an arm run is `servebench run --engine-version <its arm>`');
   }
 }
 
@@ -213,8 +227,21 @@ async function replaySearch(bisection: Bisection, add: Add): Promise<void> {
   if (JSON.stringify(bisection.spread) !== JSON.stringify(replay.spread)) add('spread', '[bisect-replay] the spread steps are not the search\'s', 'spread records the steps where both halves changed');
 }
 
-function checkSteps(bisection: Bisection, lookup: AbLookup | null, placed: boolean, add: Add): string | null {
+/** The model as the A/B's command line gave it (--model): a bisection may name its model so. */
+function modelArgument(ab: AbResult): string | undefined {
+  const at = ab.command.lastIndexOf('--model');
+  return at < 0 ? undefined : ab.command[at + 1];
+}
+
+/** Where a bisection is filed: with its A/Bs, under their model and host. */
+interface Place {
+  readonly hardware: string;
+  readonly model: string;
+}
+
+function checkSteps(bisection: Bisection, lookup: AbLookup | null, placed: boolean, add: Add): Place | null {
   let hardware: string | null = null;
+  let model: string | null = null;
   const versionOf = (version: string) => bisection.releases.find((r) => r.version === version);
   bisection.steps.forEach((step, index) => {
     const at = `steps[${index}]`;
@@ -235,18 +262,19 @@ function checkSteps(bisection: Bisection, lookup: AbLookup | null, placed: boole
       return;
     }
     hardware ??= found.hardware;
+    model ??= ab.model;
     if (found.hardware !== hardware) add(`${at}.ab_file`, `[bisect-evidence] ran on ${shown(found.hardware)}, the bisection's other steps on ${hardware}`, 'every step of a bisection runs on one host');
     const armOf = (version: string) => versionOf(version)?.tag ?? version;
-    const same = ab.engine === bisection.engine && ab.model === bisection.model && ab.workload === bisection.workload && ab.metric === bisection.metric && ab.a.version === armOf(step.a) && ab.b.version === armOf(step.b);
+    const same = ab.engine === bisection.engine && (ab.model === bisection.model || modelArgument(ab) === bisection.model) && ab.workload === bisection.workload && ab.metric === bisection.metric && ab.a.version === armOf(step.a) && ab.b.version === armOf(step.b);
     if (!same) add(`${at}.ab_file`, `[bisect-evidence] ${step.ab_file} compares ${ab.engine} ${ab.a.version} → ${ab.b.version} on ${ab.model}, ${ab.workload}, ${ab.metric}; the step ${step.a} → ${step.b} on ${bisection.model}, ${bisection.workload}, ${bisection.metric}`, 'a step names the A/B of its two releases on the bisection\'s configuration');
     const first = lookup(bisection.steps[0]!.ab_file)?.ab;
     if (first && JSON.stringify(first.load) !== JSON.stringify(ab.load)) add(`${at}.ab_file`, `[bisect-evidence] ran at ${shown(ab.load)}, the first step at ${shown(first.load)}`, 'every step of a bisection runs one load point');
     if (step.verdict !== ab.verdict || step.status !== ab.status || !close(step.effect, ab.effect) || !closePair(step.interval, ab.interval)) add(at, `[bisect-evidence] says ${shown(step.verdict)} ${shown(step.effect)} ${shown(step.interval)}; its A/B says ${shown(ab.verdict)} ${shown(ab.effect)} ${shown(ab.interval)}`, 'a step says what its A/B says');
   });
-  return hardware;
+  return hardware === null || model === null ? null : { hardware, model };
 }
 
-async function checkBisection(bisection: Bisection, lookup: AbLookup | null, placed: boolean, add: Add): Promise<string | null> {
+async function checkBisection(bisection: Bisection, lookup: AbLookup | null, placed: boolean, add: Add): Promise<Place | null> {
   checkReleases(bisection, add);
   checkRange(bisection, bisection.range, 'range', add);
   if ((bisection.outcome === 'culprit' || bisection.outcome === 'spread') !== (bisection.culprit !== null)) add('culprit', `[bisect-range] outcome ${bisection.outcome} ${bisection.culprit === null ? 'without' : 'with'} a culprit`, 'culprit and spread name the culprit range (the range); no other outcome does');
@@ -306,20 +334,21 @@ export async function checkComparisonText(file: string, text: string, relativePa
   for (const finding of findCredentials(data)) add(finding.path, `[credential] holds a credential (${finding.what}); results are public`, 'remove it or replace it with <redacted> (servebench redacts these when it records)');
   const command = parsed.data.command;
   if (command[0] !== 'servebench' || command[1] !== kind.replace('bisection', 'bisect')) add('command', `[recorded-command] ${shown(command.slice(0, 2))} is not the command that writes a ${kind}`, `a ${kind} records the \`servebench ${kind.replace('bisection', 'bisect')}\` line that made it`);
-  let hardware: string | null;
+  let place: Place | null;
   let ab: AbResult | null = null;
   let bisection: Bisection | null = null;
   if (kind === 'ab') {
     ab = parsed.data as AbResult;
     checkAb(ab, file, options, add, problems);
-    hardware = abHardware(ab);
+    place = { hardware: abHardware(ab), model: ab.model };
   } else {
     bisection = parsed.data as Bisection;
     // Placed in results/, a bisection is checked against the A/Bs filed there: none given, none found.
-    hardware = await checkBisection(bisection, relativePath !== null ? (lookup ?? (() => null)) : lookup, relativePath !== null, add);
+    place = await checkBisection(bisection, relativePath !== null ? (lookup ?? (() => null)) : lookup, relativePath !== null, add);
   }
-  if (relativePath !== null && hardware !== null) {
-    const expected = comparisonRelativePath((ab ?? bisection)!, text, hardware, sha256);
+  const hardware = place?.hardware ?? null;
+  if (relativePath !== null && place !== null) {
+    const expected = comparisonRelativePath((ab ?? bisection)!, text, place.hardware, sha256, place.model);
     if (expected !== relativePath) add('', `[path-matches-content] the path does not match the content: expected ${expected}`, `move the file to results/${expected} (the name carries the content's sha256; edited files no longer match)`);
   }
   return problems.length === 0 ? { kind, ab, bisection, sha256, hardware, problems } : { ...rejected(kind), hardware };

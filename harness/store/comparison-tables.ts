@@ -28,8 +28,12 @@ const SHARED: readonly Column[] = [
   col('load', 'VARCHAR', null, 'The one load point every arm ran (c=N closed loop)'),
   col('metric', 'VARCHAR', null, 'The compared point metric (a points column)'),
   col('better', 'VARCHAR', null, 'Which way the metric is better: higher or lower'),
+  col('precision', 'VARCHAR', null, 'Precision its runs recorded (as in the points table)'),
+  col('methodology', 'VARCHAR', null, 'Methodology its runs were measured under (as in the points table)'),
+  col('workload_sha256', 'VARCHAR', null, "sha256 of its runs' workload spec: a comparison run with --num-prompts or --duration differs from the published runs' here"),
   col('scenario_id', 'VARCHAR', null, 'Scenario id of its runs (as in the points table)'),
   col('config_id', 'VARCHAR', null, 'Configuration id of its runs (as in the points table)'),
+  col('explains_scenario_id', 'VARCHAR', null, "The published scenario it explains: its own, else the one of the same model, precision, hardware, workload name and methodology measured at its load (its runs' request count may differ: see workload_sha256)"),
 ];
 
 export const AB_COMPARISON_COLUMNS: readonly Column[] = [
@@ -113,7 +117,7 @@ async function createTable(connection: DuckDBConnection, name: string, columns: 
   await connection.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${columnOf(c.name)} ${c.type}`).join(', ')})`);
   for (const [i, row] of rows.entries()) {
     const ids = idsOf(key[i] ?? null);
-    const select = columns.map((c) => (c.name === 'scenario_id' ? ids.scenario : c.name === 'config_id' ? ids.config : literal(row.get(c.name), c.type)));
+    const select = columns.map((c) => (c.name === 'scenario_id' ? ids.scenario : c.name === 'config_id' ? ids.config : c.name === 'explains_scenario_id' ? 'CAST(NULL AS VARCHAR)' : literal(row.get(c.name), c.type)));
     await connection.run(`INSERT INTO ${name} SELECT ${select.join(', ')}`);
   }
 }
@@ -129,6 +133,9 @@ function sharedRow(file: string, sha256: string, header: AbResult | Bisection, c
     ['hardware', configuration?.get('hardware') ?? null],
     ['workload', header.workload],
     ['load', configuration?.get('load') ?? null],
+    ['precision', configuration?.get('precision') ?? null],
+    ['methodology', configuration?.get('methodology') ?? null],
+    ['workload_sha256', configuration?.get('workload_sha256') ?? null],
     ['metric', header.metric],
     ['better', header.better],
   ]);
@@ -205,5 +212,13 @@ export async function loadComparisonTables(connection: DuckDBConnection, compari
   }
   await createTable(connection, 'ab_comparisons', AB_COMPARISON_COLUMNS, abRows, abKeys);
   await createTable(connection, 'bisections', BISECTION_COLUMNS, bisectionRows, bisectionKeys);
+  // A comparison usually runs more requests per point than the published runs (a percentile needs its samples): the same
+  // configuration in every name but its workload spec's hash. Official releases first, so a page that exists is chosen.
+  for (const table of ['ab_comparisons', 'bisections']) {
+    await connection.run(`UPDATE ${table} AS c SET explains_scenario_id = coalesce(
+      (SELECT any_value(r.scenario_id) FROM releases r WHERE r.scenario_id = c.scenario_id),
+      (SELECT min(r.scenario_id) FROM releases r WHERE r.model = c.model AND r.precision = c.precision AND r.hardware = c.hardware AND r.workload = c.workload AND r.methodology = c.methodology AND r.load = c.load),
+      c.scenario_id)`);
+  }
   return { ab_comparisons: abRows.length, bisections: bisectionRows.length };
 }

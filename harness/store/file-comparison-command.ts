@@ -39,8 +39,9 @@ interface Filed {
   readonly sha256: string;
   readonly already: boolean;
   readonly text: string;
-  /** The host label its path carries. */
+  /** The host label and the model its path carries (an A/B's own; a bisection's, its first A/B's). */
   readonly hardware: string | null;
+  readonly model?: string;
 }
 
 function readJson(path: string): { text: string; data: { kind?: unknown } } {
@@ -58,7 +59,7 @@ async function planAb(from: string, text: string, problems: ResultProblem[], opt
   const checked = await checkComparisonText(from, text, null, options);
   problems.push(...checked.problems);
   if (checked.ab === null || checked.hardware === null) return null;
-  return { from, path: comparisonRelativePath(checked.ab, text, checked.hardware, checked.sha256), sha256: checked.sha256, already: false, text, hardware: checked.hardware };
+  return { from, path: comparisonRelativePath(checked.ab, text, checked.hardware, checked.sha256), sha256: checked.sha256, already: false, text, hardware: checked.hardware, model: checked.ab.model };
 }
 
 async function planBisection(from: string, bisection: Bisection, problems: ResultProblem[], options: { publishedStore: boolean }): Promise<Filed[]> {
@@ -101,9 +102,10 @@ export const fileComparisonCommand: Command = {
     const files = planned.map((filed) => {
       if (filed.path !== '') return filed;
       const bisection = JSON.parse(filed.text) as Bisection;
-      const hardware = planned.find((f) => f.path === bisection.steps[0]?.ab_file)?.hardware ?? null;
+      const first = planned.find((f) => f.path === bisection.steps[0]?.ab_file);
+      const hardware = first?.hardware ?? null;
       const sha256 = createHash('sha256').update(filed.text).digest('hex');
-      return { ...filed, sha256, hardware, path: hardware === null ? '' : comparisonRelativePath(bisection, filed.text, hardware, sha256) };
+      return { ...filed, sha256, hardware, path: hardware === null || first?.model == null ? '' : comparisonRelativePath(bisection, filed.text, hardware, sha256, first.model) };
     });
     for (const filed of files.filter((f) => f.path === '')) problems.push({ file: filed.from, path: 'steps', message: '[bisect-evidence] a bisection without an A/B has no host to file it under', fix: 'file a bisection that made at least one comparison' });
     if (problems.length === 0) {
@@ -123,7 +125,7 @@ export const fileComparisonCommand: Command = {
       }
     }
     if (booleanOption(options, 'json')) {
-      process.stdout.write(`${JSON.stringify({ filed: problems.length > 0 ? [] : files.map(({ text: _text, hardware: _hardware, ...f }) => f), problems }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ filed: problems.length > 0 ? [] : files.map(({ text: _text, hardware: _hardware, model: _model, ...f }) => f), problems }, null, 2)}\n`);
     } else {
       for (const problem of problems) process.stderr.write(`${formatProblemLine(problem)}\n`);
       if (problems.length === 0) for (const f of files) process.stderr.write(`${f.already ? 'already filed' : 'filed'}: ${join(resultsDir, f.path)}\n`);

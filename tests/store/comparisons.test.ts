@@ -103,7 +103,7 @@ describe('every hand edit of a filed comparison fails its rule', () => {
     ['an A/B block value', 'ab-recomputed', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.blocks[1]!, 'b_value', ab.passes[0]!.blocks[1]!.b_value * 0.5)), /b_value: \[ab-recomputed\] is [\d.]+; its run's point gives/],
     ['an A/B pass comparison', 'ab-recomputed', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.comparison!, 'verdict', 'no change')), /passes\[0\]\.comparison: \[ab-recomputed\] says no change/],
     ['the pilot\'s σ', 'ab-recomputed', (dir) => firstAb(dir, (ab) => set(ab.aa, 'sd_log_ratio', 0.5)), /aa\.sd_log_ratio: \[ab-recomputed\]/],
-    ['an arm run of another release', 'ab-arm', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.blocks[0]!.b.run!.parameters, 'engine_version', '1.1.0')), /\[ab-arm\] ran release "1\.1\.0", not its arm's 1\.4\.0/],
+    ['an arm run of another release', 'ab-arm', (dir) => firstAb(dir, (ab) => { const command = ab.passes[0]!.blocks[0]!.b.harness.command as string[]; command[command.indexOf('--engine-version') + 1] = '1.1.0'; }), /\[ab-arm\] ran release "1\.1\.0", not its arm's 1\.4\.0/],
     ['ABBA order', 'ab-design', (dir) => firstAb(dir, (ab) => set(ab.passes[0]!.blocks[1]!, 'order', 'AB')), /\[ab-design\] block 1 is 1 "AB"; the design runs it as 1 BA/],
     ['a failed A/B with a verdict', 'ab-status', (dir) => firstAb(dir, (ab) => set(ab, 'status', 'failed')), /verdict: \[ab-status\] failed, yet it has a verdict/],
     ['the metric\'s direction', 'ab-metric', (dir) => firstAb(dir, (ab) => set(ab, 'better', 'lower')), /better: \[ab-metric\] says lower is better for output_throughput; the catalog says higher/],
