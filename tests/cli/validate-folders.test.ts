@@ -44,7 +44,7 @@ describe('servebench validate FOLDER', () => {
     // A folder and a file in it, or a folder twice: each file is checked once (no false duplicate).
     const twice = await runCli(['validate', '--results', results, results, join(results, day), join(results, paths[0]!), '--json']);
     expect(twice.code).toBe(0);
-    expect(JSON.parse(twice.stdout)).toEqual({ files: paths.length, problems: [] });
+    expect(JSON.parse(twice.stdout)).toEqual({ files: paths.length, comparisons: 0, problems: [] });
   }, 120_000);
 
   it('reports a bad folder as the same files named one by one: same lines, exit 1', async () => {
