@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { AB_METRICS } from './point-metric.ts';
 import { LoadSchema, RunBlockSchema, RunResultSchema, type RunResult } from './result.ts';
-import { slug } from './result-path.ts';
+import { hardwareLabel, slug } from './result-path.ts';
 import { loadLabel } from './load-label.ts';
 
 export const AB_SCHEMA_VERSION = 1;
@@ -267,9 +267,8 @@ export function compareLink(good: BisectRelease, bad: BisectRelease): string | n
 
 /** The host the comparison ran on, as a run's path names its hardware: a run's first arm says it. */
 function hardwareOf(ab: AbResult): string {
-  const run = (ab.passes[0]?.blocks[0] ?? ab.aa.blocks[0])?.a.run ?? ab.stopped?.run.run;
-  const gpus = run?.hardware?.gpus ?? [];
-  return gpus.length > 0 ? `${gpus.length}x-${gpus[0]!.name}` : `cpu-${ab.host.cpus}x-${ab.host.cpu_model}`;
+  // Every A/B holds a run: its first block's, or (stopped before any block) the run that stopped it.
+  return hardwareLabel((ab.passes[0]?.blocks[0] ?? ab.aa.blocks[0])?.a ?? ab.stopped!.run);
 }
 
 const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');

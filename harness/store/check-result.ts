@@ -54,7 +54,8 @@ const ENGINE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const HIDDEN_CHARACTER = /(?![\t\n\r])[\p{Cc}\p{Cf}\u2028\u2029]/u;
 const SAFE_PATH = /^[a-z0-9][a-z0-9./-]*\.json$/;
 
-function jsonPath(path: ReadonlyArray<PropertyKey>): string {
+/** A zod issue's path as the problem lines name it: "points[2].metrics.ttft_ms.p99". */
+export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}${text ? '.' : ''}${String(key)}`), '');
 }
 

@@ -46,7 +46,8 @@ export interface PointContext extends RunContext {
   readonly index: number;
 }
 
-const col = (name: string, type: SqlType, unit: string | null, description: string): Column => ({ name, type, unit, description });
+/** A published column that no result field fills directly (derived, or made by another table's code). */
+export const col = (name: string, type: SqlType, unit: string | null, description: string): Column => ({ name, type, unit, description });
 const from = <C>(name: string, type: SqlType, unit: string | null, description: string, get: (context: C) => Value): SourceColumn<C> => ({ name, type, unit, description, get });
 
 function precisionOf(run: RunBlock): string {

@@ -37,7 +37,7 @@ import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
 import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 import { comparePaired, confirmVerdict, type PairedComparison } from '../lib/stats/paired.ts';
 import { compareVersions } from '../lib/version-compare.ts';
-import { checkResultText, type CheckOptions, type ResultProblem } from './check-result.ts';
+import { checkResultText, jsonPath, type CheckOptions, type ResultProblem } from './check-result.ts';
 import { limitRule, LIMIT_RULES, MAX_NESTING_DEPTH, tooDeepAt } from './store-limits.ts';
 
 type Add = (path: string, message: string, fix: string) => void;
@@ -65,9 +65,6 @@ const close = (a: number | null, b: number | null): boolean => (a === null || b 
 const closePair = (a: readonly [number, number] | null, b: readonly [number, number] | null): boolean => (a === null || b === null ? a === b : close(a[0], b[0]) && close(a[1], b[1]));
 const shown = (value: unknown): string => JSON.stringify(value)?.slice(0, 80) ?? 'undefined';
 
-function jsonPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}${text ? '.' : ''}${String(key)}`), '');
-}
 
 /** A paired comparison as recorded against the one recomputed from the same blocks. */
 function checkComparison(recorded: Omit<PairedComparison, 'blocks'> & { blocks: number }, expected: PairedComparison, at: string, add: Add): void {

@@ -9,12 +9,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AbResult, Bisection } from '../contract/comparison.ts';
 import type { RunResult } from '../contract/result.ts';
 import { columnValues } from './column-fit.ts';
-import { columnOf, CONFIG_COLUMNS, POINT_ONLY_COLUMNS, type Column, type SqlType, type Value } from './columns.ts';
+import { col, columnOf, CONFIG_COLUMNS, POINT_ONLY_COLUMNS, type Column, type SqlType, type Value } from './columns.ts';
 import type { CheckedComparisons } from './comparisons.ts';
 import { CONFIG_KEY, idSql, SCENARIO_KEY } from './ids.ts';
 import { sqlString } from './tables.ts';
-
-const col = (name: string, type: SqlType, unit: string | null, description: string): Column => ({ name, type, unit, description });
 
 const SHARED: readonly Column[] = [
   col('file', 'VARCHAR', null, 'The comparison file under results/ (comparisons/<day>/<engine>/<model>/<hardware>/…json)'),
