@@ -15,7 +15,7 @@ import { startEmbeddedServer } from '../../harness/engines/embedded/server.ts';
 import { runFidelityProbe } from '../../harness/measure/fidelity/run-fidelity.ts';
 import { compareAnswers, fidelityVerdict } from '../../harness/store/fidelity-agreement.ts';
 import type { Fidelity } from '../../harness/contract/fidelity.ts';
-import { startLlamaServer } from '../cache/llamacpp-server.ts';
+import { startLlamaServer } from '../llamacpp/llama-server.ts';
 
 const shape = process.env['FIDELITY_MODEL'] ?? process.env['FIDELITY_SHAPE'] ?? 'micro';
 const model = process.env['FIDELITY_MODEL'] ?? ensureDummyModel(mkdtempSync(`${tmpdir()}/sb-fidelity-models-`), shape);
@@ -29,7 +29,7 @@ async function probe(url: string): Promise<Fidelity> {
 
 async function probeBuild(tag: string, port: number): Promise<Fidelity> {
   const build = listLlamaCppBuilds().find((b) => b.tag === tag)!;
-  const server = await startLlamaServer(build, model, port, ['--parallel', '2', '--ctx-size', '2048']);
+  const server = await startLlamaServer(build, model, ['--parallel', '2', '--ctx-size', '2048'], port);
   try {
     return await probe(server.url);
   } finally {

@@ -1,13 +1,16 @@
 /**
- * Conformance against upstream llama.cpp: every llama-server that `servebench llamacpp build` made
- * (npm test's pretest builds the installed node-llama-cpp's; CI also builds an older release),
+ * Conformance against upstream llama.cpp: each llama-server build under test
+ * (tests/llamacpp/builds-under-test.ts: the installed node-llama-cpp's, which npm test's pretest
+ * builds, and the older release .ci/run builds; SERVEBENCH_TEST_LLAMACPP=all for every cached one),
  * launched by `servebench run --engine llamacpp --launcher process` on every kind of workload a CPU
  * can carry, and driven by `servebench load` at concurrency 4 for 500 requests. Nothing here is a
  * fake: the server is llama.cpp's own, the model a dummy-weight GGUF written by servebench.
  *
  * Required of every run: no failed request (a request the server closed its connection on before
  * answering is re-sent and counted, never lost); the server counted exactly the prompt tokens the
- * prompt was built to; the output tokens counted are the server's own `timings.predicted_n`; TPOT
+ * prompt was built to, except on a build that puts two BOS tokens before a chat prompt (b6122 does,
+ * and says so in its log): there the length check must catch every checked prompt one token long
+ * and the run must say its lengths are approximate; the output tokens counted are the server's own `timings.predicted_n`; TPOT
  * agrees with the server's `timings.predicted_ms`.
  *
  * TPOT tolerance, derived: llama.cpp's predicted_ms is the time from its first to its last token,
@@ -24,11 +27,13 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, beforeAll } from 'vitest';
-import { listLlamaCppBuilds, type LlamaCppBuild } from '../../harness/measure/builds/llamacpp-build.ts';
+import type { LlamaCppBuild } from '../../harness/measure/builds/llamacpp-build.ts';
+import { llamaCppBuildsUnderTest } from './builds-under-test.ts';
 import { installedSource } from '../../harness/measure/builds/llamacpp-source.ts';
 import { ensureDummyModel, ensureDummyTokenizer } from '../../harness/engines/embedded/dummy-model.ts';
 import { RunResultSchema, type RunResult } from '../../harness/contract/result.ts';
 import { CLI_PATH, runCli } from '../cli/run-cli.ts';
+import { buildDoublesChatBos, startLlamaServer } from './llama-server.ts';
 
 const WORKLOADS = ['completions-sweep', 'chat', 'shared-prefix', 'multi-turn', 'open-loop'] as const;
 const SERVE = ['--max-num-seqs', '4', '--max-model-len', '512'];
@@ -58,19 +63,26 @@ function quantile(values: number[], q: number): number {
  * batches and client TPOT measures delivery, not decoding (measured: −35% against the server at
  * concurrency 1, where many tokens share one TCP read).
  */
-function expectConformant(result: RunResult, compareTpot: boolean): number {
+function expectConformant(result: RunResult, compareTpot: boolean, extraBos = 0): number {
   expect(result.status).toBe('completed');
-  expect(result.workload.lengths).toBe('exact');
+  // A server that doubles BOS evaluates one token more than every prompt was built to: the length
+  // check must catch it on every prompt it checked, and the run must not say its lengths are exact.
+  expect(result.workload.lengths).toBe(extraBos === 0 ? 'exact' : 'approximate');
+  const check = result.workload.length_check;
+  expect(check.checked).toBeGreaterThan(0);
+  expect(check.mismatched).toBe(extraBos === 0 ? 0 : check.checked);
+  for (const example of check.examples) expect(example.server).toBe(example.expected + extraBos);
   let requests = 0;
   const relative: number[] = [];
   const intervalDiffs: number[] = [];
   for (const point of result.points) {
     expect(Object.entries(point.failures).filter(([, n]) => n > 0)).toEqual([]);
-    expect(point.input_tokens_mismatched).toBe(0);
+    expect(point.input_tokens_mismatched).toBe(extraBos === 0 ? 0 : point.requests!.filter((r) => r.ok).length);
     expect(point.retries).toBeTypeOf('number');
     for (const request of point.requests!) {
       requests += 1;
       expect(request.ok).toBe(true);
+      // A request's input tokens are the server's own count (usage), extra BOS included.
       expect(request.server_prompt_tokens).toBe(request.input_tokens);
       const timings = request.server_timings!;
       expect(timings, 'llama.cpp reports timings in its final chunk').toBeDefined();
@@ -99,7 +111,7 @@ function llamaServerPids(build: LlamaCppBuild): number[] {
   }
 }
 
-const builds: LlamaCppBuild[] = listLlamaCppBuilds();
+const builds: LlamaCppBuild[] = llamaCppBuildsUnderTest();
 
 describe('upstream llama.cpp', () => {
   beforeAll(async () => {
@@ -113,9 +125,10 @@ describe('upstream llama.cpp', () => {
 
   for (const build of builds) {
     describe(`llama.cpp ${build.tag} (node-llama-cpp ${build.node_llama_cpp})`, () => {
-      it('servebench run on every CPU workload kind: no failure, exact prompt lengths, counts and TPOT as the server reports them', { timeout: 600_000 }, async () => {
+      it('servebench run on every CPU workload kind: no failure, exact prompt lengths (a doubled BOS caught), counts and TPOT as the server reports them', { timeout: 600_000 }, async () => {
         const results = mkdtempSync(join(tmpdir(), 'sb-llamacpp-results-'));
         let requests = 0;
+        const doublesBos = await buildDoublesChatBos(build, model);
         for (const workload of WORKLOADS) {
           const outcome = await runCli(
             ['run', '--engine', 'llamacpp', '--launcher', 'process', '--engine-version', build.tag, '--model', model, '--workload', `tests/fixtures/workloads/conformance-${workload}.yaml`, ...SERVE, '--save-requests', '--results-dir', join(results, workload), '--no-progress'],
@@ -131,15 +144,13 @@ describe('upstream llama.cpp', () => {
           // Completions carry usage on the finish chunk; chat in its own chunk from mid-2025 on (b4753: on the finish chunk).
           expect(result!.run!.probe!.usage).not.toBe('none');
           expect(result!.workload.tokenizer).toMatchObject({ source: 'gguf' });
-          expect(result!.workload.length_check.checked).toBeGreaterThan(0);
-          expect(result!.workload.length_check.mismatched).toBe(0);
           for (const point of result!.points) {
             const metrics = point.telemetry?.engine_metrics;
             expect(metrics?.after['llamacpp:prompt_tokens_total']).toBeGreaterThan(metrics?.before['llamacpp:prompt_tokens_total'] ?? Infinity);
           }
           // The server's process group is sampled from /proc (a point shorter than the sampling interval may hold no sample).
           for (const point of result!.points) expect(point.telemetry?.server).not.toBeNull();
-          requests += expectConformant(result!, false);
+          requests += expectConformant(result!, false, doublesBos && result!.target.api === 'chat' ? 1 : 0);
         }
         // With --tokenizer too: the dummy model's Hugging Face tokenizer.json, built to tokenize as llama.cpp does.
         const flagged = await runCli(
@@ -149,27 +160,21 @@ describe('upstream llama.cpp', () => {
         expect(flagged.code, flagged.stderr).toBe(0);
         const [withFlag] = readResults(join(results, 'flag'));
         expect(withFlag!.workload.tokenizer).toMatchObject({ source: 'flag' });
-        requests += expectConformant(withFlag!, false);
+        requests += expectConformant(withFlag!, false, doublesBos ? 1 : 0);
         expect(requests).toBeGreaterThanOrEqual(500);
       });
 
       it('servebench load at concurrency 4 for 500 requests: none lost, lengths exact through the server\'s own /tokenize', { timeout: 600_000 }, async () => {
-        const port = 18_700 + builds.indexOf(build);
-        const server = spawn(build.binary('llama-server'), ['--model', tinyModel, '--host', '127.0.0.1', '--port', String(port), '--parallel', '4', '--ctx-size', '2048', '--jinja'], { stdio: 'ignore' });
+        const server = await startLlamaServer(build, tinyModel, ['--parallel', '4', '--ctx-size', '2048']);
         try {
           const out = mkdtempSync(join(tmpdir(), 'sb-llamacpp-load-'));
-          let outcome = { code: -1, stdout: '', stderr: '' };
-          for (let attempt = 0; attempt < 60 && outcome.code !== 0; attempt++) {
-            outcome = await runCli(['load', '--endpoint', `http://127.0.0.1:${port}`, '--model', tinyModel, '--input-len', '128', '--output-len', '32', '--concurrency', '4', '--num-prompts', '500', '--save-requests', '--out', `${out}/`, '--no-progress'], 300_000);
-            if (outcome.code === 2 && /cannot reach/.test(outcome.stderr)) await new Promise((resolve) => setTimeout(resolve, 500));
-            else break;
-          }
+          const outcome = await runCli(['load', '--endpoint', server.url, '--model', tinyModel, '--input-len', '128', '--output-len', '32', '--concurrency', '4', '--num-prompts', '500', '--save-requests', '--out', `${out}/`, '--no-progress'], 300_000);
           expect(outcome.code, outcome.stderr).toBe(0);
           const [result] = readResults(out);
           expect(result!.workload.tokenizer).toMatchObject({ source: 'server' });
           expect(expectConformant(result!, true)).toBe(500);
         } finally {
-          server.kill('SIGKILL');
+          server.stop();
         }
       });
 

