@@ -16,7 +16,12 @@ import { LoadSchema, RunBlockSchema, RunResultSchema, type RunResult } from './r
 import { hardwareLabel, slug } from './result-path.ts';
 import { loadLabel } from './load-label.ts';
 
-export const AB_SCHEMA_VERSION = 1;
+/**
+ * 2: every block's two arms answered the same requests (blockPairing), which validate requires.
+ * 1: written before that rule; accepted as filed, its unpaired blocks counted where it is published.
+ */
+export const AB_SCHEMA_VERSION = 2;
+export const AB_SCHEMA_VERSIONS: readonly number[] = [1, AB_SCHEMA_VERSION];
 export const BISECTION_SCHEMA_VERSION = 1;
 
 /** The folder of results/ that holds comparisons; nothing else is under it. */
@@ -110,7 +115,7 @@ const AbArmSchema = z
 
 export const AbResultSchema = ComparisonHeaderSchema.extend({
   kind: z.literal('ab'),
-  schema_version: z.literal(AB_SCHEMA_VERSION),
+  schema_version: z.union([z.literal(1), z.literal(AB_SCHEMA_VERSION)]),
   /** completed: every planned block ran and a verdict was reached; failed: an arm run failed; interrupted: a signal stopped it. */
   status: z.enum(['completed', 'failed', 'interrupted']),
   /** The one load point both arms ran. */
@@ -286,3 +291,20 @@ export function comparisonRelativePath(comparison: AbResult | Bisection, text: s
 }
 
 export { hardwareOf as abHardware };
+
+function armSent(run: RunResult): string {
+  const point = run.points?.[0];
+  return point === undefined ? 'no point' : `${point.requests_sent} request${point.requests_sent === 1 ? '' : 's'} (stopped on ${point.stop === 'count' ? 'its count' : '--duration'})`;
+}
+
+/**
+ * Why a block's two runs are not a pair, or null. A paired comparison compares the same requests in
+ * both arms: their points must have sent the same prompts (prompt_set_sha256 covers the prompts and
+ * max_tokens in order). An arm that --duration stopped early answered a subset, and on a mixed
+ * workload (cache misses and hits, short and long prompts) a subset's median is another quantity.
+ */
+export function blockPairing(a: RunResult, b: RunResult): string | null {
+  const [pa, pb] = [a.points?.[0], b.points?.[0]];
+  if (pa?.prompt_set_sha256 === pb?.prompt_set_sha256) return null;
+  return `its arms answered different requests: A sent ${armSent(a)}, B sent ${armSent(b)}`;
+}

@@ -338,7 +338,9 @@ export const BisectionRowSchema = z
     builds_made: count,
     builds_cached: count,
     wall_s: z.number().nonnegative(),
-    steps: z.array(z.object({ a: text, b: text, verdict: verdictText, effect: z.number().nullable(), effect_lo: z.number().nullable(), effect_hi: z.number().nullable(), file: text }).strict()),
+    /** Blocks of its steps' A/Bs whose two arms answered different requests (only schema-1 A/Bs can have any). */
+    unpaired_blocks: count,
+    steps: z.array(z.object({ a: text, b: text, verdict: verdictText, effect: z.number().nullable(), effect_lo: z.number().nullable(), effect_hi: z.number().nullable(), unpaired_blocks: count, file: text }).strict()),
   })
   .strict();
 export type BisectionRow = z.infer<typeof BisectionRowSchema>;

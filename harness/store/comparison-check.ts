@@ -16,6 +16,8 @@ import {
   AbResultSchema,
   abHardware,
   AB_SCHEMA_VERSION,
+  AB_SCHEMA_VERSIONS,
+  blockPairing,
   BisectionSchema,
   BISECTION_SCHEMA_VERSION,
   compareLink,
@@ -121,6 +123,9 @@ function checkBlocks(set: BlockSet, ab: AbResult, file: string, options: CheckOp
     const b = checkArmRun(block.b, `${at}.b`, { ab, version: set.pilot ? ab.a.version : ab.b.version }, file, options, add, problems);
     if (a !== null && !close(a, block.a_value)) add(`${at}.a_value`, `[ab-recomputed] is ${block.a_value}; its run's point gives ${a}`, 'a block value is its run\'s point value, unedited');
     if (b !== null && !close(b, block.b_value)) add(`${at}.b_value`, `[ab-recomputed] is ${block.b_value}; its run's point gives ${b}`, 'a block value is its run\'s point value, unedited');
+    // Version 1 files predate the rule and are accepted as filed; compile counts their unpaired blocks.
+    const unpaired = blockPairing(block.a, block.b);
+    if (unpaired !== null && ab.schema_version >= AB_SCHEMA_VERSION) add(at, `[ab-pairing] ${unpaired}`, 'a block compares the same requests in both arms: `servebench ab` stops at such a block; give a --duration long enough for --num-prompts');
     if (!close(block.log_ratio, Math.log(block.b_value / block.a_value))) add(`${at}.log_ratio`, `[ab-recomputed] is ${block.log_ratio}, not ln(b_value / a_value) = ${Math.log(block.b_value / block.a_value)}`, 'a block\'s log ratio is ln(B/A) of its values');
     // The order a block says is the order its arms ran in: the interleaving is what the pairing rests on.
     const first = order === 'BA' ? block.b : block.a;
@@ -312,10 +317,10 @@ export async function checkComparisonText(file: string, text: string, relativePa
     add('kind', `[comparison-kind] kind ${shown(kind)} is not a comparison's (ab, bisection)`, 'results/comparisons/ holds only the files `servebench ab` and `servebench bisect` write; runs go in results/<day>/');
     return rejected();
   }
-  const expectedVersion = kind === 'ab' ? AB_SCHEMA_VERSION : BISECTION_SCHEMA_VERSION;
+  const known = kind === 'ab' ? AB_SCHEMA_VERSIONS : [BISECTION_SCHEMA_VERSION];
   const version = (data as { schema_version?: unknown }).schema_version;
-  if (version !== expectedVersion) {
-    add('schema_version', `[schema-version] schema_version ${shown(version)} is not one this validator knows for ${kind} (${expectedVersion})`, 'write it with this harness version, or update servebench');
+  if (!known.includes(version as number)) {
+    add('schema_version', `[schema-version] schema_version ${shown(version)} is not one this validator knows for ${kind} (${known.join(', ')})`, 'write it with this harness version, or update servebench');
     return rejected(kind);
   }
   const tooDeep = tooDeepAt(data, MAX_COMPARISON_DEPTH);

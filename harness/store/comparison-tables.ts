@@ -6,7 +6,7 @@
  * same SQL), so the site puts a bisection on the history chart it explains.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { AbResult, Bisection } from '../contract/comparison.ts';
+import { blockPairing, type AbResult, type Bisection } from '../contract/comparison.ts';
 import type { RunResult } from '../contract/result.ts';
 import { columnValues } from './column-fit.ts';
 import { col, columnOf, CONFIG_COLUMNS, POINT_ONLY_COLUMNS, type Column, type SqlType, type Value } from './columns.ts';
@@ -50,6 +50,7 @@ export const AB_COMPARISON_COLUMNS: readonly Column[] = [
   col('sd_aa', 'DOUBLE', null, 'σ of ln(A₂/A₁) over the A/A pilot blocks: the per-block noise of this host'),
   col('margin', 'DOUBLE', 'ratio', 'Equivalence margin: no change needs the whole interval within ±margin'),
   col('bisection', 'VARCHAR', null, 'The bisection file whose step this A/B is, if any'),
+  col('unpaired_blocks', 'INTEGER', 'blocks', "Blocks (pilot and passes) whose two arms answered different requests (one stopped on --duration first): its verdict counts them. Only A/Bs of schema version 1, filed before validate refused them, can have any"),
 ];
 
 export const BISECTION_COLUMNS: readonly Column[] = [
@@ -74,7 +75,13 @@ export const BISECTION_COLUMNS: readonly Column[] = [
   col('builds_made', 'INTEGER', 'builds', 'Engine builds made for it (llama.cpp)'),
   col('builds_cached', 'INTEGER', 'builds', 'Engine builds the cache already had'),
   col('wall_s', 'DOUBLE', 's', 'Wall time of the whole bisection'),
+  col('unpaired_blocks', 'INTEGER', 'blocks', "Unpaired blocks over its steps' A/Bs (see ab_comparisons.unpaired_blocks)"),
 ];
+
+/** Blocks of an A/B whose two arms answered different requests (blockPairing). */
+export function unpairedBlocks(ab: AbResult): number {
+  return [...ab.aa.blocks, ...ab.passes.flatMap((pass) => pass.blocks)].filter((block) => blockPairing(block.a, block.b) !== null).length;
+}
 
 /** The first arm run of an A/B and its point at the A/B's load: the configuration it measured. */
 function firstArm(ab: AbResult): { run: RunResult; index: number } | null {
@@ -166,6 +173,7 @@ export async function loadComparisonTables(connection: DuckDBConnection, compari
       ['sd_aa', ab.aa.sd_log_ratio],
       ['margin', ab.margin],
       ['bisection', bisectionOf.get(file) ?? null],
+      ['unpaired_blocks', unpairedBlocks(ab)],
     ];
     for (const [k, v] of more) row.set(k, v);
     abRows.push(row);
@@ -203,6 +211,7 @@ export async function loadComparisonTables(connection: DuckDBConnection, compari
       ['builds_made', bisection.builds.built.length],
       ['builds_cached', bisection.builds.cached.length],
       ['wall_s', bisection.wall_s],
+      ['unpaired_blocks', bisection.steps.reduce((sum, step) => sum + (abs.has(step.ab_file) ? unpairedBlocks(abs.get(step.ab_file)!.ab) : 0), 0)],
     ];
     for (const [k, v] of more) row.set(k, v);
     bisectionRows.push(row);

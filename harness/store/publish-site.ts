@@ -193,7 +193,7 @@ async function whatChanged(connection: DuckDBConnection, deltas: readonly Delta[
 /** Each bisection with its steps (their A/Bs' rows, in the order the search made them). */
 async function bisectionRows(jsonRows: (sql: string) => Promise<unknown[]>): Promise<unknown[]> {
   const bisections = (await jsonRows('SELECT * EXCLUDE (sha256, model_arg) REPLACE (CAST(started_at AS VARCHAR) AS started_at) FROM bisections ORDER BY started_at, file')) as Array<Record<string, unknown>>;
-  const steps = (await jsonRows('SELECT bisection, a_version AS a, b_version AS b, verdict, effect, effect_lo, effect_hi, file FROM ab_comparisons WHERE bisection IS NOT NULL ORDER BY started_at, file')) as Array<Record<string, unknown>>;
+  const steps = (await jsonRows('SELECT bisection, a_version AS a, b_version AS b, verdict, effect, effect_lo, effect_hi, unpaired_blocks, file FROM ab_comparisons WHERE bisection IS NOT NULL ORDER BY started_at, file')) as Array<Record<string, unknown>>;
   return bisections.map((row) => ({ ...row, steps: steps.filter((step) => step.bisection === row.file).map(({ bisection: _b, ...step }) => step) }));
 }
 

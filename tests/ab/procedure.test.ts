@@ -74,4 +74,15 @@ describe('the A/B procedure', () => {
     expect(outcome.blocksPerPass).toBe(4);
     expect(outcome.pilot).toHaveLength(2);
   });
+
+  it('a block whose arms answered different requests stops the procedure there: it is no pair', async () => {
+    // Every run sends the same 6 prompts but main block 2's B arm (a BA block: B ran first), which --duration cut at 2.
+    const sent = (label: string) => (label === 'main 2/4 B' ? { requests_sent: 2, stop: 'duration', prompt_set_sha256: 'b'.repeat(64) } : { requests_sent: 6, stop: 'count', prompt_set_sha256: 'a'.repeat(64) });
+    const measure: MeasureArm = async (arm, label) => ({ result: { run_id: label, points: [sent(label)] } as unknown as RunResult, value: arm === 'A' ? 100 : 90, problem: null, interrupted: false });
+    const outcome = await runAbProcedure(DESIGN, measure);
+    expect(outcome.verdict).toBeNull();
+    expect(outcome.passes[0]!.blocks).toHaveLength(1);
+    expect(outcome.stopped).toMatchObject({ stage: 'main', block: 1, arm: 'A', run: { run_id: 'main 2/4 A' }, partial_block: { run_id: 'main 2/4 B' } });
+    expect(outcome.stopped!.message).toBe('block 2 of the main pass is not a pair: its arms answered different requests: A sent 6 requests (stopped on its count), B sent 2 requests (stopped on --duration). Give a --duration long enough for --num-prompts on the slower release (or fewer --num-prompts), so both arms answer every request');
+  });
 });

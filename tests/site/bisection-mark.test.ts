@@ -52,6 +52,7 @@ beforeAll(async () => {
 describe('a compiled bisection', () => {
   it('is on the scenario and configuration its runs measured, with its range, its change and every step', () => {
     expect(row).toMatchObject({ ...runIds, explains_scenario_id: runIds.scenario_id, engine: 'sim', load: 'c=2', metric: 'output_throughput', outcome: 'culprit', direction: 'slower', range_good: '1.2.0', range_bad: '1.3.0', comparisons: 5 });
+    expect([row.unpaired_blocks, ...row.steps.map((s) => s.unpaired_blocks)]).toEqual([0, 0, 0, 0, 0, 0]);
     expect(row.steps.map((s) => `${s.a}→${s.b} ${s.verdict}`)).toEqual(['1.1.0→1.4.0 slower', '1.1.0→1.2.0 inconclusive', '1.2.0→1.4.0 slower', '1.2.0→1.3.0 slower', '1.3.0→1.4.0 no change']);
     // The change's own size is the A/B of exactly the culprit pair (step 4), not the end-to-end one.
     expect(row.effect).toBe(row.steps[3]!.effect);

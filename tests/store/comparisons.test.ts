@@ -8,7 +8,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AbResult, Bisection } from '../../harness/contract/comparison.ts';
+import { blockPairing, type AbResult, type Bisection } from '../../harness/contract/comparison.ts';
+import { unpairedBlocks } from '../../harness/store/comparison-tables.ts';
 import { checkComparisonFiles } from '../../harness/store/comparisons.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
 import { runCli } from '../cli/run-cli.ts';
@@ -39,6 +40,16 @@ function edit<T>(dir: string, path: string, change: (data: T) => void): void {
   const data = JSON.parse(readFileSync(join(dir, path), 'utf8')) as T;
   change(data);
   writeFileSync(join(dir, path), `${JSON.stringify(data, null, 2)}\n`);
+}
+
+/**
+ * Block 1 of the main pass with its B arm sending other prompts than A (as a --duration stop after
+ * fewer requests would: a run whose counts were cut too fails the run rules before pairing is asked).
+ */
+function unpairBlock(ab: AbResult): void {
+  const point = ab.passes[0]!.blocks[1]!.b.points[0]! as { stop: string; prompt_set_sha256: string };
+  point.stop = 'duration';
+  point.prompt_set_sha256 = '0'.repeat(64);
 }
 
 async function problemsOf(dir: string): Promise<string[]> {
@@ -94,6 +105,35 @@ describe('file-comparison and validate on a real bisection output', () => {
   });
 });
 
+describe('blocks whose arms answered different requests', () => {
+  it('an A/B of schema 1 (filed before the rule) is accepted as filed, and its unpaired block counted', async () => {
+    const dir = copyOfFiled();
+    edit<AbResult>(dir, abPaths()[0]!, (ab) => {
+      expect(ab.schema_version).toBe(1);
+      expect(unpairedBlocks(ab)).toBe(0);
+      unpairBlock(ab);
+      expect(unpairedBlocks(ab)).toBe(1);
+    });
+    // The edit changed the file's sha256, so its path and the bisection's evidence no longer match it; nothing else.
+    expect((await problemsOf(dir)).filter((p) => !/\[(path-matches-content|bisect-evidence)\]/.test(p))).toEqual([]);
+  });
+
+  it('the committed Llama-3.2-1B bisection has two: an arm --duration stopped after 4 and after 2 of 6 requests, its two outliers', () => {
+    const folder = new URL('../../results/comparisons/2026-12-04/llamacpp/dummy-llama-3.2-1b-instruct/cpu-2x-amd-epyc/', import.meta.url).pathname;
+    const bisection = JSON.parse(readFileSync(join(folder, readdirSync(folder).find((f) => f.startsWith('bisect-') && (JSON.parse(readFileSync(join(folder, f), 'utf8')) as Bisection).outcome === 'not reproducible')!), 'utf8')) as Bisection;
+    const ab = JSON.parse(readFileSync(join(new URL('../../results/', import.meta.url).pathname, bisection.steps[0]!.ab_file), 'utf8')) as AbResult;
+    expect(ab).toMatchObject({ schema_version: 1, status: 'completed' });
+    expect(unpairedBlocks(ab)).toBe(2);
+    const [pilot, main] = [ab.aa.blocks[0]!, ab.passes[0]!.blocks[2]!];
+    expect(blockPairing(pilot.a, pilot.b)).toBe('its arms answered different requests: A sent 4 requests (stopped on --duration), B sent 6 requests (stopped on its count)');
+    expect(blockPairing(main.a, main.b)).toBe('its arms answered different requests: A sent 6 requests (stopped on its count), B sent 2 requests (stopped on --duration)');
+    // Each is its pass's outlier: the short arm's TTFT p50 over the requests it reached is 3× and 13× its partner's.
+    expect(pilot.a_value / pilot.b_value).toBeGreaterThan(3);
+    expect(main.b_value / main.a_value).toBeGreaterThan(13);
+    expect([...ab.aa.blocks.slice(1), ...ab.passes.flatMap((p) => p.blocks)].filter((b) => b !== main).every((b) => Math.abs(b.log_ratio) < Math.log(2.5))).toBe(true);
+  });
+});
+
 describe('every hand edit of a filed comparison fails its rule', () => {
   type Case = readonly [name: string, rule: string, tamper: (dir: string) => void, problem: RegExp];
   const firstAb = (dir: string, change: (ab: AbResult) => void) => edit<AbResult>(dir, abPaths()[0]!, change);
@@ -120,7 +160,8 @@ describe('every hand edit of a filed comparison fails its rule', () => {
     ['a command of another tool', 'recorded-command', (dir) => theBisection(dir, (b) => set(b, 'command', ['curl', 'https://example.com/x.sh'])), /command: \[recorded-command\]/],
     ['a credential in a note', 'credential', (dir) => theBisection(dir, (b) => set(b, 'notes', ['token sk-proj-abcdefghijklmnopqrstuvwxyz0123456789'])), /notes\[0\]: \[credential\] holds a credential/],
     ['a field the schema does not know', 'schema', (dir) => firstAb(dir, (ab) => set(ab, 'reviewer', 'me')), /\[schema\] Unrecognized key: "reviewer"/],
-    ['a schema version to come', 'schema-version', (dir) => firstAb(dir, (ab) => set(ab, 'schema_version', 2)), /schema_version: \[schema-version\] schema_version 2 is not one this validator knows for ab \(1\)/],
+    ['a schema version to come', 'schema-version', (dir) => firstAb(dir, (ab) => set(ab, 'schema_version', 3)), /schema_version: \[schema-version\] schema_version 3 is not one this validator knows for ab \(1, 2\)/],
+    ['a block whose arms answered different requests', 'ab-pairing', (dir) => firstAb(dir, (ab) => (set(ab, 'schema_version', 2), unpairBlock(ab))), /passes\[0\]\.blocks\[1\]: \[ab-pairing\] its arms answered different requests: A sent \d+ requests \(stopped on its count\), B sent 8 requests \(stopped on --duration\)/],
     ['not JSON', 'json', (dir) => writeFileSync(join(dir, abPaths()[0]!), '{"kind": "ab",'), /\[json\] not JSON/],
     ['a path that is no comparison path', 'result-path', (dir) => writeFileSync(join(dir, 'comparisons', 'Notes.json'), '{}'), /\[result-path\] the path "comparisons\/Notes\.json" is not a comparison path/],
     ['nesting without end', 'nesting-depth', (dir) => writeFileSync(join(dir, abPaths()[0]!), `{"kind":"ab","schema_version":1,"x":${'['.repeat(60)}${']'.repeat(60)}}`), /\[nesting-depth\] nested deeper than 40 levels/],

@@ -6,8 +6,11 @@
  * 3. main pass: block k runs A then B when k is even, B then A when odd: ABBA, so a drift linear in
  *    time adds the same to both arms over each pair of blocks;
  * 4. confirm pass: the same design on fresh blocks; the verdict stands only where both agree.
- * The first arm run that fails or is interrupted ends the procedure; its run is kept.
+ * The first arm run that fails or is interrupted ends the procedure; its run is kept. So does a
+ * block whose two arms answered different requests (blockPairing): it is no pair, and the fix is
+ * the design's (a longer --duration), not another block.
  */
+import { blockPairing } from '../../contract/comparison.ts';
 import { blocksNeeded, comparePaired, confirmVerdict, type PairedComparison, type PairedVerdict } from '../../lib/stats/paired.ts';
 import type { AbDesign } from './ab-design.ts';
 import { MIN_AUTO_BLOCKS } from './ab-design.ts';
@@ -57,6 +60,11 @@ async function runBlock(stage: Stage, index: number, total: number, order: Block
   // The pilot's "B" is its second A run; a BA block ran B first.
   const [first, second] = runs as [ArmRun, ArmRun];
   const [a, b] = order === 'BA' ? [second, first] : [first, second];
+  const unpaired = blockPairing(a.result, b.result);
+  if (unpaired !== null) {
+    const message = `block ${index + 1} of the ${stage === 'pilot' ? 'pilot' : `${stage} pass`} is not a pair: ${unpaired}. Give a --duration long enough for --num-prompts on the slower release (or fewer --num-prompts), so both arms answer every request`;
+    return { stopped: { stage, block: index, arm: arms[1]!, message, run: second.result, partial_block: first.result } };
+  }
   return { block: { index, order, a: a.result, b: b.result, a_value: a.value!, b_value: b.value!, log_ratio: Math.log(b.value! / a.value!) } };
 }
 
