@@ -141,9 +141,9 @@ function llama8bShapeGguf(dir: string): string {
 }
 
 /** A servebench llama.cpp build as build.json records it (synthetic: no binary is run by a dry run). */
-function fakeBuild(cache: string, cmakeFlags: readonly string[]): string {
+function fakeBuild(cache: string, cmakeFlags: readonly string[], key = 'ab'.repeat(20)): string {
   const commit = 'ab'.repeat(20);
-  const dir = join(cache, 'llama.cpp', commit);
+  const dir = join(cache, 'llama.cpp', key);
   mkdirSync(join(dir, 'bin'), { recursive: true });
   const manifest = { tag: 'v0.4.0', commit, node_llama_cpp: '3.21.1', targets: ['llama-server'], cmake_flags: cmakeFlags, built_at: '2026-12-01T00:00:00.000Z', build_seconds: 1, jobs: 1 };
   writeFileSync(join(dir, 'build.json'), JSON.stringify(manifest));
@@ -207,7 +207,7 @@ describe('llama.cpp', () => {
     expect(commandLine(lane.stdout)).toBe(`${join(cpu, 'llama.cpp', 'ab'.repeat(20), 'bin', 'llama-server')} --model ${gguf} --cont-batching --jinja --alias ${gguf} --host 127.0.0.1 --port ${/--port (\d+)/.exec(lane.stdout)![1]} --ctx-size 8192 --parallel 4 --metrics`);
     const refused = await dryRun(['--engine', 'llamacpp', '--launcher', 'process', '--gpu', '0', '--model', gguf, '--max-model-len', '2048', '--max-num-seqs', '4'], { SERVEBENCH_CACHE: cpu, ...onGpus });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("--gpu 0: llama.cpp launched as a process would run servebench's build of llama.cpp v0.4.0, a CPU build (its cmake flags have no -DGGML_CUDA=ON), on the CPU, not on GPU 0; use --launcher docker (the CUDA image, engines/llamacpp.yaml image) for a GPU run, or leave --gpu out for a CPU run");
+    expect(refused.stderr).toContain("--gpu 0: llama.cpp launched as a process would run servebench's build of llama.cpp v0.4.0, a CPU build (its cmake flags have no -DGGML_CUDA=ON), on the CPU, not on GPU 0; build a CUDA one where the CUDA toolkit is (`servebench llamacpp build --cuda`), use --launcher docker (the CUDA image, engines/llamacpp.yaml image) for a GPU run, or leave --gpu out for a CPU run");
     const none = await dryRun(['--engine', 'llamacpp', '--launcher', 'process', '--gpu', '0', '--model', gguf], { SERVEBENCH_CACHE: mkdtempSync(join(tmpdir(), 'sb-cache-')), ...onGpus });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('would run llama-server from PATH (no servebench build: whether it has CUDA is unknown)');
@@ -220,5 +220,18 @@ describe('llama.cpp', () => {
     const run = await dryRun(['--engine', 'llamacpp', '--launcher', 'process', '--gpu', '0', '--model', gguf, '--max-model-len', '2048', '--max-num-seqs', '4'], { SERVEBENCH_CACHE: cuda, ...onGpus });
     expect(run.code, run.stderr).toBe(0);
     expect(commandLine(run.stdout)).toContain(`${program} --model ${gguf} --cont-batching --jinja --kv-unified --n-gpu-layers 999 --fit off`);
+
+    // Both builds of one release in one cache (`llamacpp build` and `llamacpp build --cuda --cuda-arch 90`): --gpu runs the CUDA one, the CPU lane the CPU one.
+    const both = mkdtempSync(join(tmpdir(), 'sb-cache-'));
+    const cpuProgram = fakeBuild(both, ['-DCMAKE_BUILD_TYPE=Release', '-DGGML_NATIVE=OFF']);
+    const gpuProgram = fakeBuild(both, ['-DCMAKE_BUILD_TYPE=Release', '-DGGML_NATIVE=OFF', '-DGGML_CUDA=ON', '-DCMAKE_CUDA_ARCHITECTURES=90'], `${'ab'.repeat(20)}-cuda-90`);
+    for (const version of [[], ['--engine-version', 'v0.4.0']]) {
+      const onGpu = await dryRun(['--engine', 'llamacpp', '--launcher', 'process', ...version, '--gpu', '0', '--model', gguf, '--max-model-len', '2048', '--max-num-seqs', '4'], { SERVEBENCH_CACHE: both, ...onGpus });
+      expect(onGpu.code, onGpu.stderr).toBe(0);
+      expect(commandLine(onGpu.stdout).startsWith(`${gpuProgram} `)).toBe(true);
+      const onCpu = await dryRun(['--engine', 'llamacpp', '--launcher', 'process', ...version, '--model', gguf, '--max-model-len', '2048', '--max-num-seqs', '4'], { SERVEBENCH_CACHE: both });
+      expect(onCpu.code, onCpu.stderr).toBe(0);
+      expect(commandLine(onCpu.stdout).startsWith(`${cpuProgram} `)).toBe(true);
+    }
   });
 });

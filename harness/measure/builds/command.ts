@@ -1,26 +1,30 @@
 /**
  * `servebench llamacpp build | list`: upstream llama.cpp's server built from the source that a
  * node-llama-cpp release ships (the installed one by default, any other from the npm registry),
- * cached by commit; `run --engine llamacpp --launcher process` finds these builds by release.
+ * for the CPU or, with --cuda, for NVIDIA GPUs, cached by commit and kind; `run --engine llamacpp --launcher process` finds these builds by release.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { booleanOption, numberOption, parseCommandLine, type CommandSpec, type Command } from '../../lib/cli/options.ts';
+import { delimiter, join } from 'node:path';
+import { booleanOption, numberOption, parseCommandLine, type CommandSpec, type Command, type RawOptions } from '../../lib/cli/options.ts';
 import { EXIT, usageError } from '../../lib/errors.ts';
-import { buildHasCuda, buildLlamaCpp, listLlamaCppBuilds, llamaCppCacheDir, type BuildProgress, type LlamaCppBuild } from './llamacpp-build.ts';
+import { buildHasCuda, buildLlamaCpp, CUDA_ARCHITECTURES, listLlamaCppBuilds, llamaCppCacheDir, type BuildProgress, type LlamaCppBuild } from './llamacpp-build.ts';
 import { installedSource, registrySource } from './llamacpp-source.ts';
 
 const spec: CommandSpec = {
   name: 'llamacpp',
-  summary: "build upstream llama.cpp's server for the CPU from node-llama-cpp's bundled source, and list the builds",
-  usage: 'servebench llamacpp build [--node-llama-cpp VERSION…] [--jobs N] [--json]\n       servebench llamacpp list [--json]',
+  summary: "build upstream llama.cpp's server for the CPU (or NVIDIA GPUs) from node-llama-cpp's bundled source, and list the builds",
+  usage: 'servebench llamacpp build [--node-llama-cpp VERSION…] [--cuda [--cuda-arch LIST]] [--jobs N] [--json]\n       servebench llamacpp list [--json]',
   options: [
     { name: 'node-llama-cpp', value: 'VERSION', help: 'Build the llama.cpp that this node-llama-cpp release bundles (fetched with npm pack); repeatable (default: the installed one).', multiple: true },
+    { name: 'cuda', help: 'Build for NVIDIA GPUs (GGML_CUDA): needs the CUDA toolkit (nvcc in CUDACXX, on PATH, or in $CUDA_PATH/bin, by default /usr/local/cuda/bin). Kept beside the CPU build of the same release; `run --launcher process --gpu N` runs it.' },
+    { name: 'cuda-arch', value: 'LIST', help: 'GPU architectures of a --cuda build, as CMAKE_CUDA_ARCHITECTURES takes them: 90 (H100, H200), 89 (L40S), 80;90, native (the GPUs of this machine) (default: native).' },
     { name: 'jobs', value: 'N', help: 'Parallel compile jobs (default: the number of CPUs).' },
     { name: 'json', help: 'Print the builds as JSON.' },
     { name: 'no-progress', help: 'Do not draw the progress bar.' },
   ],
   epilog: [
-    `Builds live in ${llamaCppCacheDir()}/<commit>/ (set SERVEBENCH_CACHE to move them); a build is made once per commit.`,
+    `Builds live in ${llamaCppCacheDir()}/<commit>/, a --cuda build in <commit>-cuda-<architectures>/ beside it (set SERVEBENCH_CACHE to move them); a build is made once per commit and kind.`,
     'The build is portable (GGML_NATIVE=OFF), static, without libcurl, OpenSSL or the web UI; it needs git, cmake and a C++ compiler.',
     'Then: servebench run --engine llamacpp --launcher process --engine-version TAG … (default: the installed node-llama-cpp\'s build).',
     'Exit status: 0 built or found; 1 the build failed (its last output is printed); 2 bad input (an unknown release).',
@@ -56,6 +60,25 @@ function progressPrinter(enabled: boolean, label: string): (progress: BuildProgr
   };
 }
 
+/** Where CMake finds nvcc (CUDACXX, then PATH, then the toolkit's install: $CUDA_PATH, by default /usr/local/cuda); null: no CUDA toolkit. */
+export function findNvcc(env: NodeJS.ProcessEnv = process.env): string | null {
+  const candidates = [env['CUDACXX'], ...(env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nvcc')), join(env['CUDA_PATH'] || '/usr/local/cuda', 'bin', 'nvcc')];
+  return candidates.find((path) => path !== undefined && path !== '' && existsSync(path)) ?? null;
+}
+
+/** The CUDA architectures of a --cuda build, or null for the CPU build; refused before anything is fetched. */
+function cudaBuild(options: RawOptions): string | null {
+  const arch = options['cuda-arch'] as string | undefined;
+  if (!booleanOption(options, 'cuda')) {
+    if (arch !== undefined) throw usageError('--cuda-arch: only with --cuda (the CPU build has no GPU architectures)');
+    return null;
+  }
+  const architectures = arch ?? 'native';
+  if (!CUDA_ARCHITECTURES.test(architectures)) throw usageError(`--cuda-arch: "${architectures}" is not a CMAKE_CUDA_ARCHITECTURES list such as 90, 80;90 or native`);
+  if (findNvcc() === null) throw usageError(`--cuda: no CUDA toolkit here (no nvcc on PATH or in ${process.env['CUDA_PATH'] || '/usr/local/cuda'}/bin, CUDACXX unset); install the CUDA toolkit, or leave --cuda out for the CPU build`);
+  return architectures;
+}
+
 export const llamacppCommand: Command = {
   spec,
   async run(argv) {
@@ -70,6 +93,7 @@ export const llamacppCommand: Command = {
       return EXIT.ok;
     }
     if (action !== 'build') throw usageError('llamacpp: say `build` or `list`; see `servebench llamacpp --help`');
+    const cudaArchitectures = cudaBuild(options);
     const versions = (options['node-llama-cpp'] as string[] | undefined) ?? [];
     const jobs = numberOption(spec, options, 'jobs', { min: 1 }, true) ?? availableParallelism();
     const progress = !booleanOption(options, 'no-progress') && !json;
@@ -78,7 +102,7 @@ export const llamacppCommand: Command = {
       const source = version === null ? await installedSource() : await registrySource(version);
       try {
         const label = `llama.cpp ${source.tag}`;
-        const { build, cached } = await buildLlamaCpp(source, { jobs, onProgress: progressPrinter(progress, label) });
+        const { build, cached } = await buildLlamaCpp(source, { jobs, cudaArchitectures, onProgress: progressPrinter(progress, label) });
         if (progress && process.stderr.isTTY) process.stderr.write('\n');
         if (!json) process.stdout.write(`${cached ? 'cached' : 'built'}: ${describe(build)}\n`);
         built.push(build);

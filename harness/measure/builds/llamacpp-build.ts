@@ -1,10 +1,12 @@
 /**
- * Upstream llama.cpp (`llama-server`, `llama-quantize`) built for the CPU from a node-llama-cpp
- * source bundle, cached outside the repository and keyed by the bundle's commit:
+ * Upstream llama.cpp (`llama-server`, `llama-quantize`) built from a node-llama-cpp source bundle,
+ * for the CPU or (--cuda, where the CUDA toolkit is installed) for NVIDIA GPUs, cached outside the
+ * repository and keyed by the bundle's commit and the kind of build:
  *
  *   $SERVEBENCH_CACHE (default $XDG_CACHE_HOME/servebench or ~/.cache/servebench)
- *     llama.cpp/<commit>/bin/llama-server, bin/llama-quantize   static, portable binaries
+ *     llama.cpp/<commit>/bin/llama-server, bin/llama-quantize   static, portable CPU binaries
  *     llama.cpp/<commit>/build.json                             tag, node-llama-cpp release, flags, time
+ *     llama.cpp/<commit>-cuda-<architectures>/…                 the same source built with GGML_CUDA
  *
  * The build is portable (GGML_NATIVE=OFF: it runs on any x86-64 the fleet has), without libcurl or
  * OpenSSL (servebench never has llama.cpp download anything) and without the web UI. A finished
@@ -61,6 +63,16 @@ export function buildHasCuda(build: Pick<BuildManifest, 'cmake_flags'>): boolean
   return build.cmake_flags.some((flag) => /^-DGGML_CUDA=(ON|1|TRUE|YES)$/i.test(flag));
 }
 
+/** A CUDA build's GPU architectures (CMAKE_CUDA_ARCHITECTURES: "90", "89;90", "native"). */
+export const CUDA_ARCHITECTURES = /^(native|all|all-major|\d{2,3}[a-z]?(;\d{2,3}[a-z]?)*)$/;
+
+/** The cache entry of a commit's build: the commit for the CPU build, with -cuda-<architectures> for a CUDA one. */
+export function buildKey(commit: string, cudaArchitectures: string | null = null): string {
+  return cudaArchitectures === null ? commit : `${commit}-cuda-${cudaArchitectures.replaceAll(';', '_')}`;
+}
+
+const BUILD_KEY = /^[0-9a-f]{40}(-cuda-[0-9a-z_-]+)?$/;
+
 export function llamaCppCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(servebenchCacheDir(env), 'llama.cpp');
 }
@@ -78,15 +90,18 @@ export function listLlamaCppBuilds(env: NodeJS.ProcessEnv = process.env): LlamaC
   const root = llamaCppCacheDir(env);
   if (!existsSync(root)) return [];
   return readdirSync(root)
-    .filter((name) => /^[0-9a-f]{40}$/.test(name))
+    .filter((name) => BUILD_KEY.test(name))
     .map((name) => readBuild(join(root, name)))
     .filter((build): build is LlamaCppBuild => build !== null)
     .sort((a, b) => b.built_at.localeCompare(a.built_at));
 }
 
-/** The build of a release tag ("b4753", "v0.4.0"), a node-llama-cpp release, or a commit prefix. */
-export function findLlamaCppBuild(version: string, env: NodeJS.ProcessEnv = process.env): LlamaCppBuild | null {
-  const builds = listLlamaCppBuilds(env);
+/**
+ * The build of a release tag ("b4753", "v0.4.0"), a node-llama-cpp release, or a commit prefix: a
+ * CPU build, or with `cuda` a CUDA one (a CPU measurement never runs a GPU build, nor the reverse).
+ */
+export function findLlamaCppBuild(version: string, env: NodeJS.ProcessEnv = process.env, cuda = false): LlamaCppBuild | null {
+  const builds = listLlamaCppBuilds(env).filter((b) => buildHasCuda(b) === cuda);
   return (
     builds.find((b) => b.tag === version) ??
     builds.find((b) => b.node_llama_cpp === version) ??
@@ -95,8 +110,8 @@ export function findLlamaCppBuild(version: string, env: NodeJS.ProcessEnv = proc
   );
 }
 
-export function buildOfCommit(commit: string, env: NodeJS.ProcessEnv = process.env): LlamaCppBuild | null {
-  return readBuild(join(llamaCppCacheDir(env), commit));
+export function buildOfCommit(commit: string, env: NodeJS.ProcessEnv = process.env, cudaArchitectures: string | null = null): LlamaCppBuild | null {
+  return readBuild(join(llamaCppCacheDir(env), buildKey(commit, cudaArchitectures)));
 }
 
 export interface BuildProgress {
@@ -138,6 +153,8 @@ function runStep(argv: readonly string[], cwd: string, log: string[], onLine: (l
 
 export interface BuildOptions {
   readonly jobs: number;
+  /** Build for NVIDIA GPUs with these CMAKE_CUDA_ARCHITECTURES (needs the CUDA toolkit's nvcc); null: the CPU build. */
+  readonly cudaArchitectures?: string | null;
   readonly env?: NodeJS.ProcessEnv;
   readonly onProgress?: (progress: BuildProgress) => void;
 }
@@ -145,11 +162,12 @@ export interface BuildOptions {
 /** Builds (or finds in the cache) llama-server and llama-quantize of a source bundle. */
 export async function buildLlamaCpp(source: LlamaCppSource, options: BuildOptions): Promise<{ build: LlamaCppBuild; cached: boolean }> {
   const env = options.env ?? process.env;
-  const cached = buildOfCommit(source.commit, env);
+  const cuda = options.cudaArchitectures ?? null;
+  const cached = buildOfCommit(source.commit, env, cuda);
   if (cached) return { build: cached, cached: true };
   const root = llamaCppCacheDir(env);
   mkdirSync(root, { recursive: true });
-  const work = join(root, `.work-${source.commit}-${process.pid}`);
+  const work = join(root, `.work-${buildKey(source.commit, cuda)}-${process.pid}`);
   rmSync(work, { recursive: true, force: true });
   const log: string[] = [];
   const report = options.onProgress ?? (() => {});
@@ -161,6 +179,8 @@ export async function buildLlamaCpp(source: LlamaCppSource, options: BuildOption
     const configure = [
       'cmake', '-S', join(work, 'src'), '-B', join(work, 'build'),
       ...CMAKE_FLAGS,
+      // GGML_NATIVE stays off for the host code; the GPU code is built for the architectures asked for.
+      ...(cuda === null ? [] : ['-DGGML_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${cuda}`]),
       // The bundle is one squashed commit: git would number every build "b1". The tag is the truth.
       ...(buildNumber !== null ? [`-DLLAMA_BUILD_NUMBER=${buildNumber}`] : []),
       `-DLLAMA_BUILD_COMMIT=${source.commit.slice(0, 7)}`,
@@ -188,7 +208,7 @@ export async function buildLlamaCpp(source: LlamaCppSource, options: BuildOption
       jobs: options.jobs,
     };
     writeFileSync(join(staged, 'build.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    const finalDir = join(root, source.commit);
+    const finalDir = join(root, buildKey(source.commit, cuda));
     renameSync(staged, finalDir);
     return { build: readBuild(finalDir)!, cached: false };
   } finally {
@@ -201,15 +221,18 @@ export async function buildLlamaCpp(source: LlamaCppSource, options: BuildOption
  * release or commit), else the installed node-llama-cpp's, else the newest; null when there is
  * none (then llama-server from PATH).
  */
-export function chooseLlamaCppBuild(version: string | undefined, installedCommit: string | null, env: NodeJS.ProcessEnv = process.env): LlamaCppBuild | null {
+export function chooseLlamaCppBuild(version: string | undefined, installedCommit: string | null, env: NodeJS.ProcessEnv = process.env, cuda = false): LlamaCppBuild | null {
+  // Asked for a GPU without a CUDA build, the CPU build is returned: run refuses it, saying why (llamacpp-on-gpu.ts).
   if (version !== undefined) {
-    const build = findLlamaCppBuild(version, env);
+    const build = findLlamaCppBuild(version, env, cuda) ?? (cuda ? findLlamaCppBuild(version, env, false) : null);
     if (build) return build;
-    const known = listLlamaCppBuilds(env).map((b) => `${b.tag} (node-llama-cpp ${b.node_llama_cpp})`);
+    const known = listLlamaCppBuilds(env).map((b) => `${b.tag} (node-llama-cpp ${b.node_llama_cpp}${buildHasCuda(b) ? ', CUDA' : ''})`);
     throw new ServebenchError(
-      `--engine-version: no llama.cpp build of "${version}" (built: ${known.join(', ') || 'none'}); build it with \`servebench llamacpp build --node-llama-cpp VERSION\``,
+      `--engine-version: no llama.cpp build of "${version}" (built: ${known.join(', ') || 'none'}); build it with \`servebench llamacpp build${cuda ? ' --cuda' : ''} --node-llama-cpp VERSION\``,
       2,
     );
   }
-  return (installedCommit === null ? null : buildOfCommit(installedCommit, env)) ?? listLlamaCppBuilds(env)[0] ?? null;
+  const builds = listLlamaCppBuilds(env);
+  const pick = (list: readonly LlamaCppBuild[]) => list.find((b) => b.commit === installedCommit) ?? list[0];
+  return pick(builds.filter((b) => buildHasCuda(b) === cuda)) ?? pick(builds) ?? null;
 }

@@ -12,13 +12,13 @@ import type { ServeParameters } from '../../contract/engine.ts';
 import { buildHasCuda, type LlamaCppBuild } from '../builds/llamacpp-build.ts';
 import { gpuFacts } from '../telemetry/nvidia-smi.ts';
 
-/** A process launch on GPUs needs a CUDA build: servebench's own builds are CPU builds (llamacpp-build.ts CMAKE_FLAGS). */
+/** A process launch on GPUs needs a CUDA build (`servebench llamacpp build --cuda`); the default builds are CPU builds (llamacpp-build.ts CMAKE_FLAGS). */
 export function refuseCpuBuildOnGpus(build: LlamaCppBuild | null, gpus: readonly number[]): void {
   if (gpus.length === 0 || (build !== null && buildHasCuda(build))) return;
   const what = build === null ? 'llama-server from PATH (no servebench build: whether it has CUDA is unknown)' : `servebench's build of llama.cpp ${build.tag}, a CPU build (its cmake flags have no -DGGML_CUDA=ON)`;
   throw usageError(
     `--gpu ${gpus.join(',')}: llama.cpp launched as a process would run ${what}, on the CPU, not on GPU ${gpus.join(',')}; ` +
-      'use --launcher docker (the CUDA image, engines/llamacpp.yaml image) for a GPU run, or leave --gpu out for a CPU run',
+      'build a CUDA one where the CUDA toolkit is (`servebench llamacpp build --cuda`), use --launcher docker (the CUDA image, engines/llamacpp.yaml image) for a GPU run, or leave --gpu out for a CPU run',
   );
 }
 
@@ -73,8 +73,9 @@ export interface FitInputs {
   readonly gpuMemoryMiB: readonly number[];
 }
 
-/** The KV pool engines/llamacpp.yaml makes: --ctx-size max_model_len × max_num_seqs, else (no -c) the trained context. */
+/** The KV pool engines/llamacpp.yaml makes: --ctx-size the KV budget, else max_model_len × max_num_seqs, else (no -c) the trained context. */
 export function kvPoolTokens(params: ServeParameters, contextLength: number | null): number | null {
+  if (params.kv_budget_tokens !== undefined) return Number(params.kv_budget_tokens);
   if (params.max_model_len !== undefined && params.max_num_seqs !== undefined) return Number(params.max_model_len) * Number(params.max_num_seqs);
   return contextLength;
 }
@@ -91,11 +92,11 @@ export function fitProblem({ weightBytes, kv, params, gpuMemoryMiB }: FitInputs)
   const kvBytes = pool * kv.bytesPerToken;
   if (weightBytes + kvBytes + margin <= total) return null;
   const fits = Math.max(0, Math.floor((total - weightBytes - margin) / kv.bytesPerToken));
-  const sizing = params.max_model_len !== undefined ? `--max-num-seqs ${params.max_num_seqs} × --max-model-len ${params.max_model_len}` : "the model's trained context, no --max-model-len given";
+  const sizing = params.kv_budget_tokens !== undefined ? `--kv-budget-tokens ${params.kv_budget_tokens}` : params.max_model_len !== undefined ? `--max-num-seqs ${params.max_num_seqs} × --max-model-len ${params.max_model_len}` : "the model's trained context, no --max-model-len given";
   return (
     `llama.cpp cannot hold this configuration on ${gpuMemoryMiB.length} GPU(s) of ${gib(total)}: weights ${gib(weightBytes)} + a KV cache of ${pool.toLocaleString('en')} tokens ` +
     `(${sizing}, ${(kv.bytesPerToken / 1024).toFixed(0)} KiB a token at ${String(params.kv_cache_dtype ?? 'auto')}) = ${gib(kvBytes)} + ${WORKING_MARGIN_MIB} MiB a GPU for working buffers; ` +
-    `it would fail to start (or, fitting, move layers to the CPU). Lower --max-num-seqs or --max-model-len until their product is at most ${fits.toLocaleString('en')} tokens, or give a smaller --kv-cache-dtype (q8_0)`
+    `it would fail to start (or, fitting, move layers to the CPU). ${params.kv_budget_tokens !== undefined ? 'Lower --kv-budget-tokens to' : 'Lower --max-num-seqs or --max-model-len until their product is'} at most ${fits.toLocaleString('en')} tokens, or give a smaller --kv-cache-dtype (q8_0)`
   );
 }
 
@@ -113,7 +114,8 @@ export async function refuseWhatCannotFit(modelPath: string | null, params: Serv
   } catch (error) {
     throw usageError(`--model ${modelPath}: not a GGUF file llama.cpp can load (${(error as Error).message})`);
   }
-  const cacheType = params.kv_cache_dtype === undefined || params.kv_cache_dtype === 'auto' ? 'f16' : String(params.kv_cache_dtype);
+  // servebench's auto and fp16 are llama.cpp's f16 (engines/llamacpp.yaml kv_cache_dtype values).
+  const cacheType = params.kv_cache_dtype === undefined || params.kv_cache_dtype === 'auto' || params.kv_cache_dtype === 'fp16' ? 'f16' : String(params.kv_cache_dtype);
   const kv = kvShapeOf(metadata, cacheType);
   if (kv === null) return;
   const problem = fitProblem({ weightBytes: statSync(modelPath).size, kv, params, gpuMemoryMiB: facts.gpus.map((g) => g.memory_total_mib) });

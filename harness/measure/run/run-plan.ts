@@ -31,6 +31,8 @@ function serveParameters(spec: CommandSpec, raw: RawOptions, model: string, serv
   const int = (name: string): number | undefined => numberOption(spec, raw, name, { min: 1 }, true);
   const prefix = stringOption(spec, raw, 'prefix-caching');
   if (prefix !== undefined && prefix !== 'on' && prefix !== 'off') throw usageError(`--prefix-caching: "${prefix}" is not on or off`);
+  const sampling = stringOption(spec, raw, 'sampling');
+  if (sampling !== undefined && sampling !== 'neutral') throw usageError(`--sampling: "${sampling}" is not neutral (leave it out for the engine's own defaults)`);
   const params: ServeParameters = {
     model,
     served_name: servedName,
@@ -45,7 +47,9 @@ function serveParameters(spec: CommandSpec, raw: RawOptions, model: string, serv
     kv_cache_dtype: stringOption(spec, raw, 'kv-cache-dtype'),
     max_num_seqs: int('max-num-seqs'),
     gpu_memory_utilization: numberOption(spec, raw, 'gpu-memory-utilization', { min: 0, exclusiveMin: true, max: 1 }),
+    kv_budget_tokens: int('kv-budget-tokens'),
     ...(prefix !== undefined ? { prefix_caching: prefix === 'on' } : {}),
+    sampling,
   };
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ServeParameters;
 }
@@ -117,7 +121,7 @@ export async function planRun(spec: CommandSpec, raw: RawOptions, argv: readonly
   // An engine servebench builds itself runs from that build, and its version is the build's release.
   const build =
     launcher === 'process' && engine.local_build === 'llamacpp'
-      ? chooseLlamaCppBuild(requestedVersion, await installedSource().then((s) => s.commit, () => null))
+      ? chooseLlamaCppBuild(requestedVersion, await installedSource().then((s) => s.commit, () => null), process.env, gpus.length > 0)
       : null;
   if (engine.local_build === 'llamacpp') {
     if (launcher === 'process') refuseCpuBuildOnGpus(build, gpus);

@@ -32,7 +32,7 @@ import { runAccuracy, skippedForDummyWeights, type AccuracyPlan } from '../accur
 import { resultRelativePath } from '../../contract/result-path.ts';
 import { startGpuSampler, summarizeGpuWindow, type GpuSampler } from '../telemetry/gpu-sampler.ts';
 import { startProcSampler, summarizeProcWindow, type ProcSampler } from '../telemetry/proc-sampler.ts';
-import { scrapeEngineMetrics } from '../telemetry/engine-metrics.ts';
+import { EngineMetricsWatch, type PointEngineMetrics } from '../telemetry/engine-metrics.ts';
 import { startDockerStatsSampler } from '../telemetry/docker-stats.ts';
 
 export interface DockerPlan {
@@ -168,7 +168,8 @@ export async function executeRun(
   let failure: RunBlock['failure'] = null;
   let gpu: GpuSampler | null = null;
   let proc: ProcSampler | null = null;
-  const engineMetrics = new Map<number, { before: Record<string, number>; after: Record<string, number> } | null>();
+  const engineMetrics = new Map<number, PointEngineMetrics | null>();
+  let metricsWatch: EngineMetricsWatch | null = null;
   const fail = (message: string): void => {
     failure ??= { phase, message: message.slice(0, 1000), log_tail: logTail(server?.logFile ?? null) };
   };
@@ -207,8 +208,8 @@ export async function executeRun(
     if (!signal.aborted) {
       version = plan.engineVersion ?? (await engineVersion(plan.engine, server));
       proc = server.pid !== null ? startProcSampler(server.pid) : server.container ? startDockerStatsSampler(server.container) : null;
-      const metricsUrl = plan.engine.metrics ? `${server.endpoint}${plan.engine.metrics.path}` : null;
-      let before: Record<string, number> | null = null;
+      const watch = plan.engine.metrics ? new EngineMetricsWatch(`${server.endpoint}${plan.engine.metrics.path}`, plan.engine.name) : null;
+      metricsWatch = watch;
       phase = 'measure';
       loadRun = await runLoad(plan.load, {
         signal,
@@ -216,11 +217,10 @@ export async function executeRun(
         argv: plan.argv,
         ...(onProgress ? { onProgress } : {}),
         onPointStart: async () => {
-          before = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
+          await watch?.start();
         },
         onPointDone: async (i, point) => {
-          const after = metricsUrl ? await scrapeEngineMetrics(metricsUrl) : null;
-          engineMetrics.set(i, before && after ? { before, after } : null);
+          engineMetrics.set(i, watch ? await watch.stop() : null);
           points.push(point);
           onPointDone?.();
         },
@@ -246,6 +246,7 @@ export async function executeRun(
   } finally {
     gpu?.stop();
     proc?.stop();
+    metricsWatch?.dispose();
     const stopping = server;
     if (stopping) {
       phase = 'teardown';
