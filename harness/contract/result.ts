@@ -13,6 +13,7 @@ import { APIS, ARRIVALS, MAX_LENGTHS_REASON_CHARS, noteText, SloSchema } from '.
 import { WorkloadSchema } from './workload.ts';
 import { CacheAuditSchema } from './cache-audit.ts';
 import { RunBlockSchema } from './run-block.ts';
+import { EngineGaugesSchema } from './engine-gauges.ts';
 
 export { APIS, ARRIVALS, MAX_LENGTHS_REASON_CHARS, SloSchema };
 // The blocks with modules of their own, re-exported: importers read the whole result schema from here.
@@ -187,10 +188,14 @@ export const TelemetrySchema = z
       .nullable()
       .describe("The server's CPU and memory: its process group from /proc (process launches) or its container from docker stats"),
     engine_metrics: z
-      .object({ before: z.record(z.string(), finite), after: z.record(z.string(), finite) })
+      .object({
+        before: z.record(z.string(), finite),
+        after: z.record(z.string(), finite),
+        gauges: EngineGaugesSchema.optional().describe("The common quantities (running, waiting, KV usage, prefix hit rate, tokens, preemptions) from the engine's metrics under one name per quantity (engine-gauges.ts; docs/metrics.md#engine-gauges); absent for an engine the map does not know and in older results"),
+      })
       .strict()
       .nullable()
-      .describe("The engine's Prometheus metrics before and after the point"),
+      .describe("The engine's Prometheus metrics before and after the point, under the engine's own names"),
   })
   .strict();
 

@@ -74,13 +74,19 @@ function chatMessages(value: unknown): ChatMessage[] | null {
 
 /** Sequences handed out in arrival order; a request waits for one when all are busy. */
 class SequencePool {
+  private readonly all: readonly LlamaContextSequence[];
   private readonly free: LlamaContextSequence[];
   private readonly waiters: Array<(sequence: LlamaContextSequence) => void> = [];
   constructor(context: LlamaContext, count: number) {
-    this.free = Array.from({ length: count }, () => context.getSequence());
+    this.all = Array.from({ length: count }, () => context.getSequence());
+    this.free = [...this.all];
   }
   get waiting(): number {
     return this.waiters.length;
+  }
+  /** Tokens held in the context's KV cache now (a released sequence is cleared, so it holds none). */
+  get kvTokens(): number {
+    return this.all.reduce((sum, sequence) => sum + sequence.nextTokenIndex, 0);
   }
   acquire(): Promise<LlamaContextSequence> {
     const sequence = this.free.pop();
@@ -208,6 +214,8 @@ export async function startEmbeddedServer(config: EmbeddedConfig): Promise<Embed
   const metrics = (): string =>
     metric('num_requests_running', 'gauge', 'Requests being decoded.', counters.running) +
     metric('num_requests_waiting', 'gauge', 'Requests waiting for a sequence.', pool.waiting) +
+    // llama.cpp's own kv_cache_usage_ratio (older llama-server builds): cells used / context size.
+    metric('kv_cache_usage_ratio', 'gauge', 'Fraction of the context (KV cache) holding tokens.', pool.kvTokens / context.contextSize) +
     metric('prompt_tokens_total', 'counter', 'Prompt tokens processed.', counters.promptTokens) +
     metric('generation_tokens_total', 'counter', 'Tokens generated.', counters.generationTokens);
 

@@ -19,6 +19,9 @@ export interface EngineGauges {
 export class SimMetrics {
   promptTokens = 0;
   generationTokens = 0;
+  /** Prompt tokens looked up in the prefix cache, and those found there (vLLM's prefix_cache_queries/hits). */
+  prefixQueries = 0;
+  prefixHits = 0;
   success = 0;
   private readonly failures = new Map<FailureReason, number>(FAILURE_REASONS.map((reason) => [reason, 0]));
   private readonly faults = new Map<FaultKind, number>(FAULT_KINDS.map((kind) => [kind, 0]));
@@ -54,6 +57,8 @@ export class SimMetrics {
     ]);
     family('sim_prompt_tokens_total', 'counter', 'Prompt tokens prefilled.', [`sim_prompt_tokens_total ${this.promptTokens}`]);
     family('sim_generation_tokens_total', 'counter', 'Tokens generated.', [`sim_generation_tokens_total ${this.generationTokens}`]);
+    family('sim_prefix_cache_queries_total', 'counter', 'Prompt tokens looked up in the prefix cache.', [`sim_prefix_cache_queries_total ${this.prefixQueries}`]);
+    family('sim_prefix_cache_hits_total', 'counter', 'Prompt tokens found in the prefix cache (not prefilled again).', [`sim_prefix_cache_hits_total ${this.prefixHits}`]);
     family('sim_request_success_total', 'counter', 'Requests that ended with a finish reason.', [`sim_request_success_total ${this.success}`]);
     family(
       'sim_request_failure_total',

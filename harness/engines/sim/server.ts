@@ -145,6 +145,8 @@ export async function startSimServer(partial: Partial<SimConfig> = {}): Promise<
       return streamEndless(res, record, format, request.hash, () => metrics.fail(fault));
     }
     const cachedTokens = prefixCache.lookup(request.promptIds);
+    metrics.prefixQueries += request.promptTokens;
+    metrics.prefixHits += cachedTokens;
     const answered = { ...request, hash: answerHash(config.outputFault, request.hash, cachedTokens) };
     const stream = new SimStream({ res, record, request: answered, plan, fault, view, host, cachedTokens });
     promptIds.set(stream, request.promptIds);
