@@ -22,6 +22,11 @@ export const SERVE_PARAMETERS = [
   'max_num_seqs',
   'gpu_memory_utilization',
   'prefix_caching',
+  // One memory budget for every engine, in KV-cache tokens (contract/held-equal.ts): each engine's
+  // own memory fraction means something else, so each translates tokens to its own knob.
+  'kv_budget_tokens',
+  // "neutral": the model's generation config must not change sampling defaults (contract/held-equal.ts).
+  'sampling',
   // The release to launch, for an engine whose one command can play several (the sim's
   // --engine-version); docker picks it by image tag and llama.cpp by build instead, so `run`
   // refuses --engine-version for a process launch of an engine without this flag.
@@ -29,7 +34,9 @@ export const SERVE_PARAMETERS = [
 ] as const;
 export type ServeParameter = (typeof SERVE_PARAMETERS)[number];
 
-const argList = z.array(z.string()).describe('argv pieces; "{param}" is replaced by the parameter value, "{a*b}" by the product of two parameters');
+const argList = z
+  .array(z.string())
+  .describe('argv pieces; "{param}" is replaced by the parameter value, "{a*b}" by the product of two parameters, "{a/N}" by a divided by N rounded up (tokens → blocks of N)');
 
 const FlagSchema = z.union([
   argList.describe('used when the parameter is set'),
@@ -44,6 +51,10 @@ const FlagSchema = z.union([
     })
     .strict()
     .describe('for a parameter whose values each engine spells differently (e.g. KV-cache dtypes)'),
+  z
+    .object({ args: argList, unless: z.enum(SERVE_PARAMETERS) })
+    .strict()
+    .describe('left out when the parameter named by unless is set, which passes the same flag its own way (llama.cpp: --ctx-size from max_model_len × max_num_seqs gives way to kv_budget_tokens)'),
 ]);
 
 export const EngineSchema = z
@@ -111,6 +122,12 @@ export const EngineSchema = z
           .partialRecord(z.enum(SERVE_PARAMETERS), z.string())
           .default({})
           .describe('Parameters the engine has no flag for, and why: setting one is an error, never silently ignored'),
+        held_always: z
+          .partialRecord(z.enum(SERVE_PARAMETERS), z.string().min(1))
+          .default({})
+          .describe(
+            'Parameters every launch already holds at their one value, and how: a fixed flag of the serve command, or what every request carries (quirks.explicit_body). Asking for one renders nothing more, and the run records it (sampling: neutral)',
+          ),
         gpu_args: argList
           .default([])
           .describe(

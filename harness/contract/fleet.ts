@@ -6,6 +6,7 @@
  * references to other files (engines/, workloads/, fleet/prices.yaml) when the file is loaded.
  */
 import { z } from 'zod';
+import { HeldEqualSchema, resolveHeldEqual } from './held-equal.ts';
 
 /** Lower-case letters, digits and dashes: safe in job names, labels and paths. */
 const slugId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes, e.g. h100-sxm-80gb');
@@ -162,6 +163,9 @@ export const MatrixEntrySchema = z
     models: z.array(FleetModelSchema).min(1),
     workloads: z.array(FleetWorkloadSchema).min(1),
     gpu_types: z.array(slugId).min(1),
+    held_equal: HeldEqualSchema.partial()
+      .optional()
+      .describe("Overrides the fleet's held_equal for this entry, field by field; null: not held here (say why in a comment)"),
     nightly: z.boolean().default(false).describe("In the nightly set, at each engine's pinned (or latest) version"),
     new_versions: z.boolean().default(false).describe('Run when `servebench detect` reports a new release of one of its engines'),
     time_limit_min: positiveInt.default(120).describe('Wall-clock limit of one job (SLURM --time, Kubernetes activeDeadlineSeconds, Actions timeout-minutes)'),
@@ -214,6 +218,9 @@ export const FleetSchema = z
       .default({}),
     gpu_types: z.array(GpuTypeSchema).min(1),
     engines: z.record(slugId, FleetEngineSchema).default({}).describe('Per engine: the pinned nightly version and image overrides'),
+    held_equal: HeldEqualSchema.partial()
+      .optional()
+      .describe('What every engine of every matrix entry runs with, so a comparison measures engines, not their defaults (harness/contract/held-equal.ts)'),
     matrix: z.array(MatrixEntrySchema).min(1),
   })
   .strict()
@@ -224,6 +231,22 @@ export const FleetSchema = z
       types.set(type.id, type);
     });
     fleet.matrix.forEach((entry, i) => {
+      const held = resolveHeldEqual(fleet.held_equal, entry.held_equal);
+      entry.models.forEach((model, k) => {
+        // One source for a held value: a model's own would make one entry's engines differ from the fleet's rule.
+        for (const name of ['max_num_seqs', 'kv_cache_dtype'] as const) {
+          if (held[name] !== null && model[name] !== undefined) {
+            ctx.addIssue({ code: 'custom', message: `${name} is held equal for every engine (held_equal.${name}: ${held[name]}); remove it here, or override held_equal.${name} for this entry`, path: ['matrix', i, 'models', k, name] });
+          }
+        }
+        if (held.kv_budget_tokens !== null && model.max_model_len !== undefined && held.kv_budget_tokens < model.max_model_len) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `held_equal.kv_budget_tokens ${held.kv_budget_tokens} cannot hold one ${model.max_model_len}-token context (max_model_len): every engine would refuse to start; raise the budget or lower max_model_len`,
+            path: ['matrix', i, 'models', k, 'max_model_len'],
+          });
+        }
+      });
       entry.gpu_types.forEach((id, j) => {
         const type = types.get(id);
         if (!type) {

@@ -22,7 +22,7 @@ describe('engine specs', () => {
 
   const expected: Record<string, string> = {
     vllm: `vllm serve ${MODEL} --generation-config vllm --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --max-model-len 8192 --kv-cache-dtype fp8_e4m3 --max-num-seqs 256 --gpu-memory-utilization 0.9 --no-enable-prefix-caching`,
-    sglang: `python3 -m sglang.launch_server --model-path ${MODEL} --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --context-length 8192 --kv-cache-dtype fp8_e4m3 --max-running-requests 256 --mem-fraction-static 0.9 --disable-radix-cache --enable-metrics`,
+    sglang: `python3 -m sglang.launch_server --model-path ${MODEL} --sampling-defaults openai --served-model-name llama --host 127.0.0.1 --port 8000 --tensor-parallel-size 2 --dtype bfloat16 --context-length 8192 --kv-cache-dtype fp8_e4m3 --max-running-requests 256 --mem-fraction-static 0.9 --disable-radix-cache --enable-metrics`,
     // The memory fraction is in the settings file (kv_cache_config there replaces the command line's).
     trtllm: `trtllm-serve ${MODEL} --backend pytorch --host 127.0.0.1 --port 8000 --tp_size 2 --max_seq_len 8192 --max_batch_size 256 --extra_llm_api_options '<engine-config.yaml>'`,
     lmdeploy: `lmdeploy serve api_server ${MODEL} --backend turbomind --model-name llama --server-name 127.0.0.1 --server-port 8000 --tp 2 --dtype bfloat16 --session-len 8192 --quant-policy 8 --max-batch-size 256 --cache-max-entry-count 0.9`,
@@ -59,12 +59,12 @@ describe('engine specs', () => {
   it('each engine spells KV-cache dtypes its own way, and refuses the ones it does not have', () => {
     expect(renderServeCommand(loadEngine('lmdeploy'), { ...COMMON, kv_cache_dtype: 'int8' })).toEqual(expect.arrayContaining(['--quant-policy', '8']));
     expect(renderServeCommand(loadEngine('llamacpp'), { ...COMMON, kv_cache_dtype: 'q8_0' })).toEqual(expect.arrayContaining(['--cache-type-k', 'q8_0', '--cache-type-v', 'q8_0']));
-    expect(() => renderServeCommand(loadEngine('lmdeploy'), { ...COMMON, kv_cache_dtype: 'fp8_e4m3' })).toThrow(/lmdeploy has no kv_cache_dtype fp8_e4m3; it takes auto, int8, int4/);
-    expect(() => renderServeCommand(loadEngine('vllm'), { ...COMMON, kv_cache_dtype: 'fp8' })).toThrow(/it takes auto, fp8_e4m3, fp8_e5m2/);
+    expect(() => renderServeCommand(loadEngine('lmdeploy'), { ...COMMON, kv_cache_dtype: 'fp8_e4m3' })).toThrow(/lmdeploy has no kv_cache_dtype fp8_e4m3; it takes auto, bf16, fp16, int8, int4/);
+    expect(() => renderServeCommand(loadEngine('vllm'), { ...COMMON, kv_cache_dtype: 'int8' })).toThrow(/it takes auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2/);
   });
 
   it('a parameter an engine cannot take is an error with the reason, never dropped silently', () => {
-    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, kv_cache_dtype: 'int8' })).toThrow(/trtllm has no kv_cache_dtype int8; it takes auto, fp8, fp8_e4m3/);
+    expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, kv_cache_dtype: 'int8' })).toThrow(/trtllm has no kv_cache_dtype int8; it takes auto, bf16, fp16, fp8, fp8_e4m3/);
     expect(() => renderServeCommand(loadEngine('trtllm'), { ...COMMON, data_parallel: 2 })).toThrow(/trtllm has no way to set data_parallel: attention data parallelism is set in the YAML config/);
     expect(() => renderServeCommand(loadEngine('llamacpp'), { ...COMMON, tensor_parallel: 2 })).toThrow(/splits layers or rows/);
     expect(() => renderServeCommand(loadEngine('vllm'), { ...COMMON, prefix_caching: 'yes' })).toThrow(/prefix_caching is on or off/);

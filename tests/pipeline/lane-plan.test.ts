@@ -137,7 +137,8 @@ describe('the CPU lane in fleet/fleet.yaml', () => {
       const [, shape, quantization] = job.model.id.split(':') as [string, string, string];
       const recordedId = { 'qwen3-0.6b': 'dummy/Qwen3-0.6B', 'llama-3.2-1b': 'dummy/Llama-3.2-1B-Instruct' }[shape]!;
       const result = syntheticResult({ engine: 'llamacpp', version: 'b5415', model: recordedId, gpu: null, gpuCount: 1, workload: job.workload, date: new Date(Date.UTC(2026, 9, 2)), concurrencies: [1, 2, 4], tpotMs: 40, ttftMs: 300, noise: 0, seed: 1, source: 'official' });
-      result.run!.parameters = { model: job.model.id, max_model_len: 2048, max_num_seqs: 4 };
+      // What run records of the lane's held-equal flags (fleet.yaml: f16 KV, neutral sampling) and its model flags.
+      result.run!.parameters = { model: job.model.id, max_model_len: 2048, max_num_seqs: 4, kv_cache_dtype: 'fp16', sampling: 'neutral' };
       result.run!.model.dtype = null;
       result.run!.model.quantization = quantization;
       result.workload.spec = { ...result.workload.spec, load: job.load };

@@ -18,6 +18,8 @@ export interface SpecKind<T> {
   load(nameOrPath: string): T;
   /** Table columns for `list`: header and cell per spec. */
   readonly columns: ReadonlyArray<readonly [string, (spec: T) => string]>;
+  /** What `show` prints after the spec (not with --json), e.g. how an engine gets what the fleet holds equal. */
+  readonly showAfter?: (spec: T) => string;
 }
 
 function table(rows: string[][]): string {
@@ -49,7 +51,7 @@ export function specCommand<T>(kind: SpecKind<T>): Command {
         case 'show': {
           if (rest.length !== 1) throw usageError(`${kind.command} show: give one name, e.g. \`servebench ${kind.command} show ${basename(kind.listFiles()[0] ?? 'NAME').replace(/\.ya?ml$/, '')}\``);
           const loaded = kind.load(rest[0]!);
-          process.stdout.write(json ? `${JSON.stringify(loaded, null, 2)}\n` : toYaml(loaded));
+          process.stdout.write(json ? `${JSON.stringify(loaded, null, 2)}\n` : `${toYaml(loaded)}${kind.showAfter ? `\n${kind.showAfter(loaded)}` : ''}`);
           return EXIT.ok;
         }
         case 'validate': {

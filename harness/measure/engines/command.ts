@@ -2,6 +2,7 @@
 import type { Engine } from '../../contract/engine.ts';
 import { specCommand } from '../../lib/specs/spec-command.ts';
 import { checkEngineFile, listEngineFiles, loadEngine } from './spec-file.ts';
+import { heldEqualTable } from './held-equal-table.ts';
 
 export const enginesCommand = specCommand<Engine>({
   command: 'engines',
@@ -17,4 +18,5 @@ export const enginesCommand = specCommand<Engine>({
     ['image', (e) => (e.image ? `${e.image.repository}:${e.image.tag}` : '–')],
     ['repository', (e) => e.source.repository ?? '–'],
   ],
+  showAfter: heldEqualTable,
 });

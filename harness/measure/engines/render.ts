@@ -6,8 +6,12 @@
 import { usageError } from '../../lib/errors.ts';
 import { SERVE_PARAMETERS, type Engine, type ServeParameter, type ServeParameters } from '../../contract/engine.ts';
 
-/** "{name}", or "{a*b}": the product of two numeric parameters (llama.cpp's context over its slots). */
-const PLACEHOLDER = /\{([a-z_]+)(?:\*([a-z_]+))?\}/g;
+/**
+ * "{name}"; "{a*b}": the product of two numeric parameters (llama.cpp's context over its slots);
+ * "{a/N}": a divided by N, rounded up (a KV budget in tokens as blocks of N tokens: a budget is
+ * never rounded below what was asked for).
+ */
+const PLACEHOLDER = /\{([a-z_]+)(?:\*([a-z_]+)|\/(\d+))?\}/g;
 
 function parameter(name: string, params: ServeParameters, engine: string, why: string): string | number | boolean {
   if (!(SERVE_PARAMETERS as readonly string[]).includes(name)) throw new Error(`engine ${engine}: unknown placeholder {${name}}`);
@@ -17,7 +21,8 @@ function parameter(name: string, params: ServeParameters, engine: string, why: s
 }
 
 function substitute(piece: string, params: ServeParameters, engine: string): string {
-  return piece.replace(PLACEHOLDER, (_, name: string, factor: string | undefined) => {
+  return piece.replace(PLACEHOLDER, (_, name: string, factor: string | undefined, divisor: string | undefined) => {
+    if (divisor !== undefined) return String(Math.ceil(Number(parameter(name, params, engine, `its ${name} flag`)) / Number(divisor)));
     if (factor === undefined) return String(parameter(name, params, engine, 'its serve command'));
     const a = Number(parameter(name, params, engine, `its ${name} flag`));
     const b = Number(parameter(factor, params, engine, `its ${name} flag (the value is ${name} × ${factor})`));
@@ -61,6 +66,7 @@ export function renderServeCommand(engine: Engine, params: ServeParameters, conf
     if (params[name] === undefined) continue;
     const reason = engine.serve.unsupported[name];
     if (reason !== undefined) throw usageError(`engine ${engine.name} has no way to set ${name}: ${reason}`);
+    if (engine.serve.held_always[name] !== undefined) continue;
     if (
       engine.serve.flags[name] === undefined &&
       engine.serve.joined?.items[name] === undefined &&
@@ -75,9 +81,10 @@ export function renderServeCommand(engine: Engine, params: ServeParameters, conf
   for (const [name, flag] of Object.entries(engine.serve.flags) as Array<[ServeParameter, Engine['serve']['flags'][ServeParameter]]>) {
     const value = params[name];
     if (value === undefined || flag === undefined) continue;
-    if (Array.isArray(flag)) {
+    if (Array.isArray(flag) || 'unless' in flag) {
       if (typeof value === 'boolean') throw usageError(`engine ${engine.name}: ${name} takes a value, not true/false`);
-      argv.push(...flag.map((piece) => substitute(piece, params, engine.name)));
+      if (!Array.isArray(flag) && params[flag.unless] !== undefined) continue;
+      argv.push(...(Array.isArray(flag) ? flag : flag.args).map((piece) => substitute(piece, params, engine.name)));
     } else if ('values' in flag) {
       const spelled = flag.values[String(value)];
       if (spelled === undefined) throw usageError(`engine ${engine.name} has no ${name} ${String(value)}; it takes ${Object.keys(flag.values).join(', ')}`);
@@ -99,7 +106,21 @@ export function renderServeCommand(engine: Engine, params: ServeParameters, conf
       .map(([, template]) => substitute(template, params, engine.name));
     if (items.length > 0) argv.push(joined.flag, items.join(joined.separator));
   }
+  refuseRepeatedFlags(engine, argv);
   return argv;
+}
+
+/**
+ * A flag given twice is one parameter silently overriding another (LMDeploy's --cache-max-entry-count
+ * from both gpu_memory_utilization and kv_budget_tokens): the engine would keep only the last.
+ */
+function refuseRepeatedFlags(engine: Engine, argv: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const piece of argv) {
+    if (!/^--?[A-Za-z]/.test(piece)) continue;
+    if (seen.has(piece)) throw usageError(`engine ${engine.name}: ${piece} would be passed twice (two parameters set the same flag, e.g. --gpu-memory-utilization and --kv-budget-tokens); give one of them`);
+    seen.add(piece);
+  }
 }
 
 /** A command line as a shell would show it (for --dry-run and for the result's provenance). */

@@ -19,6 +19,8 @@ import type { Workload } from '../../contract/workload.ts';
 import { formatProblems, type SpecProblem } from '../../lib/specs/yaml-spec.ts';
 import { WORKLOADS_DIR, checkSpecFile } from '../../measure/workloads/spec-file.ts';
 import { expandPlan, modelProblem, plannedModel, resolveImage } from './plan.ts';
+import { describeHeldEqualProblem, entryHeldEqual, heldEqualProblem } from './held-equal.ts';
+import { NOTHING_HELD } from '../../contract/held-equal.ts';
 import { LATEST, type NewRelease, type Plan, type PlanInputs } from './plan-file.ts';
 
 export interface LoadedFleet {
@@ -108,11 +110,19 @@ export function loadFleet(file: string, dirs: FleetDirs = {}): LoadedFleet {
   const types = new Map(fleet.gpu_types.map((t) => [t.id, t]));
   fleet.matrix.forEach((entry, i) => {
     entry.workloads.forEach((ref, j) => workloadAt(typeof ref === 'string' ? ref : ref.name, `matrix.${i}.workloads.${j}`));
+    const resolvedHeld = entryHeldEqual(fleet, entry, workloads);
+    if ('problem' in resolvedHeld) problem(`matrix.${i}.held_equal`, resolvedHeld.problem);
+    const held = 'held' in resolvedHeld ? resolvedHeld.held : NOTHING_HELD;
     entry.engines.forEach((name, j) => {
       const engine = engineAt(name, `matrix.${i}.engines.${j}`);
       if (!engine) return;
+      const heldProblem = heldEqualProblem(engine, held);
+      if (heldProblem !== null) {
+        problem(`matrix.${i}.engines.${j}`, describeHeldEqualProblem(entry, name, heldProblem));
+        return;
+      }
       entry.models.forEach((model, k) => {
-        const reason = modelProblem(engine, plannedModel(model));
+        const reason = modelProblem(engine, plannedModel(model, held));
         if (reason) problem(`matrix.${i}.models.${k}`, `${reason} (engine ${name})`);
       });
       // Each version source this entry can plan must resolve to an image (or a process launch).

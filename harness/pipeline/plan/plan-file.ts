@@ -4,6 +4,7 @@
  */
 import type { Engine } from '../../contract/engine.ts';
 import type { Fleet, GpuType } from '../../contract/fleet.ts';
+import type { HeldEqual } from '../../contract/held-equal.ts';
 import type { Workload } from '../../contract/workload.ts';
 
 export const PLAN_FORMAT = 'servebench-plan/1';
@@ -79,6 +80,8 @@ export interface PlannedJob {
   readonly workload: string;
   /** The scenario's effective load (its own sweep, or the fleet's override), as results record it in workload.spec.load. */
   readonly load: Workload['load'];
+  /** What its matrix entry holds equal for every engine (fleet held_equal; absent when nothing is): part of the job's identity, and passed to run. */
+  readonly held_equal?: HeldEqual;
   readonly time_limit_min: number;
   /** `servebench run` arguments on a host (the first is "run"); schedulers add their GPU selection (see commandFor). */
   readonly argv: readonly string[];

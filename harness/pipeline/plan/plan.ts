@@ -23,6 +23,8 @@ import { ServebenchError, usageError } from '../../lib/errors.ts';
 import { slug } from '../../contract/result-path.ts';
 import { officialImage, officialImageProblem, renderImageTag, type Engine, type ServeParameter, type ServeParameters } from '../../contract/engine.ts';
 import type { FleetEngine, FleetModel, FleetWorkload, GpuType } from '../../contract/fleet.ts';
+import { NOTHING_HELD, type HeldEqual } from '../../contract/held-equal.ts';
+import { describeHeldEqualProblem, entryHeldEqual, heldArgv, heldEqualProblem, holdsAnything } from './held-equal.ts';
 import type { Workload } from '../../contract/workload.ts';
 import { LATEST, type Launcher, type NewRelease, PLAN_FORMAT, type Plan, type PlanInputs, type PlannedJob, type PlannedModel, type PlannedRelease, type SkippedConfiguration, type Trigger } from './plan-file.ts';
 
@@ -44,20 +46,27 @@ export function canonicalJson(value: unknown): string {
 /** Whether the engine has a way to set a common parameter (what renderServeCommand would accept). */
 export function engineTakes(engine: Engine, name: ServeParameter): boolean {
   if (engine.serve.unsupported[name] !== undefined) return false;
-  return engine.serve.flags[name] !== undefined || engine.serve.joined?.items[name] !== undefined || engine.serve.command.some((piece) => piece.includes(`{${name}}`));
+  return (
+    engine.serve.flags[name] !== undefined ||
+    engine.serve.joined?.items[name] !== undefined ||
+    engine.config_file?.items[name] !== undefined ||
+    engine.serve.held_always[name] !== undefined ||
+    engine.serve.command.some((piece) => piece.includes(`{${name}}`))
+  );
 }
 
 const HF_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
 
-export function plannedModel(model: FleetModel): PlannedModel {
+/** A fleet model as planned; the batch cap and KV dtype come from what the entry holds equal, where it holds them. */
+export function plannedModel(model: FleetModel, held: HeldEqual = NOTHING_HELD): PlannedModel {
   return {
     id: model.id,
     tp: model.tp,
     dtype: model.dtype ?? null,
     quantization: model.quantization ?? null,
-    kv_cache_dtype: model.kv_cache_dtype ?? null,
+    kv_cache_dtype: held.kv_cache_dtype ?? model.kv_cache_dtype ?? null,
     max_model_len: model.max_model_len ?? null,
-    max_num_seqs: model.max_num_seqs ?? null,
+    max_num_seqs: typeof held.max_num_seqs === 'number' ? held.max_num_seqs : (model.max_num_seqs ?? null),
     // A Hugging Face id names its tokenizer too: prompts then have exact token lengths.
     tokenizer: model.tokenizer === undefined ? (HF_ID.test(model.id) ? model.id : null) : model.tokenizer,
   };
@@ -143,6 +152,8 @@ interface JobConfig {
   readonly ref: FleetWorkload;
   readonly load: Workload['load'];
   readonly resultsDir: string;
+  /** What the entry holds equal (the batch cap already a number). */
+  readonly held: HeldEqual;
 }
 
 function runArgv(c: JobConfig): string[] {
@@ -158,6 +169,7 @@ function runArgv(c: JobConfig): string[] {
   if (m.kv_cache_dtype !== null) argv.push('--kv-cache-dtype', m.kv_cache_dtype);
   if (m.max_model_len !== null) argv.push('--max-model-len', String(m.max_model_len));
   if (m.max_num_seqs !== null) argv.push('--max-num-seqs', String(m.max_num_seqs));
+  argv.push(...heldArgv(c.held));
   argv.push('--workload', c.workload);
   if (m.tokenizer !== null) argv.push('--tokenizer', m.tokenizer);
   if (typeof c.ref !== 'string' && c.ref.concurrency) argv.push('--concurrency', c.ref.concurrency.join(','));
@@ -198,6 +210,8 @@ function makeJob(c: JobConfig, trigger: Trigger, timeLimit: number, repeat: numb
     gpu_type: c.type.id,
     workload: c.workload,
     load: c.load,
+    // Absent when nothing is held: a fleet without held_equal keeps the ids it always had.
+    ...(holdsAnything(c.held) ? { held_equal: c.held } : {}),
   };
   // The first run keeps the id a single run always had; each further one hashes its number in.
   const id = sha256(canonicalJson(repeat > 1 ? { ...identity, repeat } : identity)).slice(0, 12);
@@ -254,6 +268,11 @@ export function expandPlan(inputs: PlanInputs): Plan {
       if (engineFilter.size > 0 && !engineFilter.has(engineName)) return;
       const engine = engines.get(engineName);
       if (!engine) throw usageError(`${inputs.fleetFile}: matrix.${i}.engines: engine "${engineName}" was not loaded`);
+      const resolvedHeld = entryHeldEqual(fleet, entry, workloads);
+      if ('problem' in resolvedHeld) throw usageError(`${inputs.fleetFile}: matrix.${i}: ${resolvedHeld.problem}`);
+      const { held } = resolvedHeld;
+      const heldProblem = heldEqualProblem(engine, held);
+      if (heldProblem !== null) throw usageError(`${inputs.fleetFile}: matrix.${i}: ${describeHeldEqualProblem(entry, engineName, heldProblem)}`);
       for (const typeId of entry.gpu_types) {
         if (typeFilter.size > 0 && !typeFilter.has(typeId)) continue;
         const type = types.get(typeId)!;
@@ -279,14 +298,14 @@ export function expandPlan(inputs: PlanInputs): Plan {
           }
         }
         for (const fleetModel of entry.models) {
-          const model = plannedModel(fleetModel);
+          const model = plannedModel(fleetModel, held);
           for (const ref of entry.workloads) {
             const name = workloadName(ref);
             const workload = workloads.get(name);
             if (!workload) throw usageError(`${inputs.fleetFile}: matrix.${i}.workloads: workload "${name}" was not loaded`);
             for (let repeat = 1; repeat <= entry.repeats; repeat++) {
               const job = makeJob(
-                { engine, version, ...resolved, model, type, workload: name, ref, load: effectiveLoad(workload, ref), resultsDir: fleet.results_dir },
+                { engine, version, ...resolved, model, type, workload: name, ref, load: effectiveLoad(workload, ref), resultsDir: fleet.results_dir, held },
                 trigger,
                 entry.time_limit_min,
                 repeat,
