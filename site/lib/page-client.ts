@@ -4,7 +4,7 @@
  * filter and its marks on the Pareto chart (limits in the URL), the history chart's metric (in
  * the URL).
  */
-import { toCsv } from './csv.ts';
+import { leaderboardCsv } from './csv.ts';
 import { pointsDatabase } from './duckdb-client.ts';
 import { formatNumber } from './format.ts';
 import { markPareto, pointMediansSql, type Limits, type PointMedians } from './pareto-sla.ts';
@@ -148,9 +148,12 @@ export function enhanceScenarioPage(doc: Document, win: Window): void {
   doc.querySelector('button[data-csv]')?.addEventListener('click', () => {
     const table = doc.querySelector<HTMLTableElement>(`section[data-load="${CSS.escape(state.load ?? '')}"] table`);
     if (!table) return;
-    const header = [...table.tHead!.rows[0]!.cells].map((th) => th.textContent!.trim().replace(/\s+/g, ' '));
-    const rows = [...table.tBodies[0]!.rows].map((row) => [...row.cells].map((cell) => cell.textContent!.trim().replace(/\s+/g, ' ')));
-    const blob = new Blob([toCsv(header, rows)], { type: 'text/csv' });
+    // The numbers from the cells' data attributes, not their formatted text ("5,241 (4,399–5,868)").
+    const keys = [...table.tHead!.rows[0]!.cells].map((th) => th.dataset['key'] ?? '');
+    const rows = [...table.tBodies[0]!.rows].map((row) =>
+      [...row.cells].map((cell) => ({ value: cell.dataset['value'] ?? '', lo: cell.dataset['lo'], hi: cell.dataset['hi'], version: cell.dataset['version'], supported: cell.dataset['supported'] !== 'false' })),
+    );
+    const blob = new Blob([leaderboardCsv(keys, rows)], { type: 'text/csv' });
     const a = doc.createElement('a');
     a.href = URL.createObjectURL(blob);
     a.download = `servebench-${(state.load ?? 'leaderboard').replace(/[^a-z0-9]+/gi, '-')}.csv`;

@@ -1,6 +1,6 @@
 /** The site's pure helpers: number and delta formatting, URL state round trips, CSV, the Pareto chart's SLA marks. */
 import { describe, expect, it } from 'vitest';
-import { toCsv } from '../../site/lib/csv.ts';
+import { leaderboardCsv, toCsv } from '../../site/lib/csv.ts';
 import { approximateLengths, describeDelta, directionArrow, directionWords, formatNumber, formatPercent, samplesOf } from '../../site/lib/format.ts';
 import { describeFailures, failures, project, tpotBound, type PointMedians } from '../../site/lib/pareto-sla.ts';
 import { setAttributeSafely } from '../../site/lib/static-plot.ts';
@@ -116,5 +116,19 @@ describe('static charts', () => {
 describe('CSV', () => {
   it('quotes what needs quoting and defuses spreadsheet formulas', () => {
     expect(toCsv(['a', 'b'], [['1,5', 'say "hi"'], ['=HYPERLINK("x")', '-12.5']])).toBe('a,b\r\n"1,5","say ""hi"""\r\n"\'=HYPERLINK(""x"")",-12.5\r\n');
+  });
+
+  it("exports the leaderboard as numbers under the dictionary's names: interval columns, engine and release apart, an unsupported percentile empty", () => {
+    const keys = ['rank', 'engine', 'output_throughput', 'ttft_ms_p99', 'delta'];
+    const csv = leaderboardCsv(keys, [
+      [{ value: '1' }, { value: 'vllm', version: '0.26.0' }, { value: '5241.25', lo: '4399', hi: '5868.5' }, { value: '812.5', supported: false }, { value: '-3.2' }],
+      [{ value: '' }, { value: 'sglang', version: '0.5.21' }, { value: '4100' }, { value: '', supported: false }, { value: '' }],
+    ]);
+    expect(csv.split('\r\n')).toEqual([
+      'rank,engine,engine_version,output_throughput,output_throughput_lo,output_throughput_hi,ttft_ms_p99,output_throughput_change_pct',
+      '1,vllm,0.26.0,5241.25,4399,5868.5,,-3.2',
+      ',sglang,0.5.21,4100,,,,',
+      '',
+    ]);
   });
 });
