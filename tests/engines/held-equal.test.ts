@@ -99,7 +99,7 @@ describe('each engine launched with the held values, docker and process', { time
   it('TensorRT-LLM: --max_batch_size, and the settings file holds block reuse, the KV token budget and the checkpoint dtype (auto)', async () => {
     for (const job of configurations) {
       for (const launcher of ['docker', 'process'] as const) {
-        const { command, config } = await dryRun(runArgs(job, 'trtllm', launcher, launcher === 'docker' ? '1.2.0' : null, ['--sampling']));
+        const { command, config } = await dryRun(runArgs(job, 'trtllm', launcher, launcher === 'docker' ? '1.2.0' : null));
         expect(command).toContain(`--tp_size ${job.model.tp} --max_seq_len 16384 --max_batch_size 128`);
         // llm_args.py KvCacheConfig: enable_block_reuse, max_tokens ("memory corresponding to the minimum will be used"), dtype.
         expect(config).toMatchObject({ dtype: 'bfloat16', enable_chunked_prefill: true, kv_cache_config: { dtype: 'auto', enable_block_reuse: true, max_tokens: 196608 } });
@@ -156,11 +156,11 @@ const GPU_ENTRY = { models: [{ id: 'meta-llama/Llama-3.1-8B-Instruct', tp: 1, dt
 
 describe('plan refuses an engine that cannot hold a value, naming the file, entry, engine, parameter and fix', () => {
   it.each([
-    ['llamacpp', 'prefix_caching on', 'no shared prefix cache'],
-    ['trtllm', 'sampling neutral', 'generation_config.json sampling defaults was not verified'],
-    ['mlc', 'kv_cache_dtype bf16', 'no KV-cache dtype flag'],
-  ])('%s: %s', async (engine, held, reason) => {
-    const file = fleetWith((f) => f.matrix.push({ name: 'held test', engines: ['vllm', engine], ...GPU_ENTRY }), `refuse-${engine}`);
+    ['llamacpp', 'prefix_caching on', 'no shared prefix cache', {}],
+    ['mlc', 'kv_cache_dtype bf16', 'no KV-cache dtype flag', {}],
+    ['mlc', 'sampling neutral', 'repetition_penalty has no request field', { kv_cache_dtype: null }],
+  ])('%s: %s', async (engine, held, reason, override) => {
+    const file = fleetWith((f) => f.matrix.push({ name: 'held test', engines: ['vllm', engine], ...GPU_ENTRY, held_equal: override }), `refuse-${engine}-${held.split(' ')[0]}`);
     const run = await runCli(['plan', '--nightly', '--fleet', file, '--format', 'json']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${file}: matrix.${parseYaml(readFileSync(FLEET, 'utf8')).matrix.length}.engines.1: "held test": engine ${engine} cannot hold ${held}`);

@@ -10,19 +10,15 @@ import type { Engine, ServeParameters } from '../../contract/engine.ts';
 import type { Fleet, MatrixEntry } from '../../contract/fleet.ts';
 import type { Workload } from '../../contract/workload.ts';
 import { HELD_EQUAL_FLAGS, HELD_EQUAL_NAMES, TOP_CONCURRENCY, heldServeValue, resolveHeldEqual, topConcurrency, type HeldEqual } from '../../contract/held-equal.ts';
-import { effectiveLoad } from './plan.ts';
 
 /**
  * The entry's held values with the batch cap made a number, or the problem (a sweep-less entry
- * asked for its top concurrency, a fixed cap below it). `workloads`: the specs the entry names.
+ * asked for its top concurrency, a fixed cap below it). `loads`: the effective loads of the
+ * entry's workloads (plan.ts effectiveLoad: the fleet's sweep where it overrides the workload's).
  */
-export function entryHeldEqual(fleet: Fleet, entry: MatrixEntry, workloads: ReadonlyMap<string, Workload>): { held: HeldEqual } | { problem: string } {
+export function entryHeldEqual(fleet: Fleet, entry: MatrixEntry, loads: ReadonlyArray<Workload['load']>): { held: HeldEqual } | { problem: string } {
   const held = resolveHeldEqual(fleet.held_equal, entry.held_equal);
   if (held.max_num_seqs === null) return { held };
-  const loads = entry.workloads.flatMap((ref) => {
-    const workload = workloads.get(typeof ref === 'string' ? ref : ref.name);
-    return workload ? [effectiveLoad(workload, ref)] : [];
-  });
   const top = topConcurrency(loads);
   if (held.max_num_seqs === TOP_CONCURRENCY) {
     if (top === null) return { problem: `held_equal.max_num_seqs: ${TOP_CONCURRENCY}, but no workload of this entry has a concurrency sweep (open-loop rates only); give the batch cap as a number` };

@@ -18,7 +18,7 @@ import type { Engine } from '../../contract/engine.ts';
 import type { Workload } from '../../contract/workload.ts';
 import { formatProblems, type SpecProblem } from '../../lib/specs/yaml-spec.ts';
 import { WORKLOADS_DIR, checkSpecFile } from '../../measure/workloads/spec-file.ts';
-import { expandPlan, modelProblem, plannedModel, resolveImage } from './plan.ts';
+import { entryLoads, expandPlan, modelProblem, plannedModel, resolveImage } from './plan.ts';
 import { describeHeldEqualProblem, entryHeldEqual, heldEqualProblem } from './held-equal.ts';
 import { NOTHING_HELD } from '../../contract/held-equal.ts';
 import { LATEST, type NewRelease, type Plan, type PlanInputs } from './plan-file.ts';
@@ -110,7 +110,7 @@ export function loadFleet(file: string, dirs: FleetDirs = {}): LoadedFleet {
   const types = new Map(fleet.gpu_types.map((t) => [t.id, t]));
   fleet.matrix.forEach((entry, i) => {
     entry.workloads.forEach((ref, j) => workloadAt(typeof ref === 'string' ? ref : ref.name, `matrix.${i}.workloads.${j}`));
-    const resolvedHeld = entryHeldEqual(fleet, entry, workloads);
+    const resolvedHeld = entryHeldEqual(fleet, entry, entryLoads(entry, workloads));
     if ('problem' in resolvedHeld) problem(`matrix.${i}.held_equal`, resolvedHeld.problem);
     const held = 'held' in resolvedHeld ? resolvedHeld.held : NOTHING_HELD;
     entry.engines.forEach((name, j) => {

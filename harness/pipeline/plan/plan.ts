@@ -22,7 +22,7 @@ import { renderServeCommand } from '../../measure/engines/render.ts';
 import { ServebenchError, usageError } from '../../lib/errors.ts';
 import { slug } from '../../contract/result-path.ts';
 import { officialImage, officialImageProblem, renderImageTag, type Engine, type ServeParameter, type ServeParameters } from '../../contract/engine.ts';
-import type { FleetEngine, FleetModel, FleetWorkload, GpuType } from '../../contract/fleet.ts';
+import type { FleetEngine, FleetModel, FleetWorkload, GpuType, MatrixEntry } from '../../contract/fleet.ts';
 import { NOTHING_HELD, type HeldEqual } from '../../contract/held-equal.ts';
 import { describeHeldEqualProblem, entryHeldEqual, heldArgv, heldEqualProblem, holdsAnything } from './held-equal.ts';
 import type { Workload } from '../../contract/workload.ts';
@@ -139,6 +139,14 @@ export function effectiveLoad(workload: Workload, ref: FleetWorkload): Workload[
 
 function workloadName(ref: FleetWorkload): string {
   return typeof ref === 'string' ? ref : ref.name;
+}
+
+/** The effective loads of an entry's workloads (those loaded; a missing one is loadFleet's to report). */
+export function entryLoads(entry: MatrixEntry, workloads: ReadonlyMap<string, Workload>): Array<Workload['load']> {
+  return entry.workloads.flatMap((ref) => {
+    const workload = workloads.get(workloadName(ref));
+    return workload ? [effectiveLoad(workload, ref)] : [];
+  });
 }
 
 interface JobConfig {
@@ -268,7 +276,7 @@ export function expandPlan(inputs: PlanInputs): Plan {
       if (engineFilter.size > 0 && !engineFilter.has(engineName)) return;
       const engine = engines.get(engineName);
       if (!engine) throw usageError(`${inputs.fleetFile}: matrix.${i}.engines: engine "${engineName}" was not loaded`);
-      const resolvedHeld = entryHeldEqual(fleet, entry, workloads);
+      const resolvedHeld = entryHeldEqual(fleet, entry, entryLoads(entry, workloads));
       if ('problem' in resolvedHeld) throw usageError(`${inputs.fleetFile}: matrix.${i}: ${resolvedHeld.problem}`);
       const { held } = resolvedHeld;
       const heldProblem = heldEqualProblem(engine, held);
