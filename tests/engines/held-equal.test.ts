@@ -16,6 +16,9 @@ import { loadEngine } from '../../harness/measure/engines/spec-file.ts';
 import { renderServeCommand } from '../../harness/measure/engines/render.ts';
 import { requestBody } from '../../harness/measure/load/request-body.ts';
 import type { PlannedJob } from '../../harness/pipeline/plan/plan-file.ts';
+import { missingJobs } from '../../harness/pipeline/plan/missing-jobs.ts';
+import { RunResultSchema } from '../../harness/contract/result.ts';
+import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const FLEET = 'fleet/fleet.yaml';
@@ -209,6 +212,33 @@ describe('plan refuses an engine that cannot hold a value, naming the file, entr
     for (const job of planLoadedFleet(file, loadFleet(file), { nightly: true, releases: [] }).jobs) {
       expect(job.held_equal).toBeUndefined();
       for (const flag of ['--prefix-caching', '--kv-budget-tokens', '--sampling']) expect(job.argv).not.toContain(flag);
+    }
+  });
+});
+
+describe('collect matches a result to the job whose held values it recorded', () => {
+  it('two entries differing only in prefix caching: a result run with it on accounts for the "on" job only, and the other way round', () => {
+    const file = fleetWith((f) => {
+      f.matrix = [
+        { name: 'cache on', engines: ['vllm'], ...GPU_ENTRY },
+        { name: 'cache off', engines: ['vllm'], ...GPU_ENTRY, held_equal: { prefix_caching: 'off' } },
+      ];
+    }, 'on-and-off');
+    const jobs = planLoadedFleet(file, loadFleet(file), { nightly: true, releases: [] }).jobs;
+    expect(jobs.map((j) => j.held_equal!.prefix_caching).sort()).toEqual(['off', 'on']);
+    // A synthetic result (bench/lib/synthetic-results.ts) recording what `run` records of the job's flags.
+    const resultOf = (job: PlannedJob, prefixCaching: boolean) => {
+      const result = syntheticResult({ engine: 'vllm', version: '0.26.0', model: job.model.id, gpu: 'NVIDIA H100 80GB HBM3', gpuCount: 1, workload: job.workload, date: new Date(Date.UTC(2026, 11, 4)), concurrencies: [1, 128], tpotMs: 20, ttftMs: 200, noise: 0, seed: 1, source: 'official' });
+      result.run!.parameters = { model: job.model.id, tensor_parallel: 1, kv_cache_dtype: 'bf16', max_model_len: 16384, max_num_seqs: 128, prefix_caching: prefixCaching, kv_budget_tokens: 196608, sampling: 'neutral' };
+      result.run!.model.dtype = 'bfloat16';
+      result.run!.model.quantization = null;
+      result.workload.spec = { ...result.workload.spec, load: job.load };
+      result.harness.command = ['servebench', 'run', ...job.argv.slice(1)];
+      return RunResultSchema.parse(result);
+    };
+    for (const [recorded, left] of [[true, 'off'], [false, 'on']] as const) {
+      const missing = missingJobs({ jobs }, [resultOf(jobs[0]!, recorded)]);
+      expect(missing.map((j) => j.held_equal!.prefix_caching)).toEqual([left]);
     }
   });
 });

@@ -28,9 +28,26 @@ function flagValue(argv: readonly string[], flag: string): string | null {
   return null;
 }
 
-function configKey(engine: string, model: PlannedModel | Omit<PlannedModel, 'tokenizer'>, workload: string | null, load: unknown): string {
+/** The held values the model fields do not carry, as a run records them (run.parameters); null: not held. */
+interface HeldFacts {
+  readonly prefix_caching: boolean | null;
+  readonly kv_budget_tokens: number | null;
+  readonly sampling: string | null;
+}
+
+function plannedHeld(job: PlannedJob): HeldFacts {
+  const held = job.held_equal;
+  return {
+    prefix_caching: held?.prefix_caching == null ? null : held.prefix_caching === 'on',
+    kv_budget_tokens: held?.kv_budget_tokens ?? null,
+    sampling: held?.sampling ?? null,
+  };
+}
+
+function configKey(engine: string, model: PlannedModel | Omit<PlannedModel, 'tokenizer'>, held: HeldFacts, workload: string | null, load: unknown): string {
   return canonicalJson({
     engine,
+    held,
     model: model.id,
     tp: model.tp,
     dtype: model.dtype,
@@ -67,8 +84,13 @@ function resultFacts(result: RunResult): ResultFacts | null {
   };
   const gpus = run.hardware?.gpus ?? [];
   const gpu: ResultGpu = gpus.length > 0 ? { kind: 'gpu', name: gpus[0]!.name, count: gpus.length } : { kind: 'unknown' };
+  const held: HeldFacts = {
+    prefix_caching: typeof p['prefix_caching'] === 'boolean' ? p['prefix_caching'] : null,
+    kv_budget_tokens: num(p['kv_budget_tokens']),
+    sampling: str(p['sampling']),
+  };
   return {
-    key: configKey(run.engine.name, model, result.workload.name, result.workload.spec.load),
+    key: configKey(run.engine.name, model, held, result.workload.name, result.workload.spec.load),
     // The planned job's --engine-version is in the recorded command (a "latest" job passes none),
     // also when the server never answered /version; the version the server reports is not the
     // job's (a "latest" image reports its release, which a pinned job of that release also has).
@@ -96,7 +118,7 @@ function namedGpuMatches(job: PlannedJob, gpu: { readonly name: string; readonly
 /**
  * The planned jobs no result accounts for: the job never started, or died before `servebench
  * run` could write even a failed result. A result matches a job on engine, version, model and
- * its serve parameters, workload and effective load, and GPU type (the reported GPU name and
+ * its serve parameters (those its entry held equal too), workload and effective load, and GPU type (the reported GPU name and
  * count). The version is the job's, as the run recorded it: a result whose command has
  * --engine-version V matches only the jobs pinned to V, one without it only the "latest" jobs
  * (whatever release their image turned out to be). The runner reads the GPUs before launching,
@@ -114,7 +136,7 @@ export function missingJobs(plan: Pick<Plan, 'jobs'>, results: readonly unknown[
     .filter((r) => r.kind === 'run' && (options.officialOnly === false || r.source === 'official') && (since === null || Date.parse(r.created_at) >= since))
     .map(resultFacts)
     .filter((f) => f !== null);
-  const keys = plan.jobs.map((job) => configKey(job.engine, recordedModel(job.model), job.workload, job.load));
+  const keys = plan.jobs.map((job) => configKey(job.engine, recordedModel(job.model), plannedHeld(job), job.workload, job.load));
   const found = new Set<number>();
   const used = new Set<number>();
   const account = (f: number, fits: (job: PlannedJob) => boolean): void => {
