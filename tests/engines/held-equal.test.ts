@@ -19,6 +19,9 @@ import type { PlannedJob } from '../../harness/pipeline/plan/plan-file.ts';
 import { missingJobs } from '../../harness/pipeline/plan/missing-jobs.ts';
 import { RunResultSchema } from '../../harness/contract/result.ts';
 import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
+import { parseCommandArgs } from '../../harness/lib/cli/options.ts';
+import { runCommand } from '../../harness/measure/run/command.ts';
+import { planRun } from '../../harness/measure/run/run-plan.ts';
 import { runCli } from '../cli/run-cli.ts';
 
 const FLEET = 'fleet/fleet.yaml';
@@ -70,6 +73,20 @@ describe('the fleet holds five things equal, and plan passes them to every job',
       expect(job.held_equal).toEqual({ prefix_caching: null, max_num_seqs: 4, kv_budget_tokens: null, kv_cache_dtype: 'fp16', sampling: 'neutral' });
       expect(job.argv).not.toContain('--prefix-caching');
     }
+  });
+});
+
+describe('a run records what was held', () => {
+  it('the planned argv becomes the serve parameters the result records in run.parameters (prefix caching, batch cap, KV budget, KV dtype, sampling)', async () => {
+    const args = [...configurations[0]!.argv.slice(1), '--hf-cache', tmpdir()];
+    const planned = await planRun(runCommand.spec, parseCommandArgs(runCommand.spec, args), args, []);
+    expect(planned.params).toMatchObject({ prefix_caching: true, max_num_seqs: 128, kv_budget_tokens: 196608, kv_cache_dtype: 'bf16', sampling: 'neutral' });
+  });
+
+  it('--sampling takes only neutral', async () => {
+    const run = await runCli(['run', '--engine', 'vllm', '--model', 'm', '--workload', 'chat', '--sampling', 'model', '--dry-run']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--sampling: "model" is not neutral');
   });
 });
 
