@@ -2,10 +2,12 @@
 import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { satteri } from '@astrojs/markdown-satteri';
 import react from '@astrojs/react';
 import { defineConfig } from 'astro/config';
 import { formatReport, precompress } from './scripts/precompress.ts';
 import { contentType } from './scripts/static-server.ts';
+import { scrollableTables } from './site/lib/markdown-scrollable-tables.ts';
 
 const dataDir = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
@@ -78,4 +80,5 @@ export default defineConfig({
   output: 'static',
   // React renders the islands that need client-side state (the compare page); the rest is static.
   integrations: [react(), publishData(), precompressSite()],
+  markdown: { processor: satteri({ hastPlugins: [scrollableTables] }) },
 });
