@@ -30,16 +30,18 @@ export function releasesSql(): string {
 /**
  * SQL over sla_releases with one `?` for the scenario id, then two per metric of SLA_METRICS: the
  * limit, and whether it is unset. An unset limit passes every point, even one that did not
- * measure the metric; a set limit fails a point that did not measure it.
+ * measure the metric; a set limit fails a point that did not measure it. Every tie is broken
+ * (equal throughputs: the first load in text order; then engine, then version), so the answer
+ * is one and sla-answer.ts can compute the same in the page.
  */
 export function slaSql(): string {
   const meets = SLA_METRICS.map((m) => `(${m.column} <= ?::DOUBLE OR ?::BOOLEAN)`).join(' AND ');
   return `
     WITH newest AS (SELECT * FROM sla_releases WHERE scenario_id = ?::VARCHAR QUALIFY dense_rank() OVER (PARTITION BY engine ORDER BY engine_version_order DESC) = 1),
-    meeting AS (SELECT * FROM newest WHERE ${meets})
-    SELECT n.engine, n.engine_version, max(m.throughput) AS throughput, arg_max(m.load, m.throughput) AS load
-    FROM (SELECT DISTINCT engine, engine_version FROM newest) n LEFT JOIN meeting m USING (engine, engine_version)
-    GROUP BY ALL ORDER BY throughput DESC NULLS LAST, n.engine`;
+    best AS (SELECT * FROM newest WHERE ${meets} AND throughput IS NOT NULL QUALIFY row_number() OVER (PARTITION BY engine, engine_version ORDER BY throughput DESC, load) = 1)
+    SELECT n.engine, n.engine_version, b.throughput, b.load
+    FROM (SELECT DISTINCT engine, engine_version FROM newest) n LEFT JOIN best b USING (engine, engine_version)
+    ORDER BY b.throughput DESC NULLS LAST, n.engine, n.engine_version`;
 }
 
 /** The parameters for slaSql, in order. */
