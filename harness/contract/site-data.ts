@@ -168,9 +168,28 @@ export const ScenarioSchema = z
 /**
  * A release's values (geometric means over its runs) on one load point of a scenario (the history); metric columns and their
  * `__lo`/`__hi` intervals ride along. Community and unverified rows are there too, `official` false.
+ * The history chart draws them in release order, each with its published day and release notes.
  */
 export const ReleaseSchema = z
-  .object({ engine: text, engine_version: text, load: text, runs: count, first_run_date: text, last_run_date: text, latest_run_id: text, ...standing, ...releaseValidity })
+  .object({
+    engine: text,
+    engine_version: text,
+    /** The version's sort key (store/version-order.ts): the history chart's release order. */
+    engine_version_order: text,
+    /** The UTC day the release was published (fleet/releases.json published_at); null when the list has none. */
+    release_date: z.iso.date().nullable(),
+    /** Its release notes (fleet/releases.json release_url, https only); null when the list has none. */
+    release_url: z.url({ protocol: /^https$/ }).nullable(),
+    /** How it was measured (harness/contract/methodology.ts): values under different labels are never compared. */
+    methodology: text,
+    load: text,
+    runs: count,
+    first_run_date: text,
+    last_run_date: text,
+    latest_run_id: text,
+    ...standing,
+    ...releaseValidity,
+  })
   .catchall(z.unknown());
 
 /** community.json: a community or unverified release on one configuration, with its geometric means over its own runs. */

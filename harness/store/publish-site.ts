@@ -36,6 +36,7 @@ import {
 } from '../contract/site-data.ts';
 import { queryToArrowIpc, splitByScenario, type ArrowColumnType } from './arrow-export.ts';
 import { columnOf, CONFIG_COLUMNS, POINT_COLUMNS, PRICED_COLUMNS, type Column } from './columns.ts';
+import { releaseNotes } from './known-releases.ts';
 import { compileLanes } from './lane.ts';
 import { ID_COLUMNS } from './ids.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
@@ -266,7 +267,9 @@ export async function writeSiteData(connection: DuckDBConnection, siteDir: strin
       }
       return groups;
     };
-    const history = byScenario((await jsonRows(`SELECT * EXCLUDE (engine_version_order) FROM ${ALL_RELEASES} WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load, source, engine_version_known`)) as Array<Record<string, unknown>>);
+    // Each release with its published day and release notes from the release lists (the history chart's axis and links).
+    const historyRows = (await jsonRows(`SELECT * FROM ${ALL_RELEASES} WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, load, source, engine_version_known`)) as Array<Record<string, unknown>>;
+    const history = byScenario(historyRows.map((row) => ({ ...row, ...releaseNotes(String(row.engine), String(row.engine_version)) })));
     const pareto = byScenario((await jsonRows(`SELECT scenario_id, engine, engine_version, load, interactivity, throughput_per_gpu, latest_version, on_version_frontier, on_overall_frontier, latest_run_id FROM pareto WHERE ${staleOnly} ORDER BY scenario_id, engine, engine_version_order, interactivity`)) as Array<Record<string, unknown>>);
     const staleSet = new Set(stale);
     for (const scenario of scenarios) {

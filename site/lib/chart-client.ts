@@ -2,8 +2,9 @@
  * The charts' interactions in the browser, on top of prerendered SVG that reads without them
  * (ParetoChart.astro, HistoryChart.astro; chart-render.ts draws the points this works on):
  * - details of a point on hover, focus or tap, in a box that is also a polite live region: engine,
- *   version, load, why it is excluded where it is not valid, each value with its 95% interval, the
- *   run count and a link to the run page;
+ *   version, load (and for a release of the history, the day it was published and its release
+ *   notes), why it is excluded where it is not valid, each value with its 95% interval, the run
+ *   count and a link to the run page;
  * - the keyboard: one tab stop per chart (roving tabindex), arrow keys between points, Home/End,
  *   Enter opens the point's run (each point is a link), Escape closes the details;
  * - the legend's toggles: an engine or one version of it hidden from every chart of the page;
@@ -174,7 +175,10 @@ function showDetails(figure: HTMLElement, point: Point): void {
   const f = figure.dataset;
   const strong = doc.createElement('strong');
   strong.textContent = `${d.engine} ${d.version}`;
-  const lines: HTMLElement[] = [paragraph(doc, strong, ` at ${d.load}${d.date ? `, first measured ${d.date}` : ''}`)];
+  // A history point says when its release came out as well as when it was first measured.
+  const when = [d.released ? `released ${d.released}` : '', d.date ? `first measured ${d.date}` : ''].filter((t) => t !== '').join(', ');
+  const lines: HTMLElement[] = [paragraph(doc, strong, ` at ${d.load}${when ? `, ${when}` : ''}`)];
+  if (d.methodology) lines.push(paragraph(doc, `Methodology ${d.methodology}`));
   // The native title said why a release is excluded; the box replaces it, so it says so too.
   const validity = (VALIDITY_STATUSES as readonly string[]).includes(d.validity ?? '') ? (d.validity as Validity) : 'valid';
   if (validity !== 'valid') lines.push(paragraph(doc, `Excluded: ${VALIDITY_LABELS[validity]}${d.validityReason ? `, ${d.validityReason}` : ''}. Not joined into the line, never compared.`));
@@ -190,6 +194,14 @@ function showDetails(figure: HTMLElement, point: Point): void {
     a.href = href;
     a.textContent = `Run ${d.run ?? ''} →`;
     lines.push(paragraph(doc, a));
+  }
+  if (d.releaseUrl) {
+    const notes = doc.createElement('a');
+    notes.href = d.releaseUrl;
+    notes.rel = 'noopener';
+    notes.setAttribute('data-release-notes', '');
+    notes.textContent = `${d.version} release notes →`;
+    lines.push(paragraph(doc, notes));
   }
   box.replaceChildren(...lines);
   box.dataset.point = keyOf(point);

@@ -12,6 +12,7 @@
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
 import type { BisectionRow, Release } from '../../harness/contract/site-data.ts';
 import { bisectionHeadline, bisectionMethod } from './bisection-text.ts';
+import { compareMethodology, methodologyChanges, releaseDateLabel, releaseSlots, slotKey, type MethodologyChange } from './release-axis.ts';
 import { VALIDITY_LABELS, VALIDITY_STATUSES, type Validity } from '../../harness/contract/validity.ts';
 import { extent, intervalOf, logScaleUseful, noiseBand, noiseOf, runsOf, type Interval, type NoiseRow, type ParetoChartPoint } from './chart-data.ts';
 import { directionArrow, directionWords, formatInterval, formatNumber } from './format.ts';
@@ -217,6 +218,26 @@ export interface HistoryRender {
   /** Some release drawn is not valid (docs/metrics.md#validity): drawn apart, off its engine's line. */
   readonly hasExcluded: boolean;
   readonly legend: readonly LegendEngine[];
+  /** Where an engine's plotted releases change methodology, each said in a sentence (a rule on the chart marks it). */
+  readonly methodologyChanges: readonly MethodologyChange[];
+  /** Every release drawn, in release order (the x axis): the chart's table. */
+  readonly table: readonly HistoryTableRow[];
+}
+
+/** A release of the chart as its table says it. */
+export interface HistoryTableRow {
+  readonly engine: string;
+  readonly version: string;
+  /** Its place on the x axis (1, 2, …). */
+  readonly position: number;
+  readonly date: string;
+  readonly url: string | null;
+  readonly methodology: string | null;
+  readonly firstMeasured: string;
+  readonly validity: Validity;
+  readonly run: string;
+  /** The compiled row: its value (with its interval) as every table shows one. */
+  readonly row: Release;
 }
 
 /** A release row's validity; data compiled before validity existed reads as valid, as compile judged nothing then. */
@@ -234,7 +255,7 @@ const EXCLUDED_GREY = '#6e7781';
  * built and compared by the bisection, not measured here) and a dashed rule at the newer end,
  * labelled, its full sentence in its title.
  */
-function bisectionMarks(el: ReturnType<typeof maker>, scales: Scales, dims: Dimensions, rows: ReadonlyArray<{ engine: string; version: string; date: Date }>, bisections: readonly BisectionRow[], metricLabel: string): SVGGElement {
+function bisectionMarks(el: ReturnType<typeof maker>, scales: Scales, dims: Dimensions, rows: ReadonlyArray<{ engine: string; version: string; index: number }>, bisections: readonly BisectionRow[], metricLabel: string): SVGGElement {
   const group = el('g', { class: 'bisections' });
   for (const b of bisections) {
     const measured = (candidates: ReadonlyArray<string | null>) => rows.find((r) => r.engine === b.engine && candidates.includes(r.version));
@@ -242,8 +263,8 @@ function bisectionMarks(el: ReturnType<typeof maker>, scales: Scales, dims: Dime
     const older = measured([b.range_good_tag, b.range_good]) ?? measured([b.good_tag, b.good]);
     if (newer === undefined) continue;
     const [top, bottom] = [dims.marginTop, dims.height - dims.marginBottom];
-    const x1 = scales.x(newer.date);
-    const x0 = older === undefined ? x1 : scales.x(older.date);
+    const x1 = scales.x(newer.index);
+    const x0 = older === undefined ? x1 : scales.x(older.index);
     const mark = el('g', { class: 'bisection', 'data-bisection': b.file });
     if (x0 < x1) mark.append(el('rect', { x: px(x0), y: px(top), width: px(x1 - x0), height: px(bottom - top), fill: 'currentColor', 'fill-opacity': 0.06 }));
     mark.append(el('line', { x1: px(x1), x2: px(x1), y1: px(top), y2: px(bottom), stroke: 'currentColor', 'stroke-dasharray': '4,3', 'stroke-width': 1 }));
@@ -255,22 +276,53 @@ function bisectionMarks(el: ReturnType<typeof maker>, scales: Scales, dims: Dime
 }
 
 /**
- * One history chart: a metric by release at one load, over the date each release was first
- * measured; each release's interval as bars, and around each engine's line that engine's noise
- * band on this hardware at this load. A release that is not valid is drawn as a grey open dot with
- * its status beside its version and its reason in its title, and is left out of its engine's line
- * and band: a line joins only releases that may be compared, so an invalid one never reads as a
- * change. Null when no release has a value.
+ * Each change of methodology between an engine's consecutive releases: a solid rule between the two
+ * (on the release itself when it was measured under both), labelled, its sentence in its title.
+ */
+function methodologyMarks(el: ReturnType<typeof maker>, scales: Scales, dims: Dimensions, changes: readonly MethodologyChange[]): SVGGElement {
+  const group = el('g', { class: 'methodology-changes' });
+  const [top, bottom] = [dims.marginTop, dims.height - dims.marginBottom];
+  for (const c of changes) {
+    const x = scales.x((c.from.index + c.to.index) / 2);
+    const mark = el('g', { class: 'methodology-change', 'data-methodology-from': c.from.methodology, 'data-methodology-to': c.to.methodology, 'data-engine': c.engine });
+    mark.append(el('line', { x1: px(x), x2: px(x), y1: px(top), y2: px(bottom), stroke: 'currentColor', 'stroke-width': 1.5 }));
+    mark.append(el('text', { x: px(x + 4), y: px(bottom - 6), 'text-anchor': 'start', 'font-size': 10, fill: 'currentColor' }, `methodology ${c.to.methodology}`));
+    mark.append(el('title', {}, c.text));
+    group.append(mark);
+  }
+  return group;
+}
+
+/** The plot's width less its margins (static-plot.ts DEFAULTS, the history chart's right margin): what the release slots share. */
+const HISTORY_PLOT_WIDTH = 760 - 60 - 44;
+/** Narrower slots than this turn their two-line labels into one rotated line. */
+const WIDE_SLOT = 76;
+
+/**
+ * One history chart: a metric by release at one load, the releases in release order on x (each
+ * engine's versions in version order, engines interleaved by the day each was published:
+ * release-axis.ts), each tick the release's version and published day (releases measured on one
+ * day no longer stack); each release's interval as bars, and around each engine's line that
+ * engine's noise band on this hardware at this load. Releases measured under different
+ * methodologies get a line each, with a rule where the methodology changed. A release that is not
+ * valid is drawn as a grey open dot with its status beside its version and its reason in its title,
+ * and is left out of its engine's line and band: a line joins only releases that may be compared,
+ * so an invalid one never reads as a change. Null when no release has a value.
  */
 export function renderHistory(history: readonly Release[], load: string, metric: HeadlineMetric, noise: readonly NoiseRow[] | undefined, colours: ReadonlyMap<string, string>, base: string, bisections: readonly BisectionRow[] = []): HistoryRender | null {
-  const rows = history
-    .filter((r) => r.load === load && typeof r[metric.column] === 'number' && Number.isFinite(r[metric.column]))
-    .map((r) => {
-      const value = r[metric.column] as number;
-      const runs = runsOf(r);
-      return { engine: r.engine, version: r.engine_version, load: r.load, hardware: String(r.hardware ?? ''), date: new Date(`${r.first_run_date}T00:00:00Z`), day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id, ...releaseValidity(r) };
-    });
+  const drawn = history.filter((r) => r.load === load && typeof r[metric.column] === 'number' && Number.isFinite(r[metric.column]));
+  const slots = releaseSlots(drawn);
+  const slotOf = new Map(slots.map((s) => [slotKey(s.engine, s.version), s]));
+  const methodologies = new Set(drawn.map((r) => (typeof r.methodology === 'string' ? r.methodology : '')));
+  const rows = drawn.map((r) => {
+    const value = r[metric.column] as number;
+    const runs = runsOf(r);
+    const slot = slotOf.get(slotKey(r.engine, r.engine_version))!;
+    const methodology = typeof r.methodology === 'string' ? r.methodology : null;
+    return { source: r, engine: r.engine, version: r.engine_version, load: r.load, hardware: String(r.hardware ?? ''), index: slot.index, released: releaseDateLabel(slot.date), url: slot.url, methodology, day: r.first_run_date, value, runs, single: runs === 1, interval: intervalOf(r, metric.column), run: r.latest_run_id, ...releaseValidity(r) };
+  });
   if (rows.length === 0) return null;
+  const changes = methodologyChanges(rows.flatMap((r) => (r.methodology === null ? [] : [{ engine: r.engine, version: r.version, methodology: r.methodology, index: r.index }])));
   const name = `${metric.label} (${metric.unit})`;
   const colour = (engine: string) => colours.get(engine) ?? 'currentColor';
   const engines = [...new Set(rows.map((r) => r.engine))].sort();
@@ -284,15 +336,17 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     const n = noiseByEngine.get(engine);
     return n ? noiseBand(v, n.log_sd) : null;
   };
-  // Lines and bands through each engine's valid releases only.
-  const byEngine = engines.map((engine) => rows.filter((r) => r.engine === engine && r.validity === 'valid').sort((a, b) => a.date.getTime() - b.date.getTime())).filter((series) => series.length > 0);
+  // Lines and bands through each engine's valid releases only, one per methodology: no line crosses a methodology change.
+  const byEngine = engines.flatMap((engine) => [...methodologies].sort().map((m) => rows.filter((r) => r.engine === engine && (r.methodology ?? '') === m && r.validity === 'valid').sort((a, b) => a.index - b.index))).filter((series) => series.length > 0);
   const ys = rows.flatMap((r) => [r.value, ...(r.interval ?? []), ...(band(r.engine, r.value) ?? [])]);
   const [y0, y1] = extent(ys)!;
-  const times = rows.map((r) => r.date.getTime());
-  const [t0, t1] = [Math.min(...times), Math.max(...times)];
-  const day = 86_400_000;
-  const xDomain = t0 === t1 ? [new Date(t0 - day), new Date(t1 + day)] : [new Date(t0), new Date(t1)];
-  const firstStop = [...rows].sort((a, b) => a.date.getTime() - b.date.getTime() || a.engine.localeCompare(b.engine))[0];
+  const firstStop = [...rows].sort((a, b) => a.index - b.index || a.engine.localeCompare(b.engine))[0];
+  // Two lines (version, day) under each release where there is room, else one line turned aside.
+  const wide = HISTORY_PLOT_WIDTH / slots.length >= WIDE_SLOT;
+  const tickLabel = (i: number) => {
+    const s = slots[i];
+    return s === undefined ? '' : `${s.version}${wide ? '\n' : ' · '}${releaseDateLabel(s.date)}`;
+  };
 
   const mark = (_index: unknown, scales: Scales, _values: unknown, dims: Dimensions, context: Context): SVGGElement => {
     const el = maker(context.document);
@@ -302,8 +356,9 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       const engine = series[0]!.engine;
       const g = el('g', { 'data-series': '', class: 'series' });
       setData(g, 'engine', engine);
+      setData(g, 'methodology', series[0]!.methodology);
       if (noiseByEngine.has(engine)) {
-        const at = series.map((r) => ({ x: scales.x(r.date), band: band(engine, r.value)! }));
+        const at = series.map((r) => ({ x: scales.x(r.index), band: band(engine, r.value)! }));
         // A release alone still gets a band: a short one, so it can be seen.
         const xsOf = at.length === 1 ? [at[0]!.x - 8, at[0]!.x + 8] : at.map((a) => a.x);
         const bands = at.length === 1 ? [at[0]!.band, at[0]!.band] : at.map((a) => a.band);
@@ -311,21 +366,24 @@ export function renderHistory(history: readonly Release[], load: string, metric:
         const lower = [...xsOf].reverse().map((x, i) => `L${px(x)},${px(scales.y(bands[bands.length - 1 - i]![0]))}`).join('');
         g.append(el('path', { class: 'noise-band', d: `${upper}${lower}Z`, fill: colour(engine), 'fill-opacity': 0.16, stroke: 'none' }));
       }
-      g.append(el('path', { class: 'line', d: series.map((r, i) => `${i === 0 ? 'M' : 'L'}${px(scales.x(r.date))},${px(scales.y(r.value))}`).join(''), fill: 'none', stroke: colour(engine), 'stroke-width': 1.5 }));
+      g.append(el('path', { class: 'line', d: series.map((r, i) => `${i === 0 ? 'M' : 'L'}${px(scales.x(r.index))},${px(scales.y(r.value))}`).join(''), fill: 'none', stroke: colour(engine), 'stroke-width': 1.5 }));
       lines.append(g);
     }
     root.append(lines);
+    root.append(methodologyMarks(el, scales, dims, changes));
     root.append(bisectionMarks(el, scales, dims, rows, bisections.filter((b) => b.metric === metric.column && b.load === load), metric.label));
     const marks = el('g', { role: 'group', 'aria-label': `${rows.length} releases: each links to its latest run` });
     for (const r of rows) {
       const excluded = r.validity !== 'valid';
       const c = excluded ? EXCLUDED_GREY : colour(r.engine);
-      const x = scales.x(r.date);
+      const x = scales.x(r.index);
       const y = scales.y(r.value);
       const b = excluded ? null : band(r.engine, r.value);
       const g = pointGroup(el, `pt${r.single ? ' single' : ''}${excluded ? ' excluded' : ''}`, x, y, {
         engine: r.engine, version: r.version, load: r.load, y: r.value, 'y-lo': r.interval?.[0], 'y-hi': r.interval?.[1], runs: r.runs, run: r.run, date: r.day, 'band-lo': b?.[0], 'band-hi': b?.[1],
-        validity: r.validity, 'validity-reason': r.reason,
+        validity: r.validity, 'validity-reason': r.reason, released: r.released, 'release-url': r.url, position: r.index + 1,
+        // Said only where the chart holds more than one methodology.
+        methodology: methodologies.size > 1 ? r.methodology : null,
       });
       if (r.interval) {
         const bars = el('g', { class: 'bars', 'aria-hidden': 'true' });
@@ -336,7 +394,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       const status = excluded ? VALIDITY_LABELS[r.validity] : null;
       g.append(el('text', { class: 'version-label', x: 8, dy: '0.32em', 'text-anchor': 'start', 'font-size': 10, fill: excluded ? c : 'currentColor', 'aria-hidden': 'true' }, status ? `${r.version} (${status})` : r.version));
       const why = status ? `; excluded, ${status}${r.reason ? ` (${r.reason})` : ''}: not joined into the line, never compared` : '';
-      const label = `${r.engine} ${r.version} at ${r.load}, first measured ${r.day}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}${why}`;
+      const label = `${r.engine} ${r.version} at ${r.load}, released ${r.released}, first measured ${r.day}${methodologies.size > 1 && r.methodology ? `, methodology ${r.methodology}` : ''}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}${why}`;
       const link = pointLink(el, `${base}/run/${r.run}/`, label, r === firstStop);
       // An excluded release: an open grey dot, so it never reads as one of its engine's measured steps.
       link.append(el('circle', { class: 'dot', r: 4, fill: excluded ? 'none' : c, stroke: c, 'stroke-width': 1.5, ...(r.single ? { 'stroke-dasharray': '2,1.5' } : {}) }), el('title', {}, label));
@@ -349,9 +407,19 @@ export function renderHistory(history: readonly Release[], load: string, metric:
 
   const rendered = renderPlotWithScales({
     ariaLabel: `${name} by release at ${load}, ${directionWords(metric.better)}`,
-    // Inset and right margin: the releases' version labels (right of each point) stay clear of the axes.
+    // Right margin and half a slot at either end: the releases' version labels (right of each point) stay clear of the axes.
     marginRight: 44,
-    x: { label: 'First measured →', type: 'utc', domain: xDomain, labelArrow: 'none', inset: 24 },
+    marginBottom: wide ? 48 : 100,
+    x: {
+      label: 'Release, in release order (version and day published) →',
+      type: 'linear',
+      domain: [-0.5, slots.length - 0.5],
+      ticks: slots.map((s) => s.index),
+      tickFormat: tickLabel,
+      ...(wide ? {} : { tickRotate: -40 }),
+      labelArrow: 'none',
+      labelOffset: wide ? 44 : 96,
+    },
     y: { label: `${name} · ${directionArrow(metric.better)} ${directionWords(metric.better)}`, domain: [Math.min(0, y0), Math.max(0, y1)], grid: true, nice: true, labelArrow: 'none' },
     marks: [mark as unknown as Plot.Markish],
   });
@@ -364,5 +432,9 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     hasSingle: rows.some((r) => r.single),
     hasExcluded: rows.some((r) => r.validity !== 'valid'),
     legend: legendOf(rows, colours),
+    methodologyChanges: changes,
+    table: [...rows]
+      .sort((a, b) => a.index - b.index || compareMethodology(a.methodology ?? '', b.methodology ?? ''))
+      .map((r) => ({ engine: r.engine, version: r.version, position: r.index + 1, date: r.released, url: r.url, methodology: r.methodology, firstMeasured: r.day, validity: r.validity, run: r.run, row: r.source })),
   };
 }

@@ -64,7 +64,7 @@ describe('a compiled bisection', () => {
 
 describe('the history chart marks a bisection of its metric at its load', () => {
   const release = (version: string, day: string, value: number): Release =>
-    ({ engine: 'sim', engine_version: version, load: 'c=2', runs: 1, first_run_date: day, last_run_date: day, latest_run_id: `r-${version}`, hardware: 'cpu', source: 'official', engine_version_known: true, official: true, validity: 'valid', validity_reason: null, invalid_points: 0, output_throughput: value }) as Release;
+    ({ engine: 'sim', engine_version: version, engine_version_order: version, release_date: null, release_url: null, methodology: 's1.m1.exact', load: 'c=2', runs: 1, first_run_date: day, last_run_date: day, latest_run_id: `r-${version}`, hardware: 'cpu', source: 'official', engine_version_known: true, official: true, validity: 'valid', validity_reason: null, invalid_points: 0, output_throughput: value }) as Release;
   const rows = [release('1.1.0', '2026-11-01', 150), release('1.2.0', '2026-11-10', 150), release('1.4.0', '2026-11-20', 100)];
 
   function drawn(load: string, bisections: BisectionRow[]) {

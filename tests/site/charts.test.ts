@@ -1,4 +1,4 @@
-/** The charts' pure helpers: intervals and runs joined to the Pareto points, noise bands, the URL state, the SLA bound on a log scale. */
+/** The charts' pure helpers: intervals and runs joined to the Pareto points, noise bands, the history's release axis and methodology changes, the URL state, the SLA bound on a log scale. */
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import type { ParetoPoint, Release } from '../../harness/contract/site-data.ts';
@@ -6,6 +6,10 @@ import { describeNoise, extent, intervalOf, logScaleUseful, noiseBand, noiseOf, 
 import { hideToken, isHidden, parseChartState, toggled, withChartState } from '../../site/lib/chart-state.ts';
 import { layoutParetoOverlay, project } from '../../site/lib/pareto-sla.ts';
 import { engineColours, CATEGORICAL_COLOURS } from '../../site/lib/static-plot.ts';
+import { describeMethodologyChange, methodologyChanges, releaseDateLabel, releaseSlots } from '../../site/lib/release-axis.ts';
+import { renderHistory } from '../../site/lib/chart-render.ts';
+import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
+import { versionOrderKey } from '../../harness/store/version-order.ts';
 
 const point = (over: Partial<ParetoPoint>): ParetoPoint => ({
   engine: 'vllm', engine_version: '1.0.0', load: 'c=8', interactivity: 80, throughput_per_gpu: 600, latest_version: true, on_version_frontier: true, on_overall_frontier: false, latest_run_id: 'r1', ...over,
@@ -75,6 +79,96 @@ describe('chart data', () => {
     const b = engineColours(['sglang', 'vllm']);
     expect([...a]).toEqual([...b]);
     expect(a.get('sglang')).toBe(CATEGORICAL_COLOURS[0]);
+  });
+});
+
+describe('the history chart: releases in release order', () => {
+  // SYNTHETIC releases: made-up versions, days and links.
+  const THROUGHPUT = HEADLINE_METRICS.find((m) => m.column === 'output_throughput')!;
+  const row = (engine: string, version: string, over: Record<string, unknown> = {}): Release =>
+    ({
+      engine, engine_version: version, engine_version_order: versionOrderKey(version), release_date: null, release_url: null, methodology: 's2.m1.exact',
+      load: 'c=8', runs: 1, first_run_date: '2026-12-02', last_run_date: '2026-12-02', latest_run_id: `r-${engine}-${version}`, hardware: 'cpu', source: 'official',
+      engine_version_known: true, official: true, validity: 'valid', validity_reason: null, invalid_points: 0, output_throughput: 100, ...over,
+    }) as Release;
+  const drawn = (rows: Release[]) => {
+    const chart = renderHistory(rows, 'c=8', THROUGHPUT, undefined, engineColours(rows.map((r) => r.engine)), '')!;
+    return { chart, document: parseHTML(`<html><body>${chart.markup}</body></html>`).document };
+  };
+  const xOf = (document: Document, version: string) => Number(/translate\(([-\d.]+),/.exec(document.querySelector(`g[data-point][data-version="${version}"]`)!.getAttribute('transform')!)![1]);
+
+  it('four releases first measured on one day get a place each, in version order (the version key, not the text: 1.10.0 after 1.9.0)', () => {
+    // Listed out of order, all measured on 2026-12-02: on a first-measured axis they would share one x.
+    const rows = ['1.10.0', '1.2.0', '1.9.0', '1.0.0'].map((v) => row('llamacpp', v));
+    const { document } = drawn(rows);
+    const xs = ['1.0.0', '1.2.0', '1.9.0', '1.10.0'].map((v) => xOf(document, v));
+    for (let i = 1; i < xs.length; i++) expect(xs[i]! - xs[i - 1]!, `slot ${i}`).toBeGreaterThan(50);
+    // Evenly spaced: one slot per release.
+    expect(Math.abs(xs[3]! - xs[2]! - (xs[1]! - xs[0]!))).toBeLessThan(0.2);
+  });
+
+  it('engines interleave by the day each release was published; a release without a day follows its engine\'s release before it', () => {
+    const slots = releaseSlots([
+      row('vllm', '1.1.0', { release_date: '2026-03-01', release_url: 'https://example.invalid/vllm/1.1.0' }),
+      row('vllm', '1.0.0', { release_date: '2026-01-01' }),
+      row('sglang', '2.0.0', { release_date: '2026-02-01' }),
+      row('sglang', '2.1.0'),
+      row('sglang', '2.2.0', { release_date: '2026-04-01' }),
+    ]);
+    expect(slots.map((s) => `${s.engine} ${s.version} ${releaseDateLabel(s.date)}`)).toEqual([
+      'vllm 1.0.0 2026-01-01',
+      'sglang 2.0.0 2026-02-01',
+      'sglang 2.1.0 date unknown',
+      'vllm 1.1.0 2026-03-01',
+      'sglang 2.2.0 2026-04-01',
+    ]);
+    expect(slots.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(slots.find((s) => s.version === '1.1.0')!.url).toBe('https://example.invalid/vllm/1.1.0');
+    // A pre-release before its release, by the version key.
+    expect(releaseSlots([row('vllm', '1.0.0'), row('vllm', '1.0.0rc1')]).map((s) => s.version)).toEqual(['1.0.0rc1', '1.0.0']);
+  });
+
+  it('each tick is the release\'s version and its published day, "date unknown" without one; each point says both', () => {
+    const { document } = drawn([row('vllm', '1.0.0', { release_date: '2026-01-05', release_url: 'https://example.invalid/v1' }), row('vllm', '1.1.0')]);
+    const ticks = [...document.querySelectorAll('g[aria-label="x-axis tick label"] text')].map((t) => t.textContent);
+    expect(ticks).toEqual(['1.0.02026-01-05', '1.1.0date unknown']);
+    const first = document.querySelector('g[data-point][data-version="1.0.0"]')!;
+    expect([first.getAttribute('data-released'), first.getAttribute('data-release-url'), first.getAttribute('data-position')]).toEqual(['2026-01-05', 'https://example.invalid/v1', '1']);
+    expect(first.querySelector('a')!.getAttribute('aria-label')).toMatch(/^vllm 1\.0\.0 at c=8, released 2026-01-05, first measured 2026-12-02: /);
+    expect(document.querySelector('g[data-point][data-version="1.1.0"]')!.getAttribute('data-released')).toBe('date unknown');
+  });
+
+  it('a methodology change between consecutive releases of an engine: a rule between them, said in words, and no line across it', () => {
+    const rows = [row('vllm', '1.0.0', { methodology: 's1.m1.exact' }), row('vllm', '1.1.0', { methodology: 's1.m1.exact' }), row('vllm', '1.2.0'), row('sglang', '2.0.0')];
+    const { chart, document } = drawn(rows);
+    expect(chart.methodologyChanges.map((c) => c.text)).toEqual(['Methodology changed between vllm 1.1.0 and 1.2.0: s1.m1.exact → s2.m1.exact (result schema 1 → 2); values on either side are not compared.']);
+    const marks = [...document.querySelectorAll('g.methodology-change')];
+    expect(marks).toHaveLength(1);
+    const x = Number(marks[0]!.querySelector('line')!.getAttribute('x1'));
+    expect(x).toBeGreaterThan(xOf(document, '1.1.0') + 1);
+    expect(x).toBeLessThan(xOf(document, '1.2.0') - 1);
+    expect(marks[0]!.querySelector('title')!.textContent).toBe(chart.methodologyChanges[0]!.text);
+    // vllm's two methodologies are two lines; sglang's one.
+    expect([...document.querySelectorAll('g[data-series][data-engine="vllm"]')].map((g) => g.getAttribute('data-methodology'))).toEqual(['s1.m1.exact', 's2.m1.exact']);
+    expect(document.querySelectorAll('g[data-series][data-engine="sglang"]')).toHaveLength(1);
+    // The table lists the releases in the axis' order, each with its methodology.
+    expect(chart.table.map((t) => `${t.position} ${t.engine} ${t.version} ${t.methodology}`)).toEqual(['1 sglang 2.0.0 s2.m1.exact', '2 vllm 1.0.0 s1.m1.exact', '3 vllm 1.1.0 s1.m1.exact', '4 vllm 1.2.0 s2.m1.exact']);
+    // One methodology: no mark, and the points do not repeat it.
+    const one = drawn([row('vllm', '1.0.0'), row('vllm', '1.1.0')]);
+    expect(one.chart.methodologyChanges).toEqual([]);
+    expect(one.document.querySelector('g.methodology-change')).toBeNull();
+    expect(one.document.querySelector('g[data-point][data-methodology]')).toBeNull();
+  });
+
+  it('a release measured under two methodologies: the change is at that release, the older label first', () => {
+    const changes = methodologyChanges([
+      { engine: 'vllm', version: '1.1.0', methodology: 's2.m1.exact', index: 1 },
+      { engine: 'vllm', version: '1.1.0', methodology: 's1.m1.exact', index: 1 },
+      { engine: 'vllm', version: '1.0.0', methodology: 's1.m1.exact', index: 0 },
+    ]);
+    expect(changes.map((c) => c.text)).toEqual(['Methodology changed at vllm 1.1.0 (measured under both): s1.m1.exact → s2.m1.exact (result schema 1 → 2); values on either side are not compared.']);
+    expect(describeMethodologyChange('s2.m1.exact', 's2.m2.approximate')).toBe('s2.m1.exact → s2.m2.approximate (metric definitions generation 1 → 2, prompt lengths exact → approximate)');
+    expect(describeMethodologyChange('old', 'new')).toBe('old → new');
   });
 });
 

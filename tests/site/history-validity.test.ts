@@ -29,7 +29,7 @@ const WRONG = 'outputs differ from the reference engine version (output-fidelity
 const MISSED = 'the server reused 4% of the prompt tokens where a perfect prefix cache reuses 50%';
 
 const release = (over: Record<string, unknown>): Release =>
-  ({ engine: 'vllm', engine_version: '1.0.0', load: 'c=8', runs: 2, first_run_date: '2026-01-10', last_run_date: '2026-01-11', latest_run_id: 'r', hardware: '1x-H100', source: 'official', engine_version_known: true, official: true, validity: 'valid', validity_reason: null, invalid_points: 0, ...over }) as Release;
+  ({ engine: 'vllm', engine_version: '1.0.0', engine_version_order: String(over.engine_version ?? '1.0.0'), release_date: null, release_url: null, methodology: 's1.m1.exact', load: 'c=8', runs: 2, first_run_date: '2026-01-10', last_run_date: '2026-01-11', latest_run_id: 'r', hardware: '1x-H100', source: 'official', engine_version_known: true, official: true, validity: 'valid', validity_reason: null, invalid_points: 0, ...over }) as Release;
 
 /** The SVG of a history chart, parsed: its lines' vertices and its points by version. */
 function drawn(rows: Release[], noise?: Parameters<typeof renderHistory>[3]) {
