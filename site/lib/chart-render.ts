@@ -409,7 +409,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
     ariaLabel: `${name} by release at ${load}, ${directionWords(metric.better)}`,
     // Right margin and half a slot at either end: the releases' version labels (right of each point) stay clear of the axes.
     marginRight: 44,
-    marginBottom: wide ? 48 : 100,
+    marginBottom: wide ? 54 : 100,
     x: {
       label: 'Release, in release order (version and day published) →',
       type: 'linear',
@@ -418,7 +418,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       tickFormat: tickLabel,
       ...(wide ? {} : { tickRotate: -40 }),
       labelArrow: 'none',
-      labelOffset: wide ? 44 : 96,
+      labelOffset: wide ? 50 : 96,
     },
     y: { label: `${name} · ${directionArrow(metric.better)} ${directionWords(metric.better)}`, domain: [Math.min(0, y0), Math.max(0, y1)], grid: true, nice: true, labelArrow: 'none' },
     marks: [mark as unknown as Plot.Markish],

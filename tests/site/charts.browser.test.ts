@@ -3,13 +3,15 @@
  * from the SYNTHETIC fixture of tests/store (vllm: two releases of three runs each; sglang: two
  * releases of one run each), served on 127.0.0.1: details on hover and keyboard focus, arrow keys,
  * the legend's toggles and log scales in the URL, the TPOT bound on either scale, interval bars and
- * single-run marks, accessibility (axe-core: no serious or critical violation), the page's initial
- * JavaScript under budget. Every expected value comes from the compiled JSON the site was built
+ * single-run marks, the history's releases in release order with their published days and release
+ * notes (a SYNTHETIC release list written here: the days put the releases in another order than
+ * the days they were first measured), accessibility (axe-core: no serious or critical violation),
+ * the page's initial JavaScript under budget. Every expected value comes from the compiled JSON the site was built
  * from, never written here. Screenshots go to test-artifacts/site/charts-*.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +20,7 @@ import { loadPrices } from '../../harness/store/prices.ts';
 import type { ParetoPoint, Release, Scenario } from '../../harness/contract/site-data.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { formatInterval, formatNumber } from '../../site/lib/format.ts';
+import { EXTRA_RELEASES_ENV } from '../../harness/contract/releases.ts';
 import { openBuiltSite, REPO, type ServedSite } from './built-site.ts';
 
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
@@ -70,11 +73,12 @@ function paretoDetails(p: ParetoPoint): { lines: string[]; href: string } {
   };
 }
 
-async function details(page: Page, figure: string): Promise<{ lines: string[]; href: string | null; role: string | null; live: string | null }> {
+async function details(page: Page, figure: string): Promise<{ lines: string[]; href: string | null; notes: string | null; role: string | null; live: string | null }> {
   const box = page.locator(`${figure} [data-chart-details]`);
   return {
     lines: await box.locator('p').allInnerTexts(),
-    href: await box.locator('a').getAttribute('href', { timeout: 1000 }).catch(() => null),
+    href: await box.locator('a:not([data-release-notes])').getAttribute('href', { timeout: 1000 }).catch(() => null),
+    notes: await box.locator('a[data-release-notes]').getAttribute('href', { timeout: 200 }).catch(() => null),
     role: await box.getAttribute('role'),
     live: await box.getAttribute('aria-live'),
   };
@@ -96,11 +100,28 @@ async function axeViolations(page: Page): Promise<Array<{ id: string; impact: st
   });
 }
 
+/**
+ * SYNTHETIC published days and release notes for the fixture's releases (first measured: vllm 1.0.0
+ * Jan 10, sglang 2.0.0 Jan 15, vllm 1.1.0 Feb 10, sglang 2.1.0 Feb 15): both sglang releases came
+ * out before vllm 1.0.0, and vllm 1.1.0 has no day (it follows vllm 1.0.0).
+ */
+const PUBLISHED: Record<string, Record<string, { at: string | null; url: string | null }>> = {
+  sglang: { '2.0.0': { at: '2025-11-01T12:00:00Z', url: 'https://example.invalid/sglang/releases/2.0.0' }, '2.1.0': { at: '2025-11-20T12:00:00Z', url: null } },
+  vllm: { '1.0.0': { at: '2025-12-01T12:00:00Z', url: 'https://example.invalid/vllm/releases/1.0.0' }, '1.1.0': { at: null, url: null } },
+};
+const RELEASE_ORDER = ['sglang 2.0.0', 'sglang 2.1.0', 'vllm 1.0.0', 'vllm 1.1.0'];
+const dayOf = (engine: string, version: string) => PUBLISHED[engine]?.[version]?.at?.slice(0, 10) ?? 'date unknown';
+const previousExtra = process.env[EXTRA_RELEASES_ENV];
+
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const resultsDir = join(root, 'results');
   writeFixture(resultsDir);
   const data = join(root, 'data');
+  const list = join(root, 'published-releases.json');
+  const engines = Object.fromEntries(Object.entries(PUBLISHED).map(([engine, versions]) => [engine, { sources: ['SYNTHETIC'], releases: Object.entries(versions).map(([version, r]) => ({ version, tag: null, published_at: r.at, release_url: r.url, source: 'SYNTHETIC days for the charts test' })) }]));
+  writeFileSync(list, JSON.stringify({ schema_version: 1, description: 'SYNTHETIC', engines }));
+  process.env[EXTRA_RELEASES_ENV] = [previousExtra, list].filter(Boolean).join(delimiter);
   await compile({ resultsDir, outDir: data, prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
   scenario = (JSON.parse(readFileSync(join(data, 'site', 'scenarios.json'), 'utf8')) as Scenario[])[0]!;
   const detail = JSON.parse(readFileSync(join(data, 'site', 'scenarios', `${scenario.scenario_id}.json`), 'utf8')) as { pareto: ParetoPoint[]; history: Release[] };
@@ -112,7 +133,11 @@ beforeAll(async () => {
   ({ site, browser } = opened);
 }, 240_000);
 
-afterAll(() => opened?.close());
+afterAll(() => {
+  if (previousExtra === undefined) delete process.env[EXTRA_RELEASES_ENV];
+  else process.env[EXTRA_RELEASES_ENV] = previousExtra;
+  return opened?.close();
+});
 
 describe('the scenario charts in Chromium', () => {
   it('the fixture has repeated and single-run releases: bars for the one, dashed open dots for the other, on both charts', async () => {
@@ -231,19 +256,54 @@ describe('the scenario charts in Chromium', () => {
       const f = sigma === undefined ? null : Math.exp(1.96 * sigma);
       const shown = await details(page, HISTORY);
       expect(shown.lines).toEqual([
-        `${r.engine} ${r.engine_version} at ${load}, first measured ${r.first_run_date}`,
+        `${r.engine} ${r.engine_version} at ${load}, released ${dayOf(r.engine, r.engine_version)}, first measured ${r.first_run_date}`,
         `Output throughput: ${formatNumber(v)} tok/s${interval ? `; 95% interval ${interval}` : ''}`,
         r.runs === 1 ? '1 run: no interval' : `${r.runs} runs`,
         ...(f === null ? [] : [`Noise band: ${formatInterval(v / f, v * f)} tok/s`]),
         `Run ${r.latest_run_id} →`,
+        ...(r.release_url ? [`${r.engine_version} release notes →`] : []),
       ]);
       expect(shown.href).toBe(runLink(r.latest_run_id));
+      expect(shown.notes).toBe(PUBLISHED[r.engine]![r.engine_version]!.url);
     }
     // The history chart's own tab stop and arrows.
     await page.locator(`${HISTORY} g[data-point] > a[tabindex="0"]`).focus();
     const before = await focusedPoint(page);
     await page.keyboard.press('ArrowRight');
     await expect(focusedPoint(page)).resolves.not.toBe(before);
+    await page.close();
+  });
+
+  it('the history runs in release order, not first-measured order: each tick its version and published day, the chart\'s table its release notes', async () => {
+    const load = scenario.loads[scenario.loads.length - 1]!;
+    // The compiled rows carry what the list says.
+    expect(history.filter((h) => h.load === load).map((h) => `${h.engine} ${h.engine_version} ${h.release_date} ${h.release_url}`).sort()).toEqual(
+      Object.entries(PUBLISHED).flatMap(([engine, versions]) => Object.entries(versions).map(([version, r]) => `${engine} ${version} ${r.at?.slice(0, 10) ?? null} ${r.url}`)).sort(),
+    );
+    const firstMeasured = [...history.filter((h) => h.load === load)].sort((a, b) => a.first_run_date.localeCompare(b.first_run_date)).map((h) => `${h.engine} ${h.engine_version}`);
+    expect(firstMeasured).not.toEqual(RELEASE_ORDER);
+    const page = await open(href);
+    const xs = await page.locator(`${HISTORY} > [data-plot] g[data-point]`).evaluateAll((gs) =>
+      gs.map((g) => ({ key: `${(g as SVGGElement).dataset.engine} ${(g as SVGGElement).dataset.version}`, x: Number(/translate\(([-\d.]+),/.exec(g.getAttribute('transform')!)![1]) })),
+    );
+    expect([...xs].sort((a, b) => a.x - b.x).map((p) => p.key)).toEqual(RELEASE_ORDER);
+    // One place per release, evenly spaced.
+    const sorted = xs.map((p) => p.x).sort((a, b) => a - b);
+    for (let i = 2; i < sorted.length; i++) expect(Math.abs(sorted[i]! - sorted[i - 1]! - (sorted[1]! - sorted[0]!))).toBeLessThan(0.2);
+    const ticks = await page.locator(`${HISTORY} > [data-plot] g[aria-label="x-axis tick label"] text`).evaluateAll((ts) => ts.map((t) => [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ') || t.textContent));
+    expect(ticks).toEqual(RELEASE_ORDER.map((k) => `${k.split(' ')[1]} ${dayOf(k.split(' ')[0]!, k.split(' ')[1]!)}`));
+    // The chart's table: in the axis' order, each release's day and its release notes where listed.
+    const table = page.locator(`${HISTORY} [data-history-chart-table]`);
+    await table.locator('summary').click();
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({ cells: [...tr.querySelectorAll('td')].map((td) => (td as HTMLElement).innerText.trim()), notes: tr.querySelector('a[data-release-notes]')?.getAttribute('href') ?? null })));
+    expect(rows.map((r) => `${r.cells[1]} ${r.cells[2]}`)).toEqual(RELEASE_ORDER);
+    expect(rows.map((r) => r.cells[0])).toEqual(['1', '2', '3', '4']);
+    expect(rows.map((r) => r.cells[3])).toEqual(RELEASE_ORDER.map((k) => dayOf(k.split(' ')[0]!, k.split(' ')[1]!)));
+    expect(rows.map((r) => r.notes)).toEqual(RELEASE_ORDER.map((k) => PUBLISHED[k.split(' ')[0]!]![k.split(' ')[1]!]!.url));
+    // One methodology in the fixture: no change marked.
+    await expect(page.locator(`${HISTORY} g.methodology-change`).count()).resolves.toBe(0);
+    await page.locator(HISTORY).screenshot({ path: join(ARTIFACTS, 'charts-history-release-order.png') });
+    expect(await axeViolations(page)).toEqual([]);
     await page.close();
   });
 
