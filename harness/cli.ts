@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
     return createBisectCommand(Object.keys(SHAPES));
   },
   confirm: async () => (await import('./pipeline/confirm/command.ts')).createConfirmCommand(Object.keys((await import('./engines/embedded/dummy-model.ts')).SHAPES)),
+  'file-confirmations': async () => (await import('./pipeline/confirm/file-command.ts')).fileConfirmationsCommand,
   // The embedded engine's dummy shapes are skipped by name; measure may not import the engines, so the CLI hands them over.
   accuracy: async () => {
     const [{ createAccuracyCommand }, { SHAPES }] = await Promise.all([import('./measure/accuracy/command.ts'), import('./engines/embedded/dummy-model.ts')]);
@@ -73,6 +74,7 @@ function mainHelp(): string {
     '  detect     Poll engine releases and image tags; report new versions once (state in fleet/detect-state.json)',
     '  plan       Expand the fleet file into one job per run: a GitHub matrix, Kubernetes Jobs or SLURM scripts',
     '  confirm    Confirm each regression of a regress report by a paired A/B on this host before alerting; bisect the confirmed ones',
+    '  file-confirmations  File the A/Bs and bisections a confirm output names into results/comparisons/, checked',
     '  alert      One GitHub issue per engine release and regressed configuration: opened, updated each night, closed when fixed; optionally a webhook',
     '  collect    Gather the nightly jobs\' result files into results/ (validated, never overwriting); list planned jobs without one',
     '  summarize  Summarize what a pull request adds to results/ and how it compares (Markdown for the PR comment)',

@@ -1,24 +1,9 @@
-/**
- * `servebench file-comparison FILE… [--results DIR] [--json]`: files what `servebench ab --out` and
- * `servebench bisect --out` wrote into results/comparisons/, at the path each one's content
- * dictates. An A/B is copied byte for byte. A bisection's steps name their A/Bs beside it
- * (FILE.ab/…); filed, each step names its A/B by its path in results/ and its sha256, so the
- * evidence cannot change under the verdict. Everything is checked (comparison-check.ts, with the
- * comparisons already filed) before a byte is written, and nothing is ever overwritten: a file
- * already filed with the same content is left as it is.
- */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { comparisonRelativePath, type Bisection } from '../contract/comparison.ts';
+/** `servebench file-comparison FILE… [--results DIR] [--json]`: the command over file-comparisons.ts. */
+import { join, resolve } from 'node:path';
 import { booleanOption, parseCommandLine, stringOption, type Command, type CommandSpec } from '../lib/cli/options.ts';
 import { EXIT, usageError } from '../lib/errors.ts';
-import { writeNewFileAtomic } from '../lib/io/atomic-write.ts';
-import type { ResultProblem } from './check-result.ts';
-import { checkComparisonText } from './comparison-check.ts';
-import { checkComparisonFiles } from './comparisons.ts';
+import { fileComparisons, type FilingOutcome } from './file-comparisons.ts';
 import { formatProblemLine } from './problem-output.ts';
-import { isInRepositoryResults } from './repository-results.ts';
 import { RESULTS_OPTION } from './store-options.ts';
 
 const spec: CommandSpec = {
@@ -33,51 +18,15 @@ const spec: CommandSpec = {
   ].join('\n'),
 };
 
-interface Filed {
-  readonly from: string;
-  readonly path: string;
-  readonly sha256: string;
-  readonly already: boolean;
-  readonly text: string;
-  /** The host label and the model its path carries (an A/B's own; a bisection's, its first A/B's). */
-  readonly hardware: string | null;
-  readonly model?: string;
-}
-
-function readJson(path: string): { text: string; data: { kind?: unknown } } {
-  if (!existsSync(path)) throw usageError(`file-comparison: no file "${path}"`);
-  const text = readFileSync(path, 'utf8');
-  try {
-    return { text, data: JSON.parse(text) as { kind?: unknown } };
-  } catch (error) {
-    throw usageError(`file-comparison: ${path} is not JSON (${(error as Error).message.slice(0, 120)}): give the file \`servebench ab\` or \`servebench bisect\` wrote`);
+/** What file-comparison (and the pipeline's file-confirmations) print: JSON, or a line per file and per problem on stderr. */
+export function reportFiling(outcome: FilingOutcome, resultsDir: string, json: boolean): number {
+  if (json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+  else {
+    for (const problem of outcome.problems) process.stderr.write(`${formatProblemLine(problem)}\n`);
+    if (outcome.problems.length === 0) for (const f of outcome.filed) process.stderr.write(`${f.already ? 'already filed' : 'filed'}: ${join(resultsDir, f.path)}\n`);
+    else process.stderr.write(`${outcome.problems.length} problem${outcome.problems.length === 1 ? '' : 's'}: nothing filed\n`);
   }
-}
-
-/** An A/B as filed: its own bytes at the path they dictate. */
-async function planAb(from: string, text: string, problems: ResultProblem[], options: { publishedStore: boolean }): Promise<Filed | null> {
-  const checked = await checkComparisonText(from, text, null, options);
-  problems.push(...checked.problems);
-  if (checked.ab === null || checked.hardware === null) return null;
-  return { from, path: comparisonRelativePath(checked.ab, text, checked.hardware, checked.sha256), sha256: checked.sha256, already: false, text, hardware: checked.hardware, model: checked.ab.model };
-}
-
-async function planBisection(from: string, bisection: Bisection, problems: ResultProblem[], options: { publishedStore: boolean }): Promise<Filed[]> {
-  const abs: Filed[] = [];
-  const steps = [];
-  for (const [index, step] of bisection.steps.entries()) {
-    const abPath = resolve(dirname(from), step.ab_file);
-    if (!existsSync(abPath)) {
-      problems.push({ file: from, path: `steps[${index}].ab_file`, message: `[bisect-evidence] its A/B ${abPath} is not there`, fix: 'file a bisection from the folder bisect wrote it in, with its .ab/ folder beside it' });
-      return [];
-    }
-    const filed = await planAb(abPath, readFileSync(abPath, 'utf8'), problems, options);
-    if (filed === null) return [];
-    abs.push(filed);
-    steps.push({ ...step, ab_file: filed.path, ab_sha256: filed.sha256 });
-  }
-  const text = `${JSON.stringify({ ...bisection, steps }, null, 2)}\n`;
-  return [...abs, { from, path: '', sha256: '', already: false, text, hardware: null }];
+  return outcome.problems.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
 }
 
 export const fileComparisonCommand: Command = {
@@ -86,51 +35,6 @@ export const fileComparisonCommand: Command = {
     const { options, positionals } = parseCommandLine(spec, argv);
     if (positionals.length === 0) throw usageError('file-comparison: give the A/B or bisection file(s) to file (what `servebench ab --out` or `servebench bisect --out` wrote)');
     const resultsDir = resolve(stringOption(spec, options, 'results')!);
-    const publishedStore = isInRepositoryResults(join(resultsDir, 'comparisons'));
-    const problems: ResultProblem[] = [];
-    const planned: Filed[] = [];
-    for (const given of positionals) {
-      const from = resolve(given);
-      const { text, data } = readJson(from);
-      if (data?.kind === 'bisection') planned.push(...(await planBisection(from, data as Bisection, problems, { publishedStore })));
-      else if (data?.kind === 'ab') {
-        const filed = await planAb(from, text, problems, { publishedStore });
-        if (filed !== null) planned.push(filed);
-      } else throw usageError(`file-comparison: ${given} is not an A/B or a bisection (kind ${JSON.stringify(data?.kind) ?? 'missing'}); runs go into results/ with \`servebench run --results-dir\``);
-    }
-    // A bisection's path carries its A/Bs' host; then everything is checked with the folder's comparisons.
-    const files = planned.map((filed) => {
-      if (filed.path !== '') return filed;
-      const bisection = JSON.parse(filed.text) as Bisection;
-      const first = planned.find((f) => f.path === bisection.steps[0]?.ab_file);
-      const hardware = first?.hardware ?? null;
-      const sha256 = createHash('sha256').update(filed.text).digest('hex');
-      return { ...filed, sha256, hardware, path: hardware === null || first?.model == null ? '' : comparisonRelativePath(bisection, filed.text, hardware, sha256, first.model) };
-    });
-    for (const filed of files.filter((f) => f.path === '')) problems.push({ file: filed.from, path: 'steps', message: '[bisect-evidence] a bisection without an A/B has no host to file it under', fix: 'file a bisection that made at least one comparison' });
-    if (problems.length === 0) {
-      const checked = await checkComparisonFiles(resultsDir, { publishedStore }, new Map(files.map((f) => [f.path, f.text])));
-      for (const filed of files) problems.push(...(checked.checked.get(filed.path)?.problems ?? []));
-    }
-    if (problems.length === 0) {
-      for (const [index, filed] of files.entries()) {
-        const target = join(resultsDir, filed.path);
-        if (existsSync(target)) {
-          if (readFileSync(target, 'utf8') !== filed.text) throw usageError(`file-comparison: ${target} exists with other content; results are immutable`);
-          files[index] = { ...filed, already: true };
-          continue;
-        }
-        mkdirSync(dirname(target), { recursive: true });
-        await writeNewFileAtomic(target, filed.text);
-      }
-    }
-    if (booleanOption(options, 'json')) {
-      process.stdout.write(`${JSON.stringify({ filed: problems.length > 0 ? [] : files.map(({ text: _text, hardware: _hardware, model: _model, ...f }) => f), problems }, null, 2)}\n`);
-    } else {
-      for (const problem of problems) process.stderr.write(`${formatProblemLine(problem)}\n`);
-      if (problems.length === 0) for (const f of files) process.stderr.write(`${f.already ? 'already filed' : 'filed'}: ${join(resultsDir, f.path)}\n`);
-      else process.stderr.write(`${problems.length} problem${problems.length === 1 ? '' : 's'}: nothing filed\n`);
-    }
-    return problems.length > 0 ? EXIT.thresholdExceeded : EXIT.ok;
+    return reportFiling(await fileComparisons(positionals, resultsDir), resultsDir, booleanOption(options, 'json'));
   },
 };

@@ -91,6 +91,18 @@ describe('servebench confirm on a planted regression of the sim', () => {
     expect(body).toMatch(/\*\*Confirmed by a paired A\/B on one host\*\*/);
     expect(body).toMatch(/- Output throughput at concurrency 2: \*\*slower\*\*, −3\d\.\d% \(95% interval −3\d\.\d% … −\d+\.\d%\)/);
     expect(body).toMatch(/\*\*Changed between 1\.1\.0 and 1\.2\.0\*\*: bisected on Output throughput in 3 paired comparisons\./);
+
+    // The nightly files the evidence: the bisection with its three A/Bs (the confirm A/B its first step, filed once), and validate accepts the folder.
+    const filedDir = join(planted.dir, 'filed-results');
+    const filing = await runCli(['file-confirmations', out, '--results', filedDir, '--json'], 60_000, planted.env(true));
+    expect(filing.code, filing.stderr).toBe(0);
+    const filed = (JSON.parse(filing.stdout) as { filed: Array<{ path: string; already: boolean }> }).filed;
+    expect(filed.map((f) => f.path.split('/').at(-1)!.replace(/-[0-9a-f]{12}\.json$/, ''))).toEqual([...Array(3).fill('ab-smoke-c-2'), 'bisect-smoke-output-throughput']);
+    const valid = await runCli(['validate', '--results', filedDir, '--json'], 60_000, planted.env(true));
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ files: 0, comparisons: 4, problems: [] });
+    const again = await runCli(['file-confirmations', out, '--results', filedDir, '--json'], 60_000, planted.env(true));
+    expect((JSON.parse(again.stdout) as { filed: Array<{ already: boolean }> }).filed.every((f) => f.already)).toBe(true);
   });
 
   it('the same report against releases that perform alike (a change regress claimed that pairing does not reproduce): not confirmed, nothing filed', { timeout: 300_000 }, async () => {
@@ -109,6 +121,10 @@ describe('servebench confirm on a planted regression of the sim', () => {
     expect(plan.confirmed).toBe(0);
     expect(plan.not_confirmed.map((n) => n.key).sort()).toEqual([...regressionKeys].sort());
     expect(plan.not_confirmed.every((n) => n.interval !== null && ['no change', 'inconclusive'].includes(n.reason))).toBe(true);
+    // What did not confirm is evidence too: its one A/B is filed.
+    const filing = await runCli(['file-confirmations', out, '--results', join(planted.dir, 'filed-noise'), '--json'], 60_000, planted.env(false));
+    expect(filing.code, filing.stderr).toBe(0);
+    expect((JSON.parse(filing.stdout) as { filed: Array<{ path: string }> }).filed.map((f) => f.path.split('/').at(-1)!.replace(/-[0-9a-f]{12}\.json$/, ''))).toEqual(['ab-smoke-c-2']);
   });
 });
 

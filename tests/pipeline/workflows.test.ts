@@ -199,6 +199,7 @@ function writesNeeded(wf: WorkflowFile, job: Job): string[] {
     // Pushing an image to GHCR.
     if (action === 'docker/build-push-action' && s.with?.['push'] === true) needed.add('packages');
     if (s.run && /\bgit\b[^\n]*\bpush\b/.test(s.run)) needed.add('contents');
+    if (s.run?.includes('scripts/push-branch.sh')) needed.add('contents');
     if (s.run && /servebench -- alert\b/.test(s.run)) needed.add('issues');
     // The self-benchmark files its regression as an issue with the gh CLI.
     if (s.run && /\bgh issue (create|comment|edit)\b/.test(s.run)) needed.add('issues');
@@ -273,6 +274,8 @@ function runScript(script: string, cwd: string, env: Record<string, string> = {}
       GITHUB_STEP_SUMMARY: files.summary,
       GITHUB_SERVER_URL: 'https://github.com',
       GITHUB_REPOSITORY: 'acme/servebench',
+      // The checkout a step's scripts/ come from: this repository's (a step runs in a scratch repository).
+      GITHUB_WORKSPACE: REPO,
       RUNNER_TEMP: runnerTemp,
       FAKE_CALLS: files.calls,
       FAKE_NODE: process.execPath,
@@ -367,6 +370,7 @@ describe('workflow files', () => {
       'nightly.yml/collect': ['contents', 'id-token', 'pull-requests'],
       'nightly.yml/deploy': ['id-token', 'pages'],
       'nightly.yml/alert': ['issues'],
+      'nightly.yml/file-comparisons': ['contents', 'pull-requests'],
       'self-bench.yml/bench': ['issues'],
       'submission-comment.yml/comment': ['issues', 'pull-requests'],
     });
@@ -466,7 +470,7 @@ describe('workflow files', () => {
       const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
       for (const m of s.run.matchAll(/npm run (?:-s )?([\w:-]+)/g)) expect(Object.keys(scripts), `${wf.file}/${jobId}`).toContain(m[1]);
     }
-    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'confirm', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'validate', 'verify']);
+    expect([...used.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'confirm', 'detect', 'file-confirmations', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'validate', 'verify']);
   });
 
   it('the bench matrix reads only fields servebench plan emits; each job uploads its result and log under its id', () => {
@@ -602,12 +606,14 @@ describe('nightly: what reaches the default branch, the token, the detect state'
   it('the token never goes through argv: masked, and handed to git through GIT_CONFIG_* variables', () => {
     const withToken = allSteps().filter(({ step: s }) => s.run?.includes('extraheader'));
     expect(withToken.map(({ wf, jobId, step: s }) => `${wf.file}/${jobId}/${s.name ?? s.id}`).sort()).toEqual([
-      'nightly.yml/collect/Commit to the branch',
       'nightly.yml/collect/Save the detect state on its branch',
       'nightly.yml/detect/Read the detect state from its branch',
     ]);
-    for (const { step: s } of withToken) {
-      const run = s.run!;
+    // The branch pushes go through one script, each with the token in its step's environment.
+    const pushers = allSteps().filter(({ step: s }) => s.run?.includes('scripts/push-branch.sh'));
+    expect(pushers.map(({ wf, jobId, step: s }) => `${wf.file}/${jobId}/${s.name ?? s.id}`).sort()).toEqual(['nightly.yml/collect/Commit to the branch', 'nightly.yml/file-comparisons/Commit to the branch']);
+    for (const { step: s } of pushers) expect(s.env).toMatchObject({ GITHUB_TOKEN: '${{ secrets.GITHUB_TOKEN }}' });
+    for (const run of [...withToken.map(({ step: s }) => s.run!), readFileSync(join(REPO, 'scripts', 'push-branch.sh'), 'utf8')]) {
       expect(run).not.toMatch(/-c\s+["']?http\.[^\n]*extraheader/);
       expect(run).not.toMatch(/git\s+config\b/);
       const mask = run.indexOf('echo "::add-mask::$auth_b64"');
@@ -875,6 +881,24 @@ describe('step scripts, run under bash with a stand-in npm', () => {
     // Nothing new: no commit.
     const again = runScript(script, work, env);
     expect([again.code, again.outputs.committed]).toEqual([0, 'false']);
+  });
+
+  it('file-comparisons: after confirm, files every confirmations file\'s evidence (a problem fails the job), then lands it as a pull request or a commit, never on a dry run', () => {
+    const job = workflow('nightly.yml').doc.jobs['file-comparisons']!;
+    expect([job.needs, job.if]).toEqual(['confirm', "${{ !cancelled() && needs.confirm.result != 'skipped' }}"]);
+    const script = step('nightly.yml', 'file-comparisons', 'file').run!;
+    const none = runScript(script, gitRepo({ 'results/.gitkeep': '' }));
+    expect([none.code, none.calls, none.outputs.filed]).toEqual([0, [], '0']);
+    const repo = gitRepo({ 'results/.gitkeep': '', 'confirmations/confirmations-cpu-lane/confirmations.json': '{}', 'confirmations/confirmations-h100/confirmations.json': '{}' });
+    const filed = runScript(script, repo);
+    expect([filed.code, filed.calls]).toEqual([0, [['file-confirmations', '--results', 'results', 'confirmations/confirmations-cpu-lane/confirmations.json', 'confirmations/confirmations-h100/confirmations.json']]]);
+    expect(runScript(script, repo, { FAKE_CODE: '1' }).code).toBe(1);
+    // Landed as the night's results land, and only when something was filed.
+    expect(step('nightly.yml', 'file-comparisons', 'Open a pull request').if).toBe("env.DRY_RUN != 'true' && vars.SERVEBENCH_COMMIT_DIRECT != 'true' && steps.file.outputs.filed != '0'");
+    expect(String(step('nightly.yml', 'file-comparisons', 'Open a pull request').with!['add-paths']).trim()).toBe('results/comparisons/**');
+    expect(step('nightly.yml', 'file-comparisons', 'Commit to the branch').if).toBe("env.DRY_RUN != 'true' && vars.SERVEBENCH_COMMIT_DIRECT == 'true' && steps.file.outputs.filed != '0'");
+    // A push of comparisons alone starts no night (regress and confirm would answer their own evidence again).
+    expect((workflow('nightly.yml').doc.on as { push: { paths: string[] } }).push.paths.slice(0, 2)).toEqual(['results/**', '!results/comparisons/**']);
   });
 
   it('site: builds for the project page, a user page, or the URL set in SERVEBENCH_SITE_URL', () => {

@@ -41,6 +41,7 @@ const NOT_VALIDATE: Record<string, string> = {
   'comparison-check.ts': 'the comparison kinds (A/B, bisection) in results/comparisons/: tests/store/comparisons.test.ts',
   'comparisons.ts': 'the comparison kinds: tests/store/comparisons.test.ts',
   'file-comparison-command.ts': '`servebench file-comparison`: tests/store/comparisons.test.ts',
+  'file-comparisons.ts': '`servebench file-comparison` and `file-confirmations`: tests/store/comparisons.test.ts, tests/confirm/confirm-sim.test.ts',
   'verify.ts': '`servebench verify` (signer, content hash, bad input): tests/store/verify.test.ts',
   'verify-signature.ts': '`servebench verify`: tests/store/verify.test.ts',
   'verify-command.ts': '`servebench verify`: tests/store/verify.test.ts',
