@@ -100,7 +100,7 @@ describe('invalid releases on the history chart and the compare page (SYNTHETIC)
     await wrong.locator('a').hover();
     const lines = await page.locator(`${HISTORY} [data-chart-details] p`).allInnerTexts();
     expect(lines.slice(0, 2)).toEqual([
-      `vllm ${INVALID.wrongOutput.version} at ${load}, first measured ${wrongRow.first_run_date}`,
+      `vllm ${INVALID.wrongOutput.version} at ${load}, released ${wrongRow.release_date ?? 'date unknown'}, first measured ${wrongRow.first_run_date}`,
       `Excluded: invalid output, ${wrongRow.validity_reason}. Not joined into the line, never compared.`,
     ]);
     expect(lines[2]!.startsWith(`Output throughput: ${formatNumber(wrongRow.output_throughput as number)} tok/s`), lines[2]).toBe(true);
