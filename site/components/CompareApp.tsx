@@ -5,14 +5,17 @@
  * values, geometric means over runs (data/site/releases.arrow). Community and unverified releases are offered only while
  * the community filter is on (?community=1), and named by their badges. A side whose release is
  * not valid on a configuration (docs/metrics.md#validity) is greyed with its status and reason,
- * and that row has no change: an invalid release is never faster or slower. React renders only
- * text: names from results are never HTML.
+ * and that row has no change: an invalid release is never faster or slower. Each change is tested
+ * as the store tests a delta (compare-significance.ts: Welch's t-test on the runs' log values, with
+ * the runs' log summaries from compare-stats.json), and a summary above the table counts them per
+ * metric. React renders only text: names from results are never HTML.
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { parseCommunity, withCommunity } from '../lib/community-state.ts';
-import { changePct, COMPARE_METRICS, compareParameters, compareSql, invalidSides, rowValidity, type CompareRow, type CompareSide, type InvalidSide } from '../lib/compare-query.ts';
+import { COMPARE_METRICS, compareParameters, compareSql, invalidSides, rowValidity, type CompareRow, type CompareSide, type InvalidSide } from '../lib/compare-query.ts';
 import { pointsDatabase } from '../lib/duckdb-client.ts';
-import { formatNumber, formatPercent } from '../lib/format.ts';
+import { describeDelta, formatNumber, formatPercent } from '../lib/format.ts';
+import { summarizeChanges, testChange, type CompareSummary, type ReleaseLogStats, type TestedChange } from '../lib/compare-significance.ts';
 import { exclusionSummary, VALIDITY_LABELS } from '../../harness/contract/validity.ts';
 
 export interface CompareOption {
@@ -27,12 +30,40 @@ export interface CompareOption {
 interface Props {
   readonly options: readonly CompareOption[];
   readonly releasesUrl: string;
+  /** The releases' log summaries (compare-stats.json), fetched with the first comparison. */
+  readonly statsUrl: string;
   /** Each hardware key's display name (lanes.json hardware_label): "2 vCPU AMD EPYC (KVM)", not "cpu-2x-AMD EPYC". */
   readonly hardwareNames: Readonly<Record<string, string>>;
 }
 
-/** names: each side's release as it was compared ("vllm 1.1.0"), for the note on the sides left out. */
-type Outcome = { kind: 'idle' } | { kind: 'loading' } | { kind: 'done'; rows: CompareRow[]; names: Readonly<Record<InvalidSide['side'], string>> } | { kind: 'failed'; message: string };
+/** names: each side's release as it was compared ("vllm 1.1.0"), for the note on the sides left out; sides and stats: what each change is tested with. */
+type Outcome =
+  | { kind: 'idle' }
+  | { kind: 'loading' }
+  | { kind: 'done'; rows: CompareRow[]; names: Readonly<Record<InvalidSide['side'], string>>; sides: { a: CompareSide; b: CompareSide }; stats: ReleaseLogStats; summary: CompareSummary }
+  | { kind: 'failed'; message: string };
+
+/** The word beside a change: the verdict of its test at 95%. */
+const VERDICT_WORDS: Readonly<Record<TestedChange['verdict'], string>> = { better: 'better', worse: 'worse', unclear: 'no clear change', untested: 'not tested' };
+
+let statsLoad: Promise<ReleaseLogStats> | null = null;
+/** Fetched once per page: every comparison tests against the same compiled runs. */
+function releaseStats(url: string): Promise<ReleaseLogStats> {
+  statsLoad ??= fetch(url).then((response) => {
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    return response.json() as Promise<ReleaseLogStats>;
+  });
+  statsLoad.catch(() => (statsLoad = null));
+  return statsLoad;
+}
+
+/** One metric's line of the summary: how many configurations changed which way, at 95%. */
+function summaryLine(m: CompareSummary['metrics'][number]): string {
+  const parts = [`${m.better} better`, `${m.worse} worse`, `${m.unclear} no clear change`];
+  if (m.untested > 0) parts.push(`${m.untested} not tested (a release with one run)`);
+  if (m.missing > 0) parts.push(`${m.missing} without a value to compare`);
+  return parts.join(', ');
+}
 
 const sideWords = (s: InvalidSide, names: Readonly<Record<InvalidSide['side'], string>>) => `${s.side} (${names[s.side]}) ${VALIDITY_LABELS[s.validity]}${s.reason ? `: ${s.reason}` : ''}`;
 
@@ -49,7 +80,7 @@ function statusText(outcome: Outcome): string {
   }
 }
 
-export default function CompareApp({ options: every, releasesUrl, hardwareNames }: Props) {
+export default function CompareApp({ options: every, releasesUrl, statsUrl, hardwareNames }: Props) {
   const official = every.filter((o) => !o.community);
   const [community, setCommunity] = useState(false);
   // The switch needs this script: it appears once the island runs (never in the prerendered HTML).
@@ -64,12 +95,16 @@ export default function CompareApp({ options: every, releasesUrl, hardwareNames 
     window.history.replaceState(null, '', `${window.location.pathname}${withCommunity(`?${new URLSearchParams({ a: first, b: second }).toString()}`, withCommunityShown)}`);
     setOutcome({ kind: 'loading' });
     try {
+      const stats = releaseStats(statsUrl);
       const connection = await pointsDatabase(releasesUrl, 'releases');
       const statement = await connection.prepare(compareSql());
       const result = await statement.query(...compareParameters(sideOf(first), sideOf(second)));
       await statement.close();
       const name = (value: string) => `${sideOf(value).engine} ${sideOf(value).version}`;
-      setOutcome({ kind: 'done', rows: result.toArray().map((row) => row.toJSON() as unknown as CompareRow), names: { A: name(first), B: name(second) } });
+      const rows = result.toArray().map((row) => row.toJSON() as unknown as CompareRow);
+      const sides = { a: sideOf(first), b: sideOf(second) };
+      const tested = await stats;
+      setOutcome({ kind: 'done', rows, names: { A: name(first), B: name(second) }, sides, stats: tested, summary: summarizeChanges(rows, sides, tested) });
     } catch (error) {
       setOutcome({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
     }
@@ -130,6 +165,21 @@ export default function CompareApp({ options: every, releasesUrl, hardwareNames 
         )}
       </form>
       <p role="status" aria-live="polite" data-compare-status>{statusText(outcome)}</p>
+      {outcome.kind === 'done' && outcome.rows.length > 0 && (
+        <div data-compare-summary>
+          <p>
+            {`${outcome.names.B} (B) vs ${outcome.names.A} (A) on ${outcome.summary.configurations} shared configuration${outcome.summary.configurations === 1 ? '' : 's'}`}
+            {outcome.summary.excluded > 0 ? `, ${outcome.summary.excluded} not compared (a side is not valid)` : ''}
+            {'; changes significant at 95%:'}
+          </p>
+          <ul>
+            {outcome.summary.metrics.map((m) => {
+              const metric = COMPARE_METRICS.find((c) => c.column === m.column)!;
+              return <li key={m.column} data-summary-metric={m.column}>{`${metric.label}: ${summaryLine(m)}`}</li>;
+            })}
+          </ul>
+        </div>
+      )}
       <div className="table-wrap" tabIndex={0}>
         <table data-compare-table hidden={outcome.kind !== 'done'}>
           <thead>
@@ -155,11 +205,22 @@ export default function CompareApp({ options: every, releasesUrl, hardwareNames 
                     {invalid.map((s) => <span key={s.side}> <span className="badge" data-validity-badge={s.side} title={s.reason ?? undefined}>{`${s.side}: ${VALIDITY_LABELS[s.validity]}`}</span></span>)}
                   </td>
                   {COMPARE_METRICS.map((m) => {
-                    const change = changePct(row, m.column);
+                    const tested = testChange(row, m, outcome.sides, outcome.stats, { a: outcome.names.A, b: outcome.names.B });
+                    const view = tested ? describeDelta(tested.facts, m.unit) : null;
                     return [
                       <td key={`${m.column}-a`} data-validity={validityOf('A')}>{formatNumber(row[`a_${m.column}`] as number | null)}</td>,
                       <td key={`${m.column}-b`} data-validity={validityOf('B')}>{formatNumber(row[`b_${m.column}`] as number | null)}</td>,
-                      <td key={`${m.column}-change`} data-change>{change !== null ? formatPercent(change) : notCompared ? <span className="muted" data-not-compared title={notCompared}>–</span> : '–'}</td>,
+                      <td key={`${m.column}-change`} data-change data-verdict={tested?.verdict}>
+                        {tested && view ? (
+                          <span className={view.className} title={view.title}>
+                            {formatPercent(tested.facts.change_pct)} <small>{VERDICT_WORDS[tested.verdict]}</small>
+                          </span>
+                        ) : notCompared ? (
+                          <span className="muted" data-not-compared title={notCompared}>–</span>
+                        ) : (
+                          '–'
+                        )}
+                      </td>,
                     ];
                   })}
                 </tr>

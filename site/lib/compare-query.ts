@@ -39,14 +39,14 @@ export function compareParameters(a: CompareSide, b: CompareSide): Array<string 
 /** What each side carries besides the metrics: its validity and why (docs/metrics.md#validity). */
 const SIDE_COLUMNS = ['validity', 'validity_reason'] as const;
 
-/** Parameters: compareParameters(A, B). Columns: a_<metric>, b_<metric>, a_validity, a_validity_reason, b_validity, b_validity_reason. */
+/** Parameters: compareParameters(A, B). Columns: config_id (what compare-significance.ts finds each side's runs by), model … load, a_<metric>, b_<metric>, a_validity, a_validity_reason, b_validity, b_validity_reason. */
 export function compareSql(): string {
   const columns = [...COMPARE_METRICS.map((m) => m.column), ...SIDE_COLUMNS].join(', ');
   const pairs = [...COMPARE_METRICS.map((m) => m.column), ...SIDE_COLUMNS].map((c) => `a.${c} AS a_${c}, b.${c} AS b_${c}`).join(', ');
   return `
     WITH a AS (SELECT config_id, model, precision, hardware, workload, load, concurrency, rate, ${columns} FROM releases WHERE ${SIDE}),
          b AS (SELECT config_id, ${columns} FROM releases WHERE ${SIDE})
-    SELECT a.model, a.precision, a.hardware, a.workload, a.load, ${pairs}
+    SELECT config_id, a.model, a.precision, a.hardware, a.workload, a.load, ${pairs}
     FROM a JOIN b USING (config_id)
     ORDER BY a.model, a.hardware, a.workload, a.concurrency NULLS LAST, a.rate NULLS LAST, a.load`;
 }

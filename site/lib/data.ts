@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
+import { logStatsOf, type ReleaseLogStats } from './compare-significance.ts';
 import { repositoryUrlFromEnv, SITE_FILES, type BisectionRow, type CapacityRow, type ChangesFile, type CommunityRelease, type Delta, type NoiseRow, type SlaTiersFile, type EngineVersion, type Lane, type LeaderboardRow, type ManifestFile, type RegressionsFile, type RunDetail, type Scenario, type ScenarioDetail, type SiteMeta } from '../../harness/contract/site-data.ts';
 
 export const DATA_DIR = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
@@ -41,3 +42,9 @@ const REPOSITORY_URL = repositoryUrlFromEnv(process.env);
 export const repositoryUrl = (): string | null => REPOSITORY_URL;
 export const manifest = (): { files: ManifestFile[]; snapshot: string; snapshots: string[]; generated_at: string } | null =>
   read('MANIFEST.json', null);
+/** Each release's log summaries of the compare metrics (compare-significance.ts), from every scenario's history: what the compare page tests a change with. */
+export function compareLogStats(): ReleaseLogStats {
+  const out: Record<string, ReleaseLogStats[string]> = {};
+  for (const { scenario_id } of scenarios()) Object.assign(out, logStatsOf(scenarioDetail(scenario_id)?.history ?? []));
+  return out;
+}

@@ -39,7 +39,10 @@ export function formatPercent(value: number): string {
   return `${sign}${Math.abs(value).toFixed(1)}%`;
 }
 
-export function describeDelta(delta: Delta, unit: string): DeltaView {
+/** What describeDelta reads of a change: a compiled delta, or a change the compare page tested between any two releases. */
+export type DeltaFacts = Pick<Delta, 'change_pct' | 'verdict' | 'method' | 'p_value' | 'ci_low_pct' | 'ci_high_pct' | 'previous_runs' | 'runs' | 'previous_version' | 'version' | 'previous_value' | 'value'>;
+
+export function describeDelta(delta: DeltaFacts, unit: string): DeltaView {
   const arrow = delta.change_pct > 0 ? '▲' : delta.change_pct < 0 ? '▼' : '■';
   const verdict = delta.verdict === 'unclear' ? 'no clear change' : delta.verdict;
   const test =

@@ -12,10 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
+import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { serveStatic } from '../../scripts/static-server.ts';
 import { formatNumber, formatPercent } from '../../site/lib/format.ts';
+import { COMPARE_METRICS } from '../../site/lib/compare-query.ts';
 import { buildSite, openBuiltSite, REPO, type ServedSite } from './built-site.ts';
 
 const ARTIFACTS = join(REPO, 'test-artifacts', 'site');
@@ -174,6 +176,78 @@ function withoutOptions(argv: readonly string[], names: readonly string[]): stri
 }
 
 const engineColumn = (page: Page, load: string) => page.locator(`section[data-load="${load}"] table tbody tr td:nth-child(2)`).allInnerTexts();
+
+type Point = RunResult['points'][number];
+
+/**
+ * A point's value of a compared metric column, from the file: a rate when positive, a percentile
+ * when its sample supports it (n ≥ 1/(1−p): p50 from 2, p95 from 20, p99 from 100; docs/metrics.md#sample-sufficiency), else null.
+ */
+function pointValue(point: Point, column: string): number | null {
+  const metrics = point.metrics as unknown as Record<string, unknown>;
+  const rate = metrics[column];
+  if (typeof rate === 'number') return rate > 0 ? rate : null;
+  const [, distribution, digits] = column.match(/^(.*)_p(\d+)$/)!;
+  const d = metrics[distribution!] as Record<string, number | undefined> | null;
+  const value = d?.[`p${digits}`];
+  return typeof value === 'number' && (d!.count ?? 0) >= Math.round(1 / (1 - Number(`0.${digits}`))) ? value : null;
+}
+
+/** A release's values of a column over its points, or null when one point has none (the fixture's runs agree). */
+function releaseValues(points: readonly Point[], column: string): number[] | null {
+  const values = points.map((p) => pointValue(p, column));
+  return values.every((v): v is number => v !== null) ? values : null;
+}
+
+/**
+ * The regression check, from the result files (official runs): per engine, workload and load, its
+ * newest two releases whose points there are valid (the fixture's one invalid point: a cache
+ * mismatch), on every compared metric both have. Welch's test when both have 2 runs or more, else
+ * the engine's pooled noise on that load when any of its valid releases there was repeated, else
+ * untestable. Regressions: the Welch-tested ones ≥ 10% worse (the planted 15% against 2% noise is
+ * significant; the test checks the intervals do not overlap).
+ */
+function expectedRegressionCheck(): { comparisons: number; welch: number; noiseBand: number; untested: number; regressions: number } {
+  const releases = new Map<string, Map<string, Point[]>>();
+  for (const r of [...results, ...extra, cacheMissed]) {
+    for (const point of r.points) {
+      const key = JSON.stringify([r.run!.engine.name, r.workload.name, point.load.mode === 'closed' ? point.load.concurrency : null]);
+      const versions = releases.get(key) ?? new Map<string, Point[]>();
+      versions.set(r.run!.engine.version!, [...(versions.get(r.run!.engine.version!) ?? []), point]);
+      releases.set(key, versions);
+    }
+  }
+  const valid = (points: Point[]) => points.every((p) => p.cache?.verdict !== 'cache_mismatch');
+  const order = (a: string, b: string) => b.split('.').map(Number).reduce((d, x, i) => d || x - Number(a.split('.')[i]), 0);
+  const repeated = (engine: string, load: number | null, column: string) =>
+    [...releases].some(([key, versions]) => {
+      const [e, , l] = JSON.parse(key) as [string, string, number | null];
+      return e === engine && l === load && [...versions.values()].some((points) => valid(points) && (releaseValues(points, column)?.length ?? 0) >= 2);
+    });
+  const check = { comparisons: 0, welch: 0, noiseBand: 0, untested: 0, regressions: 0 };
+  for (const [key, versions] of releases) {
+    const [engine, , load] = JSON.parse(key) as [string, string, number | null];
+    const [next, previous] = [...versions].filter(([, points]) => valid(points)).sort(([a], [b]) => order(a, b));
+    if (!next || !previous) continue;
+    for (const metric of HEADLINE_METRICS.filter((m) => m.compared)) {
+      const [a, b] = [releaseValues(previous[1], metric.column), releaseValues(next[1], metric.column)];
+      if (!a || !b) continue;
+      check.comparisons += 1;
+      if (a.length >= 2 && b.length >= 2) {
+        check.welch += 1;
+        const change = geoMean(b) / geoMean(a) - 1;
+        const worse = metric.better === 'higher' ? change < 0 : change > 0;
+        if (worse && Math.abs(change) >= 0.1) {
+          const [[loA, hiA], [loB, hiB]] = [tInterval(a), tInterval(b)];
+          expect(hiB < loA || hiA < loB, `${key} ${metric.column}: intervals apart`).toBe(true);
+          check.regressions += 1;
+        }
+      } else if (repeated(engine, load, metric.column)) check.noiseBand += 1;
+      else check.untested += 1;
+    }
+  }
+  return check;
+}
 
 describe('the site in Chromium', () => {
   it('overview lists the configuration and links to its leaderboard', async () => {
@@ -373,6 +447,21 @@ describe('the site in Chromium', () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((row) => row.startsWith('vllm\t1.0.0 → 1.1.0'))).toBe(true);
     expect(rows.some((row) => /Output throughput.*▼ −1\d\.\d% worse/.test(row))).toBe(true);
+    // What was checked, as counted from the files: every comparison, how it was tested, what came of it, and when.
+    const expected = expectedRegressionCheck();
+    expect(expected.comparisons).toBe(expected.welch + expected.noiseBand + expected.untested);
+    expect([expected.regressions > 1, expected.untested > 1]).toEqual([true, true]);
+    expect(rows.length).toBe(expected.regressions);
+    const check = page.locator('section[data-regression-check]');
+    await expect(check.locator('[data-count="comparisons"]').innerText()).resolves.toBe(`${expected.comparisons} comparisons`);
+    await expect(check.locator('[data-count="tested"]').innerText()).resolves.toMatch(new RegExp(`^${expected.welch + expected.noiseBand} comparisons tested: ${expected.welch} by Welch's t-test \\(both releases repeated\\), ${expected.noiseBand} against`));
+    await expect(check.locator('[data-count="untested"]').innerText()).resolves.toMatch(new RegExp(`^${expected.untested} comparisons not testable: `));
+    await expect(check.locator('[data-count="outcome"]').innerText()).resolves.toBe(`Of those tested: ${expected.regressions} regressions (significantly worse by 10% or more), 0 significantly worse by less than 10%, 0 significantly better, ${expected.welch + expected.noiseBand - expected.regressions} with no significant change.`);
+    await expect(page.locator('caption[data-count="regressions"]').innerText()).resolves.toBe(`${expected.regressions} open regressions`);
+    // When: the compile's time (the test compiles "now" as 2026-03-01T00:00Z).
+    await expect(check.locator('time[data-checked-at]').getAttribute('datetime')).resolves.toBe('2026-03-01T00:00:00.000Z');
+    await expect(check.locator('time[data-checked-at]').innerText()).resolves.toBe('2026-03-01 00:00 UTC');
+    await expect(page.locator('main').innerText()).resolves.toContain('significant at p < 0.05');
     await page.locator('tbody tr', { hasText: 'Output throughput' }).first().getByRole('link', { name: 'new' }).click();
     await page.waitForURL(/\/run\/\d{8}T\d{6}Z-[0-9a-f]{8}\/$/);
     const runId = page.url().match(/run\/([^/]+)\//)![1]!;
@@ -397,7 +486,19 @@ describe('the site in Chromium', () => {
     expect((await fetch(`${site.url}/data/result.schema.json`)).status).toBe(200);
     await page.close();
     const methodology = await open('/methodology/', 'methodology');
-    await expect(methodology.locator('h1').first().innerText()).resolves.toBe('Metrics');
+    await expect(methodology.locator('h1').first().innerText()).resolves.toBe('Methodology');
+    // The overview fits the first screen (1280 × 900) and ends with the link to the specification, which follows it whole.
+    const link = methodology.locator('[data-overview] a[data-specification-link]');
+    await expect(link.getAttribute('href')).resolves.toBe('#specification');
+    expect((await link.boundingBox())!.y + (await link.boundingBox())!.height).toBeLessThanOrEqual(900);
+    expect((await methodology.locator('#specification').boundingBox())!.y).toBeGreaterThan((await link.boundingBox())!.y);
+    await expect(methodology.locator('#specification ~ article h1').innerText()).resolves.toBe('Metrics');
+    await expect(methodology.locator('#specification ~ article h2').allInnerTexts()).resolves.toEqual(expect.arrayContaining(['Sample sufficiency', 'Validity', 'Across runs: releases, deltas, cost']));
+    // Each overview link lands on a heading of the specification below it.
+    const targets = await methodology.locator('[data-overview] a[href^="#"]').evaluateAll((as) => as.map((a) => { const id = a.getAttribute('href')!.slice(1); const target = document.getElementById(id); return [id, target?.tagName ?? null, target !== null && (a.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0] as const; }));
+    expect(targets.length).toBeGreaterThan(5);
+    for (const [id, tag, following] of targets) expect([id, /^H[1-4]$/.test(String(tag)), following]).toEqual([id, true, true]);
+    await expect(methodology.locator('[data-overview]').innerText()).resolves.toMatch(/geometric mean[\s\S]*95% interval[\s\S]*Welch's t-test on log values[\s\S]*paired A\/B/);
     await methodology.close();
     const submit = await open('/submit/', 'submit');
     await expect(submit.locator('h1').innerText()).resolves.toBe('Submit a result');
@@ -460,12 +561,49 @@ describe('the site in Chromium', () => {
     await page.locator('table[data-compare-table]').waitFor({ state: 'visible', timeout: 60_000 });
     const rows = await page.locator('table[data-compare-table] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!)));
     expect(rows.map((r) => r[0])).toEqual(['synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · chat · c=1', 'synthetic/llama-8b · bfloat16 · 1× Synthetic H100 · chat · c=8']);
+    // Each change says whether it is significant at 95%: 3 runs a side, the planted 15% against 2% noise puts the
+    // releases' 95% intervals apart (which implies Welch's p < 0.05), so each metric with a value is worse.
+    const runsOf = (engine: string, version: string, concurrency: number) => results.filter((r) => r.run!.engine.name === engine && r.run!.engine.version === version).map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!);
+    const verdicts = await page.locator('table[data-compare-table] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-change]')].map((td) => td.getAttribute('data-verdict'))));
+    const counts = new Map(COMPARE_METRICS.map((m) => [m.column, { better: 0, worse: 0, missing: 0 }]));
     for (const [i, concurrency] of [1, 8].entries()) {
-      const tput = (version: string) => geoMean(results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === version).map((r) => r.points.find((p) => p.load.mode === 'closed' && p.load.concurrency === concurrency)!.metrics.output_throughput!));
-      expect(rows[i]![3]).toBe(formatPercent((tput('1.1.0') / tput('1.0.0') - 1) * 100));
+      for (const [j, metric] of COMPARE_METRICS.entries()) {
+        const [a, b] = [releaseValues(runsOf('vllm', '1.0.0', concurrency), metric.column), releaseValues(runsOf('vllm', '1.1.0', concurrency), metric.column)];
+        const cell = rows[i]![3 * j + 3];
+        if (!a || !b) {
+          expect(cell).toBe('–');
+          counts.get(metric.column)!.missing += 1;
+          continue;
+        }
+        const [[loA, hiA], [loB, hiB]] = [tInterval(a), tInterval(b)];
+        expect(hiB < loA || hiA < loB, `${metric.column} at c=${concurrency}: intervals apart`).toBe(true);
+        const change = geoMean(b) / geoMean(a) - 1;
+        const verdict = (metric.better === 'higher') === change > 0 ? 'better' : 'worse';
+        expect(cell).toBe(`${formatPercent(change * 100)} ${verdict}`);
+        expect(verdicts[i]![j]).toBe(verdict);
+        counts.get(metric.column)![verdict] += 1;
+      }
     }
+    await expect(page.locator('[data-compare-summary] p').innerText()).resolves.toBe('vllm 1.1.0 (B) vs vllm 1.0.0 (A) on 2 shared configurations; changes significant at 95%:');
+    const summary = await page.locator('[data-compare-summary] li').allInnerTexts();
+    expect(summary).toEqual(COMPARE_METRICS.map((m) => {
+      const c = counts.get(m.column)!;
+      return `${m.label}: ${c.better} better, ${c.worse} worse, 0 no clear change${c.missing > 0 ? `, ${c.missing} without a value to compare` : ''}`;
+    }));
+    expect([...counts.values()].reduce((n, c) => n + c.worse, 0)).toBeGreaterThan(0);
+    await expect(page.locator('table[data-compare-table] tbody tr').first().locator('td[data-verdict="worse"] span').first().getAttribute('title')).resolves.toMatch(/^vllm 1\.0\.0: .* → vllm 1\.1\.0: .*; p = .*, 95% CI −\d+\.\d% … −\d+\.\d% \(Welch's t-test, runs 3\/3\)$/);
+    await expect(page.locator('[data-compare-method]').innerText()).resolves.toContain("Welch's t-test on the log values of the two releases' runs, significant at p < 0.05 (95%)");
     await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
     await page.close();
+
+    // One run a side (sglang 2.0.0 and 2.1.0): a change with no spread to test it against is said to be untested, never significant.
+    const single = await open('/compare/?a=sglang%402.0.0&b=sglang%402.1.0', 'compare-single-runs');
+    await single.locator('table[data-compare-table]').waitFor({ state: 'visible', timeout: 60_000 });
+    const singleCells = await single.locator('table[data-compare-table] tbody tr[data-b-validity="valid"] td[data-change]').evaluateAll((tds) => tds.map((td) => [td.getAttribute('data-verdict'), td.textContent]));
+    expect(singleCells.filter(([verdict]) => verdict !== null).length).toBeGreaterThan(0);
+    for (const [verdict, text] of singleCells) expect(verdict === null ? text === '–' : verdict === 'untested' && /^[+−±]\d+\.\d% not tested$/.test(text!)).toBe(true);
+    await expect(single.locator('[data-compare-summary] li').first().innerText()).resolves.toMatch(/^Output throughput: 0 better, 0 worse, 0 no clear change, \d+ not tested \(a release with one run\)/);
+    await single.close();
   }, 120_000);
 
   it('works from the keyboard and on a phone-sized screen', async () => {

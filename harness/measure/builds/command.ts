@@ -10,13 +10,15 @@ import { booleanOption, numberOption, parseCommandLine, type CommandSpec, type C
 import { EXIT, usageError } from '../../lib/errors.ts';
 import { buildHasCuda, buildLlamaCpp, CUDA_ARCHITECTURES, listLlamaCppBuilds, llamaCppCacheDir, type BuildProgress, type LlamaCppBuild } from './llamacpp-build.ts';
 import { installedSource, registrySource } from './llamacpp-source.ts';
+import { sourceTree } from './llamacpp-source-tree.ts';
 
 const spec: CommandSpec = {
   name: 'llamacpp',
   summary: "build upstream llama.cpp's server for the CPU (or NVIDIA GPUs) from node-llama-cpp's bundled source, and list the builds",
-  usage: 'servebench llamacpp build [--node-llama-cpp VERSION…] [--cuda [--cuda-arch LIST]] [--jobs N] [--json]\n       servebench llamacpp list [--json]',
+  usage: 'servebench llamacpp build [--node-llama-cpp VERSION… | --source-tree DIR] [--cuda [--cuda-arch LIST]] [--jobs N] [--json]\n       servebench llamacpp list [--json]',
   options: [
     { name: 'node-llama-cpp', value: 'VERSION', help: 'Build the llama.cpp that this node-llama-cpp release bundles (fetched with npm pack); repeatable (default: the installed one).', multiple: true },
+    { name: 'source-tree', value: 'DIR', help: 'Build the unpacked source tree in DIR, with its servebench-source.json (tag, bundle commit, node-llama-cpp release): no git, no network (the GPU check\'s carried source, scripts/device-check/prepare.ts).' },
     { name: 'cuda', help: 'Build for NVIDIA GPUs (GGML_CUDA): needs the CUDA toolkit (nvcc in CUDACXX, on PATH, or in $CUDA_PATH/bin, by default /usr/local/cuda/bin). Kept beside the CPU build of the same release; `run --launcher process --gpu N` runs it.' },
     { name: 'cuda-arch', value: 'LIST', help: 'GPU architectures of a --cuda build, as CMAKE_CUDA_ARCHITECTURES takes them: 90 (H100, H200), 89 (L40S), 80;90, native (the GPUs of this machine) (default: native).' },
     { name: 'jobs', value: 'N', help: 'Parallel compile jobs (default: the number of CPUs).' },
@@ -95,11 +97,13 @@ export const llamacppCommand: Command = {
     if (action !== 'build') throw usageError('llamacpp: say `build` or `list`; see `servebench llamacpp --help`');
     const cudaArchitectures = cudaBuild(options);
     const versions = (options['node-llama-cpp'] as string[] | undefined) ?? [];
+    const tree = options['source-tree'] as string | undefined;
+    if (tree !== undefined && versions.length > 0) throw usageError('--source-tree: not with --node-llama-cpp (each names the source to build)');
     const jobs = numberOption(spec, options, 'jobs', { min: 1 }, true) ?? availableParallelism();
     const progress = !booleanOption(options, 'no-progress') && !json;
     const built: LlamaCppBuild[] = [];
     for (const version of versions.length > 0 ? versions : [null]) {
-      const source = version === null ? await installedSource() : await registrySource(version);
+      const source = tree !== undefined ? sourceTree(tree) : version === null ? await installedSource() : await registrySource(version);
       try {
         const label = `llama.cpp ${source.tag}`;
         const { build, cached } = await buildLlamaCpp(source, { jobs, cudaArchitectures, onProgress: progressPrinter(progress, label) });

@@ -23,7 +23,7 @@ import type { LlamaCppSource } from './llamacpp-source.ts';
 export const LLAMACPP_TARGETS = ['llama-server', 'llama-quantize'] as const;
 
 /** The CMake cache entries of every build: the identity of "the CPU build" across machines. */
-const CMAKE_FLAGS = [
+export const CMAKE_FLAGS = [
   '-DCMAKE_BUILD_TYPE=Release',
   '-DGGML_NATIVE=OFF',
   '-DBUILD_SHARED_LIBS=OFF',
@@ -169,15 +169,20 @@ export async function buildLlamaCpp(source: LlamaCppSource, options: BuildOption
   mkdirSync(root, { recursive: true });
   const work = join(root, `.work-${buildKey(source.commit, cuda)}-${process.pid}`);
   rmSync(work, { recursive: true, force: true });
+  // The steps run in it; a tree source is not cloned into it.
+  mkdirSync(work);
   const log: string[] = [];
   const report = options.onProgress ?? (() => {});
   const started = performance.now();
   try {
-    report({ stage: 'clone', percent: null, line: `git clone ${source.bundle}` });
-    await runStep(['git', 'clone', '--quiet', source.bundle, join(work, 'src')], root, log, () => {});
+    const src = source.tree ?? join(work, 'src');
+    if (source.tree === undefined) {
+      report({ stage: 'clone', percent: null, line: `git clone ${source.bundle}` });
+      await runStep(['git', 'clone', '--quiet', source.bundle, src], root, log, () => {});
+    }
     const buildNumber = buildNumberOf(source.tag);
     const configure = [
-      'cmake', '-S', join(work, 'src'), '-B', join(work, 'build'),
+      'cmake', '-S', src, '-B', join(work, 'build'),
       ...CMAKE_FLAGS,
       // GGML_NATIVE stays off for the host code; the GPU code is built for the architectures asked for.
       ...(cuda === null ? [] : ['-DGGML_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${cuda}`]),

@@ -17,8 +17,10 @@ import { isPlainFileName } from '../../lib/io/plain-file-name.ts';
 const run = promisify(execFile);
 
 export interface LlamaCppSource {
-  /** The bundle file (a git bundle with one commit). */
+  /** The bundle file (a git bundle with one commit); for a `tree` source, the tree's manifest. */
   readonly bundle: string;
+  /** An unpacked source tree, built in place instead of a clone of the bundle (llamacpp-source-tree.ts). */
+  readonly tree?: string;
   /** llama.cpp's release tag as node-llama-cpp names it: "b4753", "v0.4.0". */
   readonly tag: string;
   /** The bundle's commit (node-llama-cpp's squash of that tag's tree): the cache key. */
