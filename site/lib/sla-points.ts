@@ -5,7 +5,6 @@
  * recomputed). A few hundred rows at fleet scale, a few KB compressed: the first answer needs
  * no download and no DuckDB-Wasm (sla-answer.ts evaluates it).
  */
-import { versionOrderKey } from '../../harness/store/version-order.ts';
 import { SLA_METRICS, type SlaColumn } from './sla-query.ts';
 import type { PointMedians } from './pareto-sla.ts';
 
@@ -24,22 +23,19 @@ const numberOrNull = (value: unknown): number | null => (typeof value === 'numbe
 /**
  * The points of one scenario from its history rows (scenarioDetail(id).history, or any rows
  * with the release columns): official and valid only, as releasesSql keeps them. The version
- * rank is engine_version_order's (the compile's sort key of a version, recomputed from the
- * version by the same function), so versions that sort equal share it, as in the SQL.
+ * rank is the dense rank of engine_version_order (compile's sort key of a version), so versions
+ * that sort equal share it, as in the SQL.
  */
 export function slaPoints(history: ReadonlyArray<Readonly<Record<string, unknown>>>): SlaPoint[] {
   const kept = history.filter((h) => h.official === true && h.validity === 'valid');
   const keys = new Map<string, Set<string>>();
-  for (const h of kept) {
-    const key = versionOrderKey(String(h.engine_version));
-    if (key !== null) (keys.get(String(h.engine)) ?? keys.set(String(h.engine), new Set()).get(String(h.engine))!).add(key);
-  }
+  for (const h of kept) (keys.get(String(h.engine)) ?? keys.set(String(h.engine), new Set()).get(String(h.engine))!).add(String(h.engine_version_order));
   // Plain string order is version order (version-order.ts), as the SQL's ORDER BY compares them.
   const ranks = new Map([...keys].map(([engine, set]) => [engine, new Map([...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((key, i) => [key, i]))]));
   return kept.map((h) => {
     const engine = String(h.engine);
     const metrics = Object.fromEntries(SLA_METRICS.map((m) => [m.column, numberOrNull(h[m.column])])) as Record<SlaColumn, number | null>;
-    return { engine, engine_version: String(h.engine_version), version_rank: ranks.get(engine)?.get(versionOrderKey(String(h.engine_version))!) ?? -1, load: String(h.load), throughput: numberOrNull(h.output_throughput), ...metrics };
+    return { engine, engine_version: String(h.engine_version), version_rank: ranks.get(engine)!.get(String(h.engine_version_order))!, load: String(h.load), throughput: numberOrNull(h.output_throughput), ...metrics };
   });
 }
 

@@ -143,7 +143,7 @@ describe('the SLA answer in the page equals the SQL', () => {
     await connection.run(releasesSql());
 
     // The page embeds its own scenario's history (as JSON, as the page does): metric columns flat, as compile writes them.
-    const history = rows.filter((r) => r.scenario_id === S).map(({ metrics, ...r }) => ({ ...r, ...metrics }));
+    const history = rows.filter((r) => r.scenario_id === S).map(({ metrics, ...r }) => ({ ...r, engine_version_order: versionOrderKey(r.engine_version), ...metrics }));
     const points = decodeSlaPoints(encodeSlaPoints(slaPoints(history)));
 
     // Unset limits: every newest version ranked by its best point; the planted ties broken one way.
