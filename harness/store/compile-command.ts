@@ -49,6 +49,7 @@ export const compileCommand: Command = {
         [
           `${ingest.files} result files: ${ingest.parsed} read, ${ingest.files - ingest.parsed} unchanged, ${ingest.removed} dropped; ${ingest.valid} valid runs`,
           `tables: ${Object.entries(report.tables).map(([t, n]) => `${t} ${n}`).join(', ')}`,
+          ...(report.llmd === null ? [] : [`llm-d benchmark reports: ${report.llmd.reports} from ${report.llmd.runs} official runs (${report.llmd.skipped_runs} without points skipped)`]),
           `snapshot ${report.snapshot}${report.snapshotWritten ? '' : ' (unchanged inputs: already written)'} → ${outDir} in ${seconds.toFixed(1)} s`,
           '',
         ].join('\n'),

@@ -4,6 +4,7 @@
  *   <out>/parquet/latest/*.parquet                           the newest snapshot's copy
  *   <out>/MANIFEST.json                                      sha256, rows and bytes of every file
  *   <out>/dictionary.json, <out>/DICTIONARY.md               every column, its type and unit
+ *   <out>/llmd-benchmark-reports.jsonl                        the official runs' points as llm-d Benchmark Reports v0.2
  *   <out>/site/…                                             what the site prerenders (JSON) and
  *                                                            queries in the browser (Arrow IPC)
  * Inputs: the results, the price table and the SLA tiers (fleet/prices.yaml, fleet/sla-tiers.yaml).
@@ -30,6 +31,7 @@ import { applyFidelity } from './fidelity.ts';
 import { checkComparisonFiles, type CheckedComparisons } from './comparisons.ts';
 import { loadComparisonTables } from './comparison-tables.ts';
 import { isInRepositoryResults } from './repository-results.ts';
+import { writeLlmdDownload, type LlmdDownload } from './llmd-download.ts';
 
 export type { ManifestFile };
 
@@ -51,12 +53,14 @@ export interface CompileReport {
   readonly snapshotWritten: boolean;
   readonly tables: Record<string, number>;
   readonly deltas: Delta[];
-  /** Wall seconds per phase (ingest, derive, parquet, site, manifest). */
+  /** Wall seconds per phase (ingest, derive, parquet, site, llmd, manifest). */
   readonly phases: Record<string, number>;
+  /** The llm-d Benchmark Report download; null when the compile changed nothing (the published one stands). */
+  readonly llmd: Omit<LlmdDownload, 'file'> | null;
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 29;
+const COMPILER_VERSION = 30;
 
 function readJsonIfExists<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;
@@ -148,7 +152,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       const files = (readJsonIfExists<{ files: ManifestFile[] }>(join(snapshotDir, 'MANIFEST.json'))?.files ?? []);
       const deltas = readJsonIfExists<Delta[]>(join(options.outDir, 'site', 'deltas.json')) ?? [];
       lap('unchanged');
-      return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: rowsByTable(files), deltas, phases };
+      return { ingest: report, problems: report.problems, snapshot, snapshotWritten: false, tables: rowsByTable(files), deltas, phases, llmd: null };
     }
     await deriveTables(connection, options.prices, tiers);
     await loadComparisonTables(connection, comparisons);
@@ -195,15 +199,19 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
     const previous = previousSnapshot(join(parquetRoot, 'snapshots'), snapshot, snapshotManifest(snapshot).generated_at);
     await writeSiteData(connection, join(options.outDir, 'site'), deltas, meta, compileContext(options.prices), { tiers, previousSnapshot: previous, today: now.toISOString().slice(0, 10), noise: noiseRows(pools) });
     lap('site');
+    const llmd = await writeLlmdDownload(connection, options.resultsDir, options.outDir, compileContext(options.prices));
+    lap('llmd');
     const snapshots = readdirSync(join(parquetRoot, 'snapshots')).filter((name) => !name.endsWith('.partial')).sort();
     const files: ManifestFile[] = [
       ...current.map((f) => ({ ...f, path: `parquet/latest/${f.path}` })),
       ...snapshots.flatMap((id) => snapshotManifest(id).files.map((f) => ({ ...f, path: `parquet/snapshots/${id}/${f.path}` }))),
       ...(await manifestOf(options.outDir, ['dictionary.json', 'DICTIONARY.md'], {})),
+      llmd.file,
     ];
-    writeFileAtomic(join(options.outDir, 'MANIFEST.json'), `${JSON.stringify({ ...meta, snapshots, files }, null, 2)}\n`);
+    const { file: _file, ...llmdCounts } = llmd;
+    writeFileAtomic(join(options.outDir, 'MANIFEST.json'), `${JSON.stringify({ ...meta, llmd_reports: llmdCounts, snapshots, files }, null, 2)}\n`);
     lap('manifest');
-    return { ingest: report, problems: report.problems, snapshot, snapshotWritten, tables: rows, deltas, phases };
+    return { ingest: report, problems: report.problems, snapshot, snapshotWritten, tables: rows, deltas, phases, llmd: llmdCounts };
   } finally {
     store.close();
   }
