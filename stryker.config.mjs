@@ -44,7 +44,7 @@ export const VALIDATOR = [
 export const STATISTICS = [
   'harness/measure/metrics/summarize.ts',
   'harness/measure/metrics/stats.ts',
-  'harness/store/significance.ts',
+  'harness/contract/significance.ts',
   'harness/store/regress.ts',
   'harness/store/derive.ts',
   'harness/store/noise.ts',

@@ -1,12 +1,12 @@
 /**
  * The gate's verdict on one figure: the same noise-aware comparison the leaderboard's deltas use
- * (harness/store/significance.ts): Welch's t-test on the log values of the two sessions' repeated
+ * (harness/contract/significance.ts): Welch's t-test on the log values of the two sessions' repeated
  * samples, the change as a geometric-mean ratio with its 95% interval. A figure regresses when the
  * change is for the worse, significant, and at least the threshold (regress's default, 10%):
  * noise alone is not a regression, and neither is a real but negligible change.
  */
 import { summarizeLogs } from '../../harness/lib/stats/log-interval.ts';
-import { compareReleases } from '../../harness/store/significance.ts';
+import { compareReleases } from '../../harness/contract/significance.ts';
 import { DEFAULT_REGRESSION_THRESHOLD_PCT } from '../../harness/contract/metric-catalog.ts';
 import type { Better } from './figures.ts';
 

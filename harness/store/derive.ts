@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareReleases } from './significance.ts';
+import { compareReleases } from '../contract/significance.ts';
 import { tMultiplier } from '../lib/stats/log-interval.ts';
 import { LOG_STAT_COLUMNS, noiseOf, noisePools, releaseSummary, type NoisePool } from './noise.ts';
 import type { PriceTable } from '../contract/prices.ts';

@@ -16,7 +16,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { COMPARED_METRICS } from '../contract/metric-catalog.ts';
 import type { NoiseRow } from '../contract/site-data.ts';
 import { columnOf } from './columns.ts';
-import { pooledLogVariance } from './significance.ts';
+import { pooledLogVariance } from '../contract/significance.ts';
 import type { SampleSummary } from '../lib/stats/log-interval.ts';
 import { VALID_RELEASE_SQL } from './validity.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Is a compare-page change real or noise? The test is the store's own (harness/store/significance.ts,
+ * Is a compare-page change real or noise? The test is the store's own (harness/contract/significance.ts,
  * docs/metrics.md "Delta"): Welch's t-test on the log values of the two releases' runs, p < 0.05,
  * with the 95% interval of the ratio. It needs each release's log summary of the metric (runs with a
  * value, mean and variance of ln value), which compile publishes on the scenario histories, not in
@@ -7,8 +7,7 @@
  * A side with fewer than 2 runs has no spread of its own: its change is not tested here (the
  * regression check would use the engine's pooled noise, whose degrees of freedom are not published).
  */
-import { compareReleases, type Comparison } from '../../harness/store/significance.ts';
-import { SIGNIFICANCE_LEVEL } from '../../harness/lib/stats/log-interval.ts';
+import { compareReleases, SIGNIFICANCE_LEVEL, type Comparison } from '../../harness/contract/significance.ts';
 import type { HeadlineMetric } from '../../harness/contract/metric-catalog.ts';
 import { changePct, COMPARE_METRICS, invalidSides, type CompareRow, type CompareSide } from './compare-query.ts';
 import type { DeltaFacts } from './format.ts';

@@ -16,7 +16,7 @@ import type { Point, RunResult } from '../../harness/contract/result.ts';
 import type { SlaTiers } from '../../harness/contract/sla-tiers.ts';
 import { computeDeltas, deriveTables } from '../../harness/store/derive.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
-import { compareReleases } from '../../harness/store/significance.ts';
+import { compareReleases } from '../../harness/contract/significance.ts';
 import { ingest, openStore, type Store } from '../../harness/store/store.ts';
 import { syntheticResult, writeResult, type SyntheticRun } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixturePrices } from './fixture-results.ts';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Regression } from '../../harness/contract/site-data.ts';
 import { percentileSorted } from '../../harness/measure/metrics/stats.ts';
-import { compareReleases } from '../../harness/store/significance.ts';
+import { compareReleases } from '../../harness/contract/significance.ts';
 import { regressionsMarkdown } from '../../harness/store/regress.ts';
 
 /** P(|T| ≥ t) for Student's t with 2 degrees of freedom, in closed form: 1 − t / √(t² + 2). */

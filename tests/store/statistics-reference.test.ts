@@ -1,5 +1,5 @@
 /**
- * The release statistics (harness/store/significance.ts, regress.ts) against published reference
+ * The release statistics (harness/contract/significance.ts, regress.ts) against published reference
  * values, never against themselves. Sources:
  * - [R-sleep] R's own example in `?t.test`: `t.test(extra ~ group, data = sleep)` (Student's 1908
  *   sleep data, R's `datasets::sleep`), Welch by default: t = -1.8608, df = 17.776,
@@ -22,7 +22,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Delta } from '../../harness/contract/site-data.ts';
 import { findRegressions } from '../../harness/store/regress.ts';
-import { compareReleases, pooledLogVariance } from '../../harness/store/significance.ts';
+import { compareReleases, pooledLogVariance } from '../../harness/contract/significance.ts';
 import { incompleteBeta, studentQuantileTwoSided, studentTwoSidedP, summarizeLogs, tMultiplier, type SampleSummary } from '../../harness/lib/stats/log-interval.ts';
 
 /** Mean and sample variance of raw values, as a SampleSummary (the test's own arithmetic, not summarizeLogs). */

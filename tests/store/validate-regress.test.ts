@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareReleases } from '../../harness/store/significance.ts';
+import { compareReleases } from '../../harness/contract/significance.ts';
 import { summarizeLogs } from '../../harness/lib/stats/log-interval.ts';
 import { resultRelativePath } from '../../harness/contract/result-path.ts';
 import type { RunResult } from '../../harness/contract/result.ts';

@@ -75,7 +75,7 @@ function checkMargin(margin: number): void {
  * the effect of the one block (if any) with a null interval and p, verdict "inconclusive". Every
  * block alike (zero spread, as a noise-free sim gives): the effect is known exactly, its interval
  * is that one point and p is 0 (1 when it is exactly 0), as compile's tests treat identical repeats
- * (harness/store/significance.ts); the verdict then follows from the margin alone.
+ * (harness/contract/significance.ts); the verdict then follows from the margin alone.
  */
 export function comparePaired(blocks: readonly PairedBlock[], options: PairedOptions): PairedComparison {
   const alpha = options.alpha ?? SIGNIFICANCE_LEVEL;

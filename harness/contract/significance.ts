@@ -7,8 +7,12 @@
  *   metric (the "noise band"); a single run on each side is flagged only beyond it;
  * - no repeats anywhere: the noise is unknown, and nothing is called significant.
  * The log summaries and Student's t are shared with the measuring tool (harness/lib/stats/log-interval.ts).
+ * One rule for the store (deltas, regressions, the self-benchmark gate) and the site (compare's
+ * verdict on any two releases), hence in the contract; plain math, safe in the browser.
  */
 import { SIGNIFICANCE_LEVEL, studentQuantileTwoSided, studentTwoSidedP, type SampleSummary } from '../lib/stats/log-interval.ts';
+
+export { SIGNIFICANCE_LEVEL };
 
 export interface Comparison {
   /** new / old, from the mean logs (a geometric-mean ratio). */
