@@ -86,6 +86,37 @@ describe('SGLang', () => {
   });
 });
 
+describe('vLLM', () => {
+  it('docker: vllm as entrypoint with serve as its first argument, and no metrics flag (the /metrics route is always mounted)', { timeout: 60_000 }, async () => {
+    for (const { model, maxNumSeqs } of configurations) {
+      const run = await dryRun(['--engine', 'vllm', '--launcher', 'docker', '--engine-version', '0.31.0', '--gpu', '0', ...configArgs(model, maxNumSeqs)]);
+      expect(run.code, run.stderr).toBe(0);
+      const command = commandLine(run.stdout);
+      // docker/Dockerfile, stage vllm-openai: ENTRYPOINT ["vllm", "serve"]; servebench names the program and passes serve itself.
+      expect(command).toContain(`--entrypoint vllm vllm/vllm-openai:v0.31.0 serve ${model.id} --generation-config vllm`);
+      // vllm/entrypoints/serve/instrumentator/metrics.py attach_router mounts /metrics with no option to turn it on.
+      expect(command).not.toMatch(/--enable-metrics|--metrics\b/);
+    }
+  });
+});
+
+describe('LMDeploy', () => {
+  it('docker: lmdeploy as entrypoint, the TurboMind backend, no metrics flag (TurboMind metrics are on unless --disable-metrics), the version read from lmdeploy --version in the container', { timeout: 60_000 }, async () => {
+    for (const { model, maxNumSeqs } of configurations) {
+      const run = await dryRun(['--engine', 'lmdeploy', '--launcher', 'docker', '--engine-version', '0.12.3', '--gpu', '0', ...configArgs(model, maxNumSeqs)]);
+      expect(run.code, run.stderr).toBe(0);
+      const command = commandLine(run.stdout);
+      expect(command).toContain(`--entrypoint lmdeploy openmmlab/lmdeploy:v0.12.3-cu12.8 serve api_server ${model.id} --backend turbomind`);
+      // lmdeploy/cli/serve.py builds TurbomindEngineConfig(enable_metrics=not args.disable_metrics) and
+      // serve/openai/api_server.py mount_metrics mounts /metrics when enable_metrics: on by default.
+      expect(command).not.toContain('--enable-metrics');
+      expect(command).not.toContain('--disable-metrics');
+    }
+    // lmdeploy/cli/cli.py: -v/--version (argparse action 'version'); run through docker exec in the serving container.
+    expect(loadEngine('lmdeploy').version).toEqual({ command: ['lmdeploy', '--version'] });
+  });
+});
+
 describe('TensorRT-LLM', () => {
   it('docker and process: the settings file holds the memory fraction (its kv_cache_config replaces the command line’s), chunked prefill, iteration stats and the dtype', { timeout: 60_000 }, async () => {
     const { model, maxNumSeqs } = configurations[0]!;
