@@ -291,21 +291,21 @@ describe('the site in Chromium', () => {
     await expect(page.locator('figure[data-chart="history"]:visible').getAttribute('data-metric')).resolves.toBe('output_throughput');
     await expect(page.locator('figure[data-chart="history"]:visible svg circle').count()).resolves.toBe(4);
     await expect(page.locator('figure[data-chart="history"]').count()).resolves.toBeGreaterThan(5);
-    const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td').last();
+    const vllmDelta = page.locator('section[data-load="c=8"] tr', { hasText: 'vllm' }).locator('td[data-col="delta"]');
     await expect(vllmDelta.innerText()).resolves.toMatch(/^▼ −1\d\.\d% worse$/);
-    await expect(vllmDelta.locator('span').getAttribute('class')).resolves.toBe('delta-worse');
-    await expect(vllmDelta.locator('span').getAttribute('title')).resolves.toMatch(/^1\.0\.0: .* → 1\.1\.0: .*Welch/);
+    await expect(vllmDelta.locator('span').first().getAttribute('class')).resolves.toBe('delta-worse');
+    await expect(vllmDelta.locator('span').first().getAttribute('title')).resolves.toMatch(/^1\.0\.0: .* → 1\.1\.0: .*Welch/);
 
     await page.locator('a[data-load-link="c=1"]').click();
     await expect(page.locator('section[data-load="c=1"]').isVisible()).resolves.toBe(true);
     await page.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"] button').click();
     await page.locator('section[data-load="c=1"] th[data-key="ttft_ms_p50"] button').click();
     expect(new URL(page.url()).search).toBe('?load=c%3D1&sort=ttft_ms_p50&dir=asc');
-    const ttft = async () => (await page.locator('section[data-load="c=1"] tbody td:nth-child(3) .value').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
+    const ttft = async () => (await page.locator('section[data-load="c=1"] tbody td[data-col="ttft_ms_p50"] .value').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
     const sorted = await ttft();
     expect(sorted).toEqual([...sorted].sort((a, b) => a - b));
     // TTFT p99 from the fixture's 64 requests a point (it needs 100): its sample size in place of a value, in every row.
-    expect((await page.locator('section[data-load="c=1"] tbody td:nth-child(4)').allInnerTexts()).map((t) => t.trim())).toEqual(sorted.map(() => 'n = 64'));
+    expect((await page.locator('section[data-load="c=1"] tbody td[data-col="ttft_ms_p99"]').allInnerTexts()).map((t) => t.trim())).toEqual(sorted.map(() => 'n = 64'));
     const sortedEngines = await engineColumn(page, 'c=1');
 
     const permalink = await open(`${href}?load=c%3D1&sort=ttft_ms_p50&dir=asc`, 'scenario-permalink');
@@ -319,7 +319,8 @@ describe('the site in Chromium', () => {
     const csv = readFileSync((await (await download).path())!, 'utf8');
     const lines = csv.trim().split('\r\n');
     // Numbers under the dictionary's names, not the page's formatted text.
-    expect(lines[0]).toMatch(/^rank,engine,engine_version,ttft_ms_p50,ttft_ms_p50_lo,ttft_ms_p50_hi,/);
+    // The answer first (rank, engine, the ranked throughput and its change), then the other metrics.
+    expect(lines[0]).toMatch(/^rank,engine,engine_version,output_throughput_per_gpu,output_throughput_per_gpu_lo,output_throughput_per_gpu_hi,output_throughput_change_pct,ttft_ms_p50,ttft_ms_p50_lo,ttft_ms_p50_hi,/);
     expect(lines.slice(1).map((line) => line.split(',')[1])).toEqual(sortedEngines.map((cell) => cell.split(/\s+/)[0]));
     const ttftColumn = lines[0]!.split(',').indexOf('ttft_ms_p50');
     // The page shows each to at most 3–4 digits (formatNumber): the CSV's full number rounds to it.
@@ -647,7 +648,19 @@ describe('the site in Chromium', () => {
     await expect(page.locator('section[data-load="c=8"] th[data-key="ttft_ms_p50"]').getAttribute('aria-sort')).resolves.toBe('descending');
     await page.keyboard.press('Enter');
     await expect(page.locator('section[data-load="c=8"] th[data-key="ttft_ms_p50"]').getAttribute('aria-sort')).resolves.toBe('ascending');
+    // The leaderboard's answer (rank, engine, ranked throughput, its change) lies inside the phone's screen, whatever the sort.
+    const leaderboardAnswers = await page.locator('section[data-load="c=8"] table[data-leaderboard] tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('.answer')].map((cell) => cell.getBoundingClientRect().right)));
+    expect(leaderboardAnswers.map((cells) => cells.length)).toEqual(leaderboardAnswers.map(() => 4));
+    for (const cells of leaderboardAnswers) for (const right of cells) expect(right).toBeLessThanOrEqual(390);
     await page.close();
+    // At 1280 px the whole leaderboard fits its column: nothing to scroll sideways.
+    const desktop = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await desktop.goto(`${site.url}${href}`);
+    const board = desktop.locator('section[data-load="c=8"] .table-wrap').first();
+    await desktop.screenshot({ path: join(ARTIFACTS, 'scenario-desktop.png'), fullPage: false });
+    const [scrollWidth, clientWidth] = await board.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+    await desktop.close();
     // The home's answer on a 375 px phone: each ranked row's rank, engine, headline throughput and change lie inside
     // the screen without scrolling sideways; the other columns follow in the table's own scroll box.
     const home = await browser.newPage({ viewport: { width: 375, height: 812 }, isMobile: true });
