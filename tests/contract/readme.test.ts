@@ -3,7 +3,8 @@
  * command with flags from its option table (parsed whole), every `npm run …` a script of
  * package.json, every relative link a file or folder of the checkout, and every path it quotes
  * (`results/…`, `docs/…`) one that exists (a path with a placeholder, `<date>`, is a pattern:
- * its folder before the placeholder must exist). And it stays a ten-minute read.
+ * its folder before the placeholder must exist). Its account of what results/ holds is generated
+ * from results/ (`npm run docs:readme`). And it stays a ten-minute read.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../harness/cli.ts';
 import { parseCommandLine } from '../../harness/lib/cli/options.ts';
+import { dataToday, withDataToday } from '../../scripts/readme-data.ts';
 import { shellWords } from '../kit/shell-words.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -53,6 +55,11 @@ describe('README', () => {
       const spec = (await COMMANDS[call.command]!()).spec;
       expect(() => parseCommandLine(spec, call.args), where).not.toThrow();
     }
+  });
+
+  it('says what results/ holds as results/ holds it (run `npm run docs:readme`)', () => {
+    expect(README).toBe(withDataToday(README, dataToday()));
+    expect(dataToday()).toMatch(/^`results\/` holds \d+ runs/);
   });
 
   it('every npm run names a script of package.json', () => {
