@@ -35,7 +35,7 @@ export function dataToday(resultsDir: string = RESULTS_PATH): string {
     if (!byEngine.has(engine)) byEngine.set(engine, new Set());
     if (run.run?.engine?.version) byEngine.get(engine)!.add(run.run.engine.version);
     if (run.run?.model?.id) models.add(`${run.run.model.id}${run.run.model.file?.weights === 'dummy' ? ' (dummy weights)' : ''}`);
-    workloads.add(run.workload.name);
+    if (run.workload.name !== null) workloads.add(run.workload.name);
     // The results layout names the host class: <date>/<engine>/<model>/<hardware>/<file>.
     hosts.add(files[index]!.relativePath.split('/')[3]!);
     days.add(files[index]!.relativePath.split('/')[0]!);
