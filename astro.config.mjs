@@ -11,7 +11,7 @@ import { scrollableTables } from './site/lib/markdown-scrollable-tables.ts';
 
 const dataDir = resolve(process.env.SERVEBENCH_DATA ?? 'build/data');
 
-const PUBLISHED = ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'llmd-benchmark-reports.jsonl', 'site/releases.arrow', 'site/releases', 'site/points', 'parquet/latest'];
+const PUBLISHED = ['MANIFEST.json', 'dictionary.json', 'DICTIONARY.md', 'llmd', 'site/releases.arrow', 'site/releases', 'site/points', 'parquet/latest'];
 
 /**
  * Publishes the downloads and the browser's data next to the pages (copied, never transformed);

@@ -439,8 +439,8 @@ export const LaneSchema = z
   .strict();
 
 export const ManifestFileSchema = z.object({ path: text, sha256: text, bytes: count, rows: count.nullable() }).strict();
-/** The llm-d Benchmark Report (v0.2) download under the compile's output (and /data/ on the site): one report a line, a row per load point of the official runs (store/llmd-download.ts). */
-export const LLMD_REPORTS_FILE = 'llmd-benchmark-reports.jsonl';
+/** The llm-d Benchmark Report (v0.2) download's folder under the compile's output (and /data/ on the site): <week>.jsonl, one report a line per load point of the official runs (store/llmd-download.ts). */
+export const LLMD_REPORTS_DIR = 'llmd';
 
 export type Delta = z.infer<typeof DeltaSchema>;
 export type Regression = z.infer<typeof RegressionSchema>;

@@ -4,7 +4,7 @@
  *   <out>/parquet/latest/*.parquet                           the newest snapshot's copy
  *   <out>/MANIFEST.json                                      sha256, rows and bytes of every file
  *   <out>/dictionary.json, <out>/DICTIONARY.md               every column, its type and unit
- *   <out>/llmd-benchmark-reports.jsonl                        the official runs' points as llm-d Benchmark Reports v0.2
+ *   <out>/llmd/<ISO week>.jsonl                              the official runs' points as llm-d Benchmark Reports v0.2
  *   <out>/site/…                                             what the site prerenders (JSON) and
  *                                                            queries in the browser (Arrow IPC)
  * Inputs: the results, the price table and the SLA tiers (fleet/prices.yaml, fleet/sla-tiers.yaml).
@@ -56,7 +56,7 @@ export interface CompileReport {
   /** Wall seconds per phase (ingest, derive, parquet, site, llmd, manifest). */
   readonly phases: Record<string, number>;
   /** The llm-d Benchmark Report download; null when the compile changed nothing (the published one stands). */
-  readonly llmd: Omit<LlmdDownload, 'file'> | null;
+  readonly llmd: Omit<LlmdDownload, 'files'> | null;
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
@@ -206,9 +206,9 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
       ...current.map((f) => ({ ...f, path: `parquet/latest/${f.path}` })),
       ...snapshots.flatMap((id) => snapshotManifest(id).files.map((f) => ({ ...f, path: `parquet/snapshots/${id}/${f.path}` }))),
       ...(await manifestOf(options.outDir, ['dictionary.json', 'DICTIONARY.md'], {})),
-      llmd.file,
+      ...llmd.files,
     ];
-    const { file: _file, ...llmdCounts } = llmd;
+    const { files: _files, ...llmdCounts } = llmd;
     writeFileAtomic(join(options.outDir, 'MANIFEST.json'), `${JSON.stringify({ ...meta, llmd_reports: llmdCounts, snapshots, files }, null, 2)}\n`);
     lap('manifest');
     return { ingest: report, problems: report.problems, snapshot, snapshotWritten, tables: rows, deltas, phases, llmd: llmdCounts };

@@ -1,18 +1,18 @@
 /**
  * The llm-d Benchmark Report download of `servebench compile` on the SYNTHETIC fixture
  * (tests/store/fixture-results.ts: 8 official runs of 2 points each), plus an official run that
- * failed before measuring and a community run: the file is listed in MANIFEST.json with its own
- * sha256, holds one v0.2 report per point of the official runs (checked against the result files
- * themselves), and an incremental compile rebuilds only the new run's reports yet publishes what a
- * compile from scratch does.
+ * failed before measuring and a community run: one file per ISO week, each listed in MANIFEST.json
+ * with its own sha256, holding one v0.2 report per point of the official runs (checked against
+ * the result files themselves); an incremental compile rewrites only the weeks whose runs changed,
+ * keeping the lines of unchanged runs, yet publishes what a compile from scratch does.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { LLMD_REPORTS_FILE, type ManifestFile } from '../../harness/contract/site-data.ts';
+import { LLMD_REPORTS_DIR, type ManifestFile } from '../../harness/contract/site-data.ts';
 import { compile, type CompileReport } from '../../harness/store/compile.ts';
 import { LlmdReportSchema, type LlmdReport } from '../../harness/store/llmd-report-schema.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
@@ -30,9 +30,19 @@ let failedPath = '';
 let communityPath = '';
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-const reportsOf = (dir: string): LlmdReport[] => readFileSync(join(dir, LLMD_REPORTS_FILE), 'utf8').split('\n').filter((line) => line !== '').map((line) => LlmdReportSchema.parse(JSON.parse(line)));
+const llmdEntries = (dir: string) => manifest(dir).files.filter((f) => f.path.startsWith(`${LLMD_REPORTS_DIR}/`));
+const reportsOf = (dir: string): LlmdReport[] =>
+  llmdEntries(dir).flatMap((f) => readFileSync(join(dir, f.path), 'utf8').split('\n').filter((line) => line !== '').map((line) => LlmdReportSchema.parse(JSON.parse(line))));
 const keyword = (r: LlmdReport, key: string) => r.run.keywords!.find((k) => k.startsWith(`${key}=`))?.slice(key.length + 1);
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'MANIFEST.json'), 'utf8')) as { files: ManifestFile[]; llmd_reports: unknown };
+/** ISO-8601 week of a UTC instant ("2026-W07"): the week of its Thursday. */
+function isoWeek(at: string): string {
+  const day = new Date(`${at.slice(0, 10)}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + 3 - ((day.getUTCDay() + 6) % 7));
+  const year = day.getUTCFullYear();
+  const week = 1 + Math.floor((day.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000));
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
 
 beforeAll(async () => {
   const paths = writeFixture(resultsDir);
@@ -43,21 +53,34 @@ beforeAll(async () => {
   report = await compile({ resultsDir, outDir, prices: prices(), now: NOW });
 }, 60_000);
 
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
 describe('the llm-d Benchmark Report download', () => {
-  it('is listed in MANIFEST.json with its sha256, bytes and one row per report', () => {
+  it('is one file per ISO week of official runs, each listed in MANIFEST.json with its sha256, bytes and one row per report', () => {
     expect(report.problems).toEqual([]);
-    const entry = manifest(outDir).files.find((f) => f.path === LLMD_REPORTS_FILE);
-    const path = join(outDir, LLMD_REPORTS_FILE);
-    expect(entry).toEqual({ path: LLMD_REPORTS_FILE, sha256: sha256(path), bytes: statSync(path).size, rows: 16 });
-    // The failed official run has no points: skipped and counted; the community run is not official.
+    const runOrder = (a: RunResult, b: RunResult) => a.created_at.localeCompare(b.created_at) || a.run_id.localeCompare(b.run_id);
+    const weeks = [...new Set(official.map(({ result }) => isoWeek(result.created_at)))].sort();
+    expect(weeks).toEqual(['2026-W02', '2026-W03', '2026-W07']);
+    const entries = llmdEntries(outDir);
+    expect(entries.map((f) => f.path)).toEqual(weeks.map((w) => `llmd/${w}.jsonl`));
+    for (const entry of entries) {
+      const path = join(outDir, entry.path);
+      const inWeek = official.filter(({ result }) => `llmd/${isoWeek(result.created_at)}.jsonl` === entry.path).map((o) => o.result).sort(runOrder);
+      expect(entry).toEqual({ path: entry.path, sha256: sha256(path), bytes: statSync(path).size, rows: inWeek.reduce((sum, r) => sum + r.points.length, 0) });
+      // The week's runs in run order, each point once, in point order.
+      const uids = readFileSync(path, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as LlmdReport).run.uid);
+      expect(uids, entry.path).toEqual(inWeek.flatMap((r) => r.points.map((_, i) => `${r.run_id}/${i}`)));
+    }
+    // The failed official run (its own week) has no points: skipped and counted, and no file; the community run is not official.
+    expect(isoWeek(JSON.parse(readFileSync(join(resultsDir, failedPath), 'utf8')).created_at)).toBe('2026-W09');
     expect(report.llmd).toEqual({ runs: 8, reports: 16, skipped_runs: 1 });
     expect(manifest(outDir).llmd_reports).toEqual(report.llmd);
+    expect(readdirSync(join(outDir, LLMD_REPORTS_DIR)).sort()).toEqual(weeks.map((w) => `${w}.jsonl`));
   });
 
-  it('holds one v0.2 report per point of each official run, in run order, with the result file’s own numbers', () => {
+  it('holds one valid v0.2 report per point of each official run, with the result file’s own numbers', () => {
     const reports = reportsOf(outDir);
-    const ordered = [...official].sort((a, b) => a.result.created_at.localeCompare(b.result.created_at) || a.result.run_id.localeCompare(b.result.run_id));
-    expect(reports.map((r) => r.run.uid)).toEqual(ordered.flatMap(({ result }) => result.points.map((_, i) => `${result.run_id}/${i}`)));
+    expect(reports).toHaveLength(16);
     for (const r of reports) {
       const { path, result } = official.find((o) => o.result.run_id === r.run.eid)!;
       const point = result.points[r.scenario!.load!.standardized.stage!]!;
@@ -75,26 +98,42 @@ describe('the llm-d Benchmark Report download', () => {
     expect(files.has(failedPath) || files.has(communityPath)).toBe(false);
   });
 
-  it('rebuilds only a new run’s reports, and publishes what a compile from scratch does', async () => {
-    const cache = join(outDir, '.cache', 'llmd');
-    const before = new Map(readdirSync(cache).map((name) => [name, statSync(join(cache, name)).mtimeMs]));
-    expect(before.size).toBe(8);
-    const added = writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[7]!, seed: 999, date: new Date(Date.UTC(2026, 1, 20, 3)) }));
+  it('rewrites only the weeks whose runs changed, keeping the lines of unchanged runs, and publishes what a compile from scratch does', async () => {
+    const stamp = (path: string) => `${statSync(path).ino}:${statSync(path).mtimeMs}`;
+    const weekFiles = () => new Map(llmdEntries(outDir).map((f) => [f.path, stamp(join(outDir, f.path))]));
+    const before = weekFiles();
+    // The week file is its own cache: a marker planted (same length) in a line of an unchanged run survives the rewrite of its week.
+    const w07 = join(outDir, 'llmd', '2026-W07.jsonl');
+    writeFileSync(w07, readFileSync(w07, 'utf8').replace('"run_status=completed"', '"run_status=COMPLETED"'));
+    const sameWeek = writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[3]!, seed: 998, date: new Date(Date.UTC(2026, 1, 11, 9)) }));
+    const newWeek = writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[7]!, seed: 999, date: new Date(Date.UTC(2026, 1, 20, 3)) }));
     const next = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
-    expect(next.llmd).toEqual({ runs: 9, reports: 18, skipped_runs: 1 });
-    const after = readdirSync(cache);
-    expect(after).toHaveLength(9);
-    // The runs already there kept their cached reports (none rewritten); the new run's were written.
-    for (const [name, mtime] of before) expect(statSync(join(cache, name)).mtimeMs, name).toBe(mtime);
-    const added_run = JSON.parse(readFileSync(join(resultsDir, added), 'utf8')) as RunResult;
-    expect(after.filter((name) => !before.has(name)).map((name) => name.slice(0, added_run.run_id.length))).toEqual([added_run.run_id]);
+    expect(next.llmd).toEqual({ runs: 10, reports: 20, skipped_runs: 1 });
+    const after = weekFiles();
+    expect([...after.keys()]).toEqual(['llmd/2026-W02.jsonl', 'llmd/2026-W03.jsonl', 'llmd/2026-W07.jsonl', 'llmd/2026-W08.jsonl']);
+    for (const week of ['llmd/2026-W02.jsonl', 'llmd/2026-W03.jsonl']) expect(after.get(week), week).toBe(before.get(week));
+    expect(after.get('llmd/2026-W07.jsonl')).not.toBe(before.get('llmd/2026-W07.jsonl'));
+    const rewritten = readFileSync(w07, 'utf8');
+    expect(rewritten).toContain('"run_status=COMPLETED"');
+    const sameWeekRun = JSON.parse(readFileSync(join(resultsDir, sameWeek), 'utf8')) as RunResult;
+    expect(rewritten).toContain(`"uid":"${sameWeekRun.run_id}/1"`);
+    // Apart from the marker, what a compile from scratch of the same files publishes.
     const cold = join(root, 'out-cold');
     await compile({ resultsDir, outDir: cold, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
-    expect(readFileSync(join(outDir, LLMD_REPORTS_FILE), 'utf8')).toBe(readFileSync(join(cold, LLMD_REPORTS_FILE), 'utf8'));
-    expect(manifest(outDir).files.find((f) => f.path === LLMD_REPORTS_FILE)).toEqual(manifest(cold).files.find((f) => f.path === LLMD_REPORTS_FILE));
+    expect(llmdEntries(cold).map((f) => f.path)).toEqual([...after.keys()]);
+    for (const entry of llmdEntries(cold)) expect(readFileSync(join(outDir, entry.path), 'utf8').replace('"run_status=COMPLETED"', '"run_status=completed"'), entry.path).toBe(readFileSync(join(cold, entry.path), 'utf8'));
+    for (const entry of llmdEntries(outDir)) expect(entry.sha256, entry.path).toBe(sha256(join(outDir, entry.path)));
     // Unchanged inputs: nothing is rewritten, the published download stands.
     const unchanged = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-03T00:00:00Z') });
     expect([unchanged.snapshotWritten, unchanged.llmd]).toEqual([false, null]);
-    expect(reportsOf(outDir)).toHaveLength(18);
+    expect(reportsOf(outDir)).toHaveLength(20);
+    // A run deleted: its week is rewritten without it, or leaves the download, the manifest and the cache with its last run.
+    rmSync(join(resultsDir, newWeek));
+    rmSync(join(resultsDir, sameWeek));
+    const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-03T00:00:00Z') });
+    expect(dropped.llmd).toEqual({ runs: 8, reports: 16, skipped_runs: 1 });
+    expect(llmdEntries(outDir).map((f) => f.path)).toEqual(['llmd/2026-W02.jsonl', 'llmd/2026-W03.jsonl', 'llmd/2026-W07.jsonl']);
+    expect(readFileSync(w07, 'utf8')).not.toContain(sameWeekRun.run_id);
+    expect(existsSync(join(outDir, 'llmd', '2026-W08.jsonl')) || existsSync(join(outDir, '.cache', 'llmd', '2026-W08.json'))).toBe(false);
   }, 120_000);
 });
