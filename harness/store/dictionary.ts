@@ -25,11 +25,10 @@ const DERIVED: Record<string, { unit: string | null; description: string }> = {
   official: { unit: null, description: "The row counts in the official statistics: its runs are official (source) of a version that is not unverified (engine_version_known). Only such rows are ranked, compared, used as baselines or alerted on; false (history only): community or unverified-version runs, aggregated on their own rows and never pooled with official ones" },
   engines: { unit: 'engines', description: 'Engines ranked on this configuration' },
   interactivity: { unit: 'tokens/s/user', description: 'Median interactivity p50 of the release at this load point (x of the Pareto chart)' },
-  throughput_per_gpu: { unit: 'tokens/s/GPU', description: 'Median output throughput per GPU (output throughput on CPU-only runs; y of the Pareto chart)' },
+  throughput_per_gpu: { unit: 'tokens/s/GPU (tokens/s per host on CPU-only runs)', description: "Output throughput per GPU, the geometric mean over the release's runs at this load point (on CPU-only runs the host's whole output throughput); y of the Pareto chart" },
   latest_version: { unit: null, description: "This is the engine's newest version on the configuration" },
   on_version_frontier: { unit: null, description: 'No other load point of the same engine version has both higher interactivity and higher throughput' },
   on_overall_frontier: { unit: null, description: "No newest-version point of any engine dominates it" },
-  ...DELTA_COLUMN_DESCRIPTIONS,
 };
 
 /** The capacity table (derive.ts): one row per release (scenario × engine × version) × SLA tier (fleet/sla-tiers.yaml). */
@@ -40,9 +39,9 @@ const CAPACITY: Record<string, { unit: string | null; description: string }> = {
   meets: { unit: null, description: 'At least one measured load point of the release meets both limits of the tier (a missing metric fails)' },
   load: { unit: null, description: 'The chosen load point: the one meeting the tier with the highest throughput per GPU (never interpolated); null when none meets it' },
   concurrency: { unit: 'requests', description: 'Closed-loop concurrency of the chosen load point (null for open-loop points or when none meets the tier)' },
-  throughput_per_gpu: { unit: 'tokens/s/GPU', description: 'Capacity at the tier: output throughput per GPU of the chosen load point, the geometric mean over its runs (output throughput on CPU-only runs)' },
-  throughput_per_gpu_lo: { unit: 'tokens/s/GPU', description: "Low end of the 95% interval (confidence interval of the geometric mean) of throughput_per_gpu over the chosen point's runs (t interval on logs; null with fewer than 2 runs)" },
-  throughput_per_gpu_hi: { unit: 'tokens/s/GPU', description: "High end of the 95% interval of throughput_per_gpu over the chosen point's runs" },
+  throughput_per_gpu: { unit: 'tokens/s/GPU (tokens/s per host on CPU-only runs)', description: 'Capacity at the tier: output throughput per GPU of the chosen load point, the geometric mean over its runs (on CPU-only runs the host\'s whole output throughput)' },
+  throughput_per_gpu_lo: { unit: 'tokens/s/GPU (tokens/s per host on CPU-only runs)', description: "Low end of the 95% interval (confidence interval of the geometric mean) of throughput_per_gpu over the chosen point's runs (t interval on logs; null with fewer than 2 runs)" },
+  throughput_per_gpu_hi: { unit: 'tokens/s/GPU (tokens/s per host on CPU-only runs)', description: "High end of the 95% interval of throughput_per_gpu over the chosen point's runs" },
   ttft_ms_p95: { unit: 'ms', description: "TTFT p95 of the chosen load point: geometric mean over the release's runs (at most the tier's limit)" },
   tpot_ms_p95: { unit: 'ms', description: "TPOT p95 of the chosen load point: geometric mean over the release's runs (at most the tier's limit)" },
   cost_per_1m_output_tokens: { unit: 'USD', description: "GPU cost of one million output tokens at the chosen load point: geometric mean over the release's runs" },
@@ -60,6 +59,8 @@ const COMPARISON_TABLES = new Map([
 
 export function describeColumn(table: string, name: string): { unit: string | null; description: string } {
   if (table === 'capacity' && CAPACITY[name]) return CAPACITY[name];
+  // The deltas' own columns (run_id there is the newest release's latest run, not the runs table's run).
+  if (table === 'deltas' && DELTA_COLUMN_DESCRIPTIONS[name]) return DELTA_COLUMN_DESCRIPTIONS[name];
   const comparison = COMPARISON_TABLES.get(table)?.get(name);
   if (comparison !== undefined) return comparison;
   const headline = HEADLINE.get(name);

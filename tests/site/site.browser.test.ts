@@ -5,12 +5,14 @@
  * leave the site's own host, and no console error may appear. Screenshots go to test-artifacts/.
  */
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
+import { listResultFiles } from '../../harness/store/result-files.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { HEADLINE_METRICS } from '../../harness/contract/metric-catalog.ts';
 import { writeFixture, writeFixturePrices } from '../store/fixture-results.ts';
@@ -511,6 +513,33 @@ describe('the site in Chromium', () => {
     for (const link of links) expect((await fetch(link)).status, link).toBe(200);
     expect((await fetch(`${site.url}/data/site/releases.arrow`)).status).toBe(200);
     expect((await fetch(`${site.url}/data/result.schema.json`)).status).toBe(200);
+    // The examples run as written against the published files (here read from the built folder: DuckDB's
+    // httpfs would be fetched from the network), and return rows.
+    const examples = Object.fromEntries(await page.locator('pre[data-example]').evaluateAll((pres) => pres.map((pre) => [(pre as HTMLElement).dataset.example!, pre.textContent!])));
+    expect(Object.keys(examples).sort()).toEqual(['duckdb-files', 'duckdb-manifest', 'pandas']);
+    const builtData = join(root, 'site', 'data');
+    const local = (sqlText: string) => sqlText.replaceAll("'/data/", `'${builtData}/`);
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const releases = (await duck.runAndReadAll(local(examples['duckdb-files']!))).getRowObjectsJson() as Array<{ engine: string; engine_version: string; output_tok_s: number; runs: string }>;
+    expect(releases.length).toBeGreaterThan(0);
+    // The same values the site ranks: each release's geometric mean over its runs, from the result files.
+    // Every result file the site was compiled from (the fixture and the runs added to it).
+    const everyResult = listResultFiles(join(root, 'results')).files.map((f) => JSON.parse(readFileSync(f.absolutePath, 'utf8')) as RunResult);
+    const named = (field: string) => examples['duckdb-files']!.match(new RegExp(`\\b${field} = '([^']+)'`))![1]!;
+    const [model, workload, load] = [named('model'), named('workload'), named('load')];
+    for (const row of releases) {
+      const runs = everyResult.filter((r) => r.source === 'official' && r.run!.model.id === model && r.workload.name === workload && r.run!.engine.name === row.engine && r.run!.engine.version === row.engine_version);
+      const tputs = runs.flatMap((r) => r.points.filter((p) => p.load.mode === 'closed' && `c=${p.load.concurrency}` === load).map((p) => p.metrics.output_throughput!));
+      expect(Number(row.runs), `${row.engine} ${row.engine_version}`).toBe(tputs.length);
+      expect(row.output_tok_s).toBeCloseTo(geoMean(tputs), 2);
+    }
+    await duck.run(local(examples['duckdb-manifest']!).split(';\nSELECT')[0]!);
+    const perEngine = (await duck.runAndReadAll(`SELECT${local(examples['duckdb-manifest']!).split(';\nSELECT')[1]!}`)).getRowObjectsJson() as Array<{ points: string }>;
+    const manifestFile = JSON.parse(readFileSync(join(builtData, 'MANIFEST.json'), 'utf8')) as { files: Array<{ path: string; rows?: number }> };
+    const pointRows = manifestFile.files.filter((f) => f.path.startsWith('parquet/latest/points/')).reduce((sum, f) => sum + (f.rows ?? 0), 0);
+    expect(perEngine.reduce((sum, row) => sum + Number(row.points), 0)).toBe(pointRows);
+    expect(examples.pandas).toContain('MANIFEST.json');
+    duck.closeSync();
     await page.close();
     const methodology = await open('/methodology/', 'methodology');
     await expect(methodology.locator('h1').first().innerText()).resolves.toBe('Methodology');

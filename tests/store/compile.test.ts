@@ -164,6 +164,12 @@ describe('compile', () => {
     const dictionary = JSON.parse(readFileSync(join(outDir, 'dictionary.json'), 'utf8')) as { tables: Record<string, Array<{ name: string; description: string }>> };
     expect(Object.keys(dictionary.tables).sort()).toEqual(['ab_comparisons', 'bisections', 'capacity', 'deltas', 'history', 'leaderboard', 'metrics', 'pareto', 'points', 'runs']);
     for (const columns of Object.values(dictionary.tables)) for (const c of columns) expect(c.description.length, c.name).toBeGreaterThan(5);
+    // A column means what its own table holds: the runs' run_id is the run itself; the deltas' is the newest release's latest run.
+    const described = (table: string, column: string) => dictionary.tables[table]!.find((c) => c.name === column)!.description;
+    expect(described('runs', 'run_id')).toMatch(/^The run: /);
+    expect(described('points', 'run_id')).toMatch(/^The run: /);
+    expect(described('deltas', 'run_id')).toBe('Latest run of the newest release');
+    expect(described('deltas', 'value')).toMatch(/geometric mean/);
   });
 
   it('writes the site data: leaderboard rows with their deltas, scenarios with history and pareto', () => {
