@@ -5,6 +5,7 @@
  * https://host/path; anything else is not a repository URL.
  */
 import { execFileSync } from 'node:child_process';
+import { usageError } from '../lib/errors.ts';
 
 /** Host (and port) and path segments of a URL that displays and copies as itself. */
 const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?$/;
@@ -32,4 +33,18 @@ export function checkoutOriginUrl(cwd: string = process.cwd()): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The repository links to raw result files point into and the Reproduce block clones, from the
+ * configuration of this build, never from a result: SERVEBENCH_REPO_URL, else the repository of
+ * the GitHub Actions run, else the checkout's git remote `origin`; each as https://host/path.
+ * null: none (pages and reports use relative paths; the Reproduce block says it names no repository).
+ */
+export function repositoryUrlFromEnv(env: Readonly<Record<string, string | undefined>>, origin: () => string | null = checkoutOriginUrl): string | null {
+  const configured = env['SERVEBENCH_REPO_URL'] || (env['GITHUB_SERVER_URL'] && env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL']}/${env['GITHUB_REPOSITORY']}` : '');
+  if (!configured) return origin();
+  const url = httpsRepositoryUrl(configured);
+  if (url === null) throw usageError(`SERVEBENCH_REPO_URL (or GITHUB_SERVER_URL/GITHUB_REPOSITORY): "${configured.slice(0, 100).replace(/[^\x20-\x7e]/g, '?')}" is not a repository URL; set it to e.g. https://github.com/OWNER/REPO`);
+  return url;
 }

@@ -7,8 +7,6 @@
 import { z } from 'zod';
 import type { HeadlineMetric } from './metric-catalog.ts';
 import { SlaTierSchema, SlaTiersSchema } from './sla-tiers.ts';
-import { checkoutOriginUrl, httpsRepositoryUrl } from './repository-url.ts';
-import { usageError } from '../lib/errors.ts';
 import { VALIDITY_STATUSES } from './validity.ts';
 
 /** The validity words the pages show (plain values: the site takes them from here). */
@@ -48,19 +46,8 @@ export const SITE_FILES = {
   run: (id: string) => `runs/${id}.json`,
 } as const;
 
-/**
- * The repository links to raw result files point into and the Reproduce block clones, from the
- * configuration of this build, never from a result: SERVEBENCH_REPO_URL, else the repository of
- * the GitHub Actions run, else the checkout's git remote `origin`; each as https://host/path.
- * null: none (pages and reports use relative paths; the Reproduce block says it names no repository).
- */
-export function repositoryUrlFromEnv(env: Readonly<Record<string, string | undefined>>, origin: () => string | null = checkoutOriginUrl): string | null {
-  const configured = env['SERVEBENCH_REPO_URL'] || (env['GITHUB_SERVER_URL'] && env['GITHUB_REPOSITORY'] ? `${env['GITHUB_SERVER_URL']}/${env['GITHUB_REPOSITORY']}` : '');
-  if (!configured) return origin();
-  const url = httpsRepositoryUrl(configured);
-  if (url === null) throw usageError(`SERVEBENCH_REPO_URL (or GITHUB_SERVER_URL/GITHUB_REPOSITORY): "${configured.slice(0, 100).replace(/[^\x20-\x7e]/g, '?')}" is not a repository URL; set it to e.g. https://github.com/OWNER/REPO`);
-  return url;
-}
+/** Where the site's raw-file links and Reproduce block point (repository-url.ts); re-exported for the pages' data loader. */
+export { repositoryUrlFromEnv } from './repository-url.ts';
 
 /** The fields that say which configuration a row is about (store/ids.ts defines the keys). */
 const configuration = { model: text, precision: text, hardware: text, workload: text, methodology: text };
@@ -310,59 +297,7 @@ export const NoiseRowSchema = z.object({ engine: text, hardware: text, load: tex
 
 const day = z.iso.date();
 
-const verdictText = z.enum(['faster', 'slower', 'no change', 'inconclusive']).nullable();
-
-/**
- * A bisection as the pages tell it (harness/store/comparison-tables.ts makes the row): the range it
- * narrowed a change to, with the llama.cpp tags and compare view, the A/B of that range, each step's
- * verdict, and the configuration it ran on (scenario_id, load, metric) so the history chart of that
- * configuration marks it. Releases are node-llama-cpp versions for llama.cpp (a tag each), the
- * engine's versions otherwise.
- */
-export const BisectionRowSchema = z
-  .object({
-    file: text,
-    started_at: text,
-    engine: text,
-    model: text.nullable(),
-    hardware: text.nullable(),
-    workload: text,
-    load: text.nullable(),
-    metric: text,
-    better: z.enum(['higher', 'lower']),
-    precision: text.nullable(),
-    methodology: text.nullable(),
-    workload_sha256: text.nullable(),
-    scenario_id: text.nullable(),
-    config_id: text.nullable(),
-    /** The published scenario it explains (its runs may have run more requests per point than the published ones). */
-    explains_scenario_id: text.nullable(),
-    good: text,
-    bad: text,
-    good_tag: text.nullable(),
-    bad_tag: text.nullable(),
-    releases: count,
-    outcome: z.enum(['culprit', 'spread', 'not reproducible', 'inconclusive', 'budget', 'failed', 'interrupted']),
-    direction: z.enum(['faster', 'slower']).nullable(),
-    range_good: text,
-    range_bad: text,
-    range_good_tag: text.nullable(),
-    range_bad_tag: text.nullable(),
-    compare_url: z.url({ protocol: /^https$/ }).nullable(),
-    effect: z.number().nullable(),
-    effect_lo: z.number().nullable(),
-    effect_hi: z.number().nullable(),
-    end_to_end_verdict: verdictText,
-    comparisons: count,
-    builds_made: count,
-    builds_cached: count,
-    wall_s: z.number().nonnegative(),
-    /** Blocks of its steps' A/Bs whose two arms answered different requests (only schema-1 A/Bs can have any). */
-    unpaired_blocks: count,
-    steps: z.array(z.object({ a: text, b: text, verdict: verdictText, effect: z.number().nullable(), effect_lo: z.number().nullable(), effect_hi: z.number().nullable(), unpaired_blocks: count, file: text }).strict()),
-  })
-  .strict();
-export type BisectionRow = z.infer<typeof BisectionRowSchema>;
+export { BisectionRowSchema, type BisectionRow } from './site-comparisons.ts';
 
 export const NewReleaseSchema = z.object({ engine: text, engine_version: text, first_run_date: day, /** Model × precision × hardware × workload combinations it was measured on. */ scenarios: count }).strict();
 

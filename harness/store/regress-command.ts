@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { booleanOption, numberOption, parseCommandArgs, stringOption, type CommandSpec, type Command } from '../lib/cli/options.ts';
 import { DEFAULT_REGRESSION_THRESHOLD_PCT } from '../contract/metric-catalog.ts';
-import { repositoryUrlFromEnv } from '../contract/site-data.ts';
+import { repositoryUrlFromEnv } from '../contract/repository-url.ts';
 import { EXIT, usageError } from '../lib/errors.ts';
 import { analyze, storePath } from './compile.ts';
 import { diffAgainstBase } from './immutability.ts';

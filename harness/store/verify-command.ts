@@ -5,7 +5,7 @@
  */
 import { relative, resolve, sep } from 'node:path';
 import type { TrustMaterial } from '@sigstore/verify';
-import { repositoryUrlFromEnv } from '../contract/site-data.ts';
+import { repositoryUrlFromEnv } from '../contract/repository-url.ts';
 import { booleanOption, parseCommandLine, processIo, stringOption, type Command, type CommandSpec } from '../lib/cli/options.ts';
 import { usageError } from '../lib/errors.ts';
 import { formatProblemLine, githubAnnotation } from './problem-output.ts';

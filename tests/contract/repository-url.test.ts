@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkoutOriginUrl, httpsRepositoryUrl } from '../../harness/contract/repository-url.ts';
-import { repositoryUrlFromEnv } from '../../harness/contract/site-data.ts';
+import { repositoryUrlFromEnv } from '../../harness/contract/repository-url.ts';
 
 describe('httpsRepositoryUrl', () => {
   it('turns every form of a git remote into https://host/path, credentials and .git dropped', () => {
