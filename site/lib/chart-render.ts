@@ -17,6 +17,7 @@ import { VALIDITY_LABELS, VALIDITY_STATUSES, type Validity } from '../../harness
 import { extent, intervalOf, logScaleUseful, noiseBand, noiseOf, runsOf, type Interval, type NoiseRow, type ParetoChartPoint } from './chart-data.ts';
 import { directionArrow, directionWords, formatInterval, formatNumber } from './format.ts';
 import { Plot, renderPlotWithScales, setAttributeSafely, type PositionScale } from './static-plot.ts';
+import { runHref } from './run-link.ts';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -174,7 +175,7 @@ export function renderPareto(points: readonly ParetoChartPoint[], title: string,
       }
       if (p.latest_version) g.append(el('text', { class: 'load-label', y: -13, 'font-size': 10, fill: 'currentColor', 'aria-hidden': 'true' }, p.load));
       const label = `${p.series}${p.latest_version ? ' (newest)' : ''} at ${p.load}: interactivity p50 ${withInterval(p.interactivity, p.x_interval)} tok/s/user, ${withInterval(p.throughput_per_gpu, p.y_interval)} tok/s per ${per}${runsText(p.runs)}${p.on_overall_frontier ? ', on the overall frontier' : ''}`;
-      const link = pointLink(el, `${base}/run/${p.latest_run_id}/`, label, p === firstStop);
+      const link = pointLink(el, runHref(base, p.latest_run_id), label, p === firstStop);
       if (p.on_overall_frontier) link.append(el('circle', { class: 'ring', r: 8, fill: 'none', stroke: 'currentColor', 'stroke-width': 1.5 }));
       const r = p.latest_version ? 4.5 : 3.5;
       link.append(
@@ -395,7 +396,7 @@ export function renderHistory(history: readonly Release[], load: string, metric:
       g.append(el('text', { class: 'version-label', x: 8, dy: '0.32em', 'text-anchor': 'start', 'font-size': 10, fill: excluded ? c : 'currentColor', 'aria-hidden': 'true' }, status ? `${r.version} (${status})` : r.version));
       const why = status ? `; excluded, ${status}${r.reason ? ` (${r.reason})` : ''}: not joined into the line, never compared` : '';
       const label = `${r.engine} ${r.version} at ${r.load}, released ${r.released}, first measured ${r.day}${methodologies.size > 1 && r.methodology ? `, methodology ${r.methodology}` : ''}: ${metric.label} ${withInterval(r.value, r.interval)} ${metric.unit}${runsText(r.runs)}${why}`;
-      const link = pointLink(el, `${base}/run/${r.run}/`, label, r === firstStop);
+      const link = pointLink(el, runHref(base, r.run), label, r === firstStop);
       // An excluded release: an open grey dot, so it never reads as one of its engine's measured steps.
       link.append(el('circle', { class: 'dot', r: 4, fill: excluded ? 'none' : c, stroke: c, 'stroke-width': 1.5, ...(r.single ? { 'stroke-dasharray': '2,1.5' } : {}) }), el('title', {}, label));
       g.append(link);

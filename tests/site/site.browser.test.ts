@@ -4,7 +4,8 @@
  * page type is opened. Rankings are checked against the result files themselves. No request may
  * leave the site's own host, and no console error may appear. Screenshots go to test-artifacts/.
  */
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -811,6 +812,69 @@ describe('the site in Chromium', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(block);
     await context.close();
   });
+
+  /** SYNTHETIC fixture runs with points that compile gave no prerendered page (no page links them): the lookup page's case. */
+  const unpagedRuns = () => {
+    const prerendered = new Set(readdirSync(join(root, 'data', 'site', 'runs')).map((f) => f.replace(/\.json$/, '')));
+    const files = listResultFiles(join(root, 'results')).files.map((f) => ({ file: f.relativePath, text: readFileSync(f.absolutePath, 'utf8') }));
+    return { prerendered, unpaged: files.map((f) => ({ ...f, result: JSON.parse(f.text) as RunResult })).filter((f) => !prerendered.has(f.result.run_id) && f.result.points.length > 1) };
+  };
+
+  it('run links: every run link of the home and scenario pages opens a page (prerendered, else /run/?id=); the lookup page sends a prerendered id to its page and passes axe', async () => {
+    const { prerendered, unpaged } = unpagedRuns();
+    expect([prerendered.size > 0, unpaged.length > 0]).toEqual([true, true]);
+    const home = await open('/', 'run-links-home');
+    const scenario = `${site.url}${(await home.locator('#scenarios a').first().getAttribute('href'))!}`;
+    // Chart marks are SVG links: their href attribute, resolved as the browser would.
+    const links = new Set(await home.locator('a[href*="/run/"]').evaluateAll((as) => as.map((a) => new URL(a.getAttribute('href')!, document.baseURI).href)));
+    await home.goto(scenario);
+    for (const href of await home.locator('a[href*="/run/"]').evaluateAll((as) => as.map((a) => new URL(a.getAttribute('href')!, document.baseURI).href))) links.add(href);
+    expect(links.size).toBeGreaterThan(0);
+    for (const href of links) {
+      expect([href, (await fetch(href)).status]).toEqual([href, 200]);
+      // A link names the prerendered page exactly when compile wrote one.
+      const id = /\/run\/(?:\?id=)?([^/]+)\/?$/.exec(new URL(href).pathname + new URL(href).search)![1]!;
+      expect([id, new URL(href).search === '' ? 'page' : 'lookup']).toEqual([id, prerendered.has(id) ? 'page' : 'lookup']);
+    }
+    await home.close();
+    const paged = [...prerendered][0]!;
+    const redirected = await open(`/run/?id=${paged}`, 'run-lookup-redirect');
+    await redirected.waitForURL(`${site.url}/run/${paged}/`);
+    await expect(redirected.locator('h1').innerText()).resolves.toMatch(new RegExp(`^Run ${paged}`));
+    await redirected.close();
+    const lookup = await open(`/run/?id=${unpaged[0]!.result.run_id}`, 'run-lookup');
+    await lookup.waitForFunction(() => document.getElementById('run-lookup')?.dataset.lookup !== 'pending', null, { timeout: 60_000 });
+    await expect(lookup.locator('h1').innerText()).resolves.toBe(`Run ${unpaged[0]!.result.run_id}`);
+    const axe = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+    await lookup.addScriptTag({ content: axe });
+    const found = (await lookup.evaluate(async () => (await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> } }).axe.run()).violations)) as Array<{ id: string; impact: string }>;
+    expect(found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    await lookup.close();
+  }, 120_000);
+
+  // Blocked: DuckDB-Wasm reads Parquet only with its parquet extension, which the site does not host (fetching it from
+  // extensions.duckdb.org is a request to another host), and the published files are zstd, which no installed JS reader
+  // decodes. Unskip once the page has a Parquet reader (see run-lookup-client.ts).
+  it.skip('a run without a prerendered page: /run/?id= reads it from the published Parquet as its file says; an unknown id says so', async () => {
+    const { unpaged } = unpagedRuns();
+    const { file, text, result } = unpaged[0]!;
+    const page = await open(`/run/?id=${result.run_id}`, 'run-lookup-found');
+    await page.waitForFunction(() => document.getElementById('run-lookup')?.dataset.lookup !== 'pending', null, { timeout: 60_000 });
+    await expect(Promise.all([page.locator('#run-lookup').getAttribute('data-lookup'), page.getByRole('status').innerText()])).resolves.toEqual(['found', `Read from the published Parquet files: ${result.points.length} load points.`]);
+    const provenance = async (key: string) => page.locator(`table[data-provenance] tr[data-key="${key}"] td`).innerText();
+    await expect(provenance('engine')).resolves.toBe(result.run!.engine.name);
+    await expect(provenance('engine_version')).resolves.toBe(result.run!.engine.version);
+    await expect(provenance('file')).resolves.toBe(file);
+    await expect(provenance('file_sha256')).resolves.toBe(createHash('sha256').update(text).digest('hex'));
+    await expect(page.getByRole('link', { name: `results/${file}` }).getAttribute('href')).resolves.toBe(`https://github.com/servebench/servebench/blob/main/results/${file}`);
+    // Every point, in the file's order, with its output throughput as the file says it.
+    await expect(page.locator('tbody tr[data-validity] td[data-column="output_throughput"]').allInnerTexts()).resolves.toEqual(result.points.map((p) => formatNumber(p.metrics.output_throughput)));
+    await page.close();
+    const unknown = await open('/run/?id=20990101T000000Z-0badf00d', 'run-lookup-unknown');
+    await unknown.waitForFunction(() => document.getElementById('run-lookup')?.dataset.lookup !== 'pending', null, { timeout: 60_000 });
+    await expect(unknown.getByRole('status').innerText()).resolves.toBe('No run 20990101T000000Z-0badf00d in the published data.');
+    await unknown.close();
+  }, 120_000);
 
   it('every page type passes axe (no serious or critical violation) at a desktop and a phone width, with screenshots', async () => {
     const run = [...results].sort((a, b) => b.created_at.localeCompare(a.created_at))[0]!;
