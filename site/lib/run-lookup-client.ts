@@ -98,13 +98,9 @@ export async function showRun(section: HTMLElement, config: LookupConfig): Promi
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     section.dataset.lookup = 'error';
-    if (!/unsupported compression codec/i.test(message)) {
-      status.textContent = `Could not read the published data: ${message}`;
-      return;
-    }
-    // The published files are zstd, which hyparquet decodes only with a decompressor the site does not ship yet: the week's files are the reader's to open.
+    // A file the reader cannot read (a codec it lacks, a truncated download): say so, and link the run's week files to read elsewhere.
     const week = weekOfRunId(id);
-    status.textContent = `This page cannot decode the published Parquet files yet (${message}). `;
+    status.textContent = `Could not read the published data: ${message}. `;
     const files = week === null ? [] : [config.runs[week], config.points[week]].filter((p): p is string => p !== undefined);
     status.append(files.length > 0 ? `The run's week, ${week}: ` : 'See the downloads.', ...files.flatMap((p, i) => [i > 0 ? ', ' : '', el('a', { href: `${config.data}${p}` }, p)]));
   }

@@ -51,8 +51,18 @@ function plain(value: unknown, column: string): unknown {
   return value;
 }
 
-async function rowsOf(file: ArrayBuffer, columns: readonly string[], id: string, compressors: Compressors | undefined): Promise<Row[]> {
+/**
+ * compile writes Parquet with zstd (harness/store/snapshots.ts), which hyparquet does not decode
+ * itself: fzstd (pure JavaScript, loaded only with the reader) decodes it.
+ */
+async function zstd(): Promise<Compressors> {
+  const { decompress } = await import('fzstd');
+  return { ZSTD: (input, outputLength) => decompress(input, new Uint8Array(outputLength)) };
+}
+
+async function rowsOf(file: ArrayBuffer, columns: readonly string[], id: string, given: Compressors | undefined): Promise<Row[]> {
   const { parquetMetadata, parquetReadObjects, parquetSchema } = await import('hyparquet');
+  const compressors = { ...(await zstd()), ...given };
   const metadata = parquetMetadata(file);
   // An older week's file may lack a column added since: read what it has.
   const present = new Set(parquetSchema(metadata).children.map((c) => c.element.name));
@@ -62,7 +72,7 @@ async function rowsOf(file: ArrayBuffer, columns: readonly string[], id: string,
 
 /**
  * The run `id` and its points, or null when no published file holds it. `bytes` fetches a
- * file by its path (each once); `compressors` decode codecs hyparquet lacks.
+ * file by its path (each once); `compressors` decode codecs hyparquet lacks besides zstd.
  */
 export async function readRun(files: WeeklyFiles, id: string, bytes: (path: string) => Promise<ArrayBuffer>, compressors?: Compressors): Promise<{ run: Row; points: Row[] } | null> {
   const week = weekOfRunId(id);

@@ -852,10 +852,7 @@ describe('the site in Chromium', () => {
     await lookup.close();
   }, 120_000);
 
-  // Blocked: DuckDB-Wasm reads Parquet only with its parquet extension, which the site does not host (fetching it from
-  // extensions.duckdb.org is a request to another host), and the published files are zstd, which no installed JS reader
-  // decodes. Unskip once the page has a Parquet reader (see run-lookup-client.ts).
-  it.skip('a run without a prerendered page: /run/?id= reads it from the published Parquet as its file says; an unknown id says so', async () => {
+  it('a run without a prerendered page: /run/?id= reads it from the published Parquet as its file says; an unknown id says so', async () => {
     const { unpaged } = unpagedRuns();
     const { file, text, result } = unpaged[0]!;
     const page = await open(`/run/?id=${result.run_id}`, 'run-lookup-found');
