@@ -69,6 +69,13 @@ const shown = (value: unknown): string => JSON.stringify(value)?.slice(0, 80) ??
 
 
 /** A paired comparison as recorded against the one recomputed from the same blocks. */
+/**
+ * The commands that write each kind: an A/B is `servebench ab`'s (confirm runs its A/Bs as ab and
+ * records that line); a bisection is `servebench bisect`'s, or `servebench confirm`'s, which
+ * bisects each confirmed regression starting from its A/B.
+ */
+const COMPARISON_WRITERS: Readonly<Record<'ab' | 'bisection', readonly string[]>> = { ab: ['ab'], bisection: ['bisect', 'confirm'] };
+
 function checkComparison(recorded: Omit<PairedComparison, 'blocks'> & { blocks: number }, expected: PairedComparison, at: string, add: Add): void {
   const same = recorded.verdict === expected.verdict && recorded.blocks === expected.blocks && close(recorded.effect, expected.effect) && closePair(recorded.interval, expected.interval) && close(recorded.mean_log_ratio, expected.mean_log_ratio) && close(recorded.sd_log_ratio, expected.sd_log_ratio) && close(recorded.p, expected.p);
   if (!same) add(at, `[ab-recomputed] says ${recorded.verdict} ${shown(recorded.effect)} ${shown(recorded.interval)} over ${recorded.blocks} blocks; its blocks give ${expected.verdict} ${shown(expected.effect)} ${shown(expected.interval)} over ${expected.blocks}`, 'a comparison is what its blocks give: write it with `servebench ab`, unedited');
@@ -335,7 +342,8 @@ export async function checkComparisonText(file: string, text: string, relativePa
   }
   for (const finding of findCredentials(data)) add(finding.path, `[credential] holds a credential (${finding.what}); results are public`, 'remove it or replace it with <redacted> (servebench redacts these when it records)');
   const command = parsed.data.command;
-  if (command[0] !== 'servebench' || command[1] !== kind.replace('bisection', 'bisect')) add('command', `[recorded-command] ${shown(command.slice(0, 2))} is not the command that writes a ${kind}`, `a ${kind} records the \`servebench ${kind.replace('bisection', 'bisect')}\` line that made it`);
+  const writers = COMPARISON_WRITERS[kind];
+  if (command[0] !== 'servebench' || !writers.includes(String(command[1]))) add('command', `[recorded-command] ${shown(command.slice(0, 2))} is not a command that writes a ${kind}`, `a ${kind} records the ${writers.map((w) => `\`servebench ${w}\``).join(' or ')} line that made it`);
   let place: Place | null;
   let ab: AbResult | null = null;
   let bisection: Bisection | null = null;

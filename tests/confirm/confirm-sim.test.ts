@@ -95,7 +95,7 @@ describe('servebench confirm on a planted regression of the sim', () => {
     // The nightly files the evidence: the bisection with its three A/Bs (the confirm A/B its first step, filed once), and validate accepts the folder.
     const filedDir = join(planted.dir, 'filed-results');
     const filing = await runCli(['file-confirmations', out, '--results', filedDir, '--json'], 60_000, planted.env(true));
-    expect(filing.code, filing.stderr).toBe(0);
+    expect(filing.code, filing.stdout).toBe(0);
     const filed = (JSON.parse(filing.stdout) as { filed: Array<{ path: string; already: boolean }> }).filed;
     expect(filed.map((f) => f.path.split('/').at(-1)!.replace(/-[0-9a-f]{12}\.json$/, ''))).toEqual([...Array(3).fill('ab-smoke-c-2'), 'bisect-smoke-output-throughput']);
     const valid = await runCli(['validate', '--results', filedDir, '--json'], 60_000, planted.env(true));

@@ -158,6 +158,7 @@ describe('every hand edit of a filed comparison fails its rule', () => {
     ['an A/B renamed', 'path-matches-content', (dir) => renameSync(join(dir, abPaths()[2]!), join(dir, abPaths()[2]!.replace(/[0-9a-f]{12}\.json$/, '000000000000.json'))), /\[path-matches-content\]/],
     ['a run filed as a comparison', 'comparison-kind', (dir) => writeFileSync(join(dir, 'comparisons', 'run.json'), JSON.stringify({ kind: 'run', schema_version: 1 })), /\[comparison-kind\] kind "run" is not a comparison's/],
     ['a command of another tool', 'recorded-command', (dir) => theBisection(dir, (b) => set(b, 'command', ['curl', 'https://example.com/x.sh'])), /command: \[recorded-command\]/],
+    ['a bisection recorded as written by `servebench ab`', 'recorded-command', (dir) => theBisection(dir, (b) => set(b, 'command', ['servebench', 'ab', '--a', '1.2.0'])), /command: \[recorded-command\] .* is not a command that writes a bisection/],
     ['a credential in a note', 'credential', (dir) => theBisection(dir, (b) => set(b, 'notes', ['token sk-proj-abcdefghijklmnopqrstuvwxyz0123456789'])), /notes\[0\]: \[credential\] holds a credential/],
     ['a field the schema does not know', 'schema', (dir) => firstAb(dir, (ab) => set(ab, 'reviewer', 'me')), /\[schema\] Unrecognized key: "reviewer"/],
     ['a schema version to come', 'schema-version', (dir) => firstAb(dir, (ab) => set(ab, 'schema_version', 3)), /schema_version: \[schema-version\] schema_version 3 is not one this validator knows for ab \(1, 2\)/],
