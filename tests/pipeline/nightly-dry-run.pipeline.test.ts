@@ -159,8 +159,8 @@ describe('the nightly dry run', () => {
     const tail = ['collect', 'verify', 'summarize', 'commit', 'compile', 'site build', 'regress', 'alert'];
     const pipeline = ['detect', 'plan', 'job', 'job', ...Array<string>(SIM_REPEATS).fill('sim run'), ...tail];
     expect(order(1)).toEqual(pipeline);
-    // The confirm job runs on the night regress found something, between regress and alert.
-    expect(order(2)).toEqual([...pipeline.slice(0, -1), 'confirm', 'alert', 'alert again']);
+    // The confirm job runs on the night regress found something, between regress and alert; its A/B is then filed and committed.
+    expect(order(2)).toEqual([...pipeline.slice(0, -1), 'confirm', 'alert', 'file-comparisons', 'commit comparisons', 'alert again']);
     // Night 3: the new release's job never ran (its runner died), and there is no simulated release.
     expect(order(RUNNER_DIES_NIGHT)).toEqual(['detect', 'plan', 'job', ...tail]);
     expect(order(NEXT_POLL_NIGHT)).toEqual(['detect']);
@@ -182,7 +182,7 @@ describe('the nightly dry run', () => {
 
   it("calls every servebench command of nightly.yml, each with exactly the workflow's flags, in the checkout", () => {
     const workflow = workflowCommands();
-    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'confirm', 'detect', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'verify']);
+    expect([...workflow.keys()].sort()).toEqual(['alert', 'collect', 'compile', 'confirm', 'detect', 'file-confirmations', 'llamacpp', 'plan', 'regress', 'sign', 'summarize', 'verify']);
     // The confirm job's class the dry run stands in for is the workflow's CPU-lane entry.
     const confirmJob = (parseYaml(readFileSync(NIGHTLY_WORKFLOW, 'utf8')) as { jobs: { confirm: { strategy: { matrix: { include: unknown[] } } } } }).jobs.confirm;
     expect(confirmJob.strategy.matrix.include).toContainEqual(expect.objectContaining(CONFIRM_CLASS));
@@ -208,11 +208,13 @@ describe('the nightly dry run', () => {
         expect({ step: `${s.night} ${s.step}`, pairs }).toEqual({ step: `${s.night} ${s.step}`, pairs: s.night === REGRESSION_NIGHT ? ['--confirmations', `confirmations/confirmations-${CONFIRM_CLASS.class}/confirmations.json`] : [] });
         listed = [...listed.slice(0, -1), ...pairs];
       }
-      // "${files[@]}" (verify's last word): the night's new files, one or more, each under results/.
+      // "${files[@]}" (the last word of verify and file-confirmations): verify's the night's new files under results/,
+      // file-confirmations' the confirm jobs' confirmations.json under confirmations/; one or more.
       const variadic = listed.at(-1) === '${files[@]}';
+      const under = s.command[1] === 'file-confirmations' ? 'confirmations/' : 'results/';
       const wanted = variadic ? listed.slice(0, -1) : listed;
       const argv = variadic ? s.command.slice(2, 2 + wanted.length) : s.command.slice(2);
-      if (variadic) expect({ step: `${s.night} ${s.step}`, files: s.command.slice(2 + wanted.length).every((f) => f.startsWith('results/')) && s.command.length > 2 + wanted.length }).toEqual({ step: `${s.night} ${s.step}`, files: true });
+      if (variadic) expect({ step: `${s.night} ${s.step}`, files: s.command.slice(2 + wanted.length).every((f) => f.startsWith(under)) && s.command.length > 2 + wanted.length }).toEqual({ step: `${s.night} ${s.step}`, files: true });
       expect({ step: `${s.night} ${s.step}`, argv: argv.length }).toEqual({ step: `${s.night} ${s.step}`, argv: wanted.length });
       wanted.forEach((word, i) => {
         if (!word.includes('$')) expect({ step: `${s.night} ${s.step}`, word: argv[i] }).toEqual({ step: `${s.night} ${s.step}`, word });
@@ -233,14 +235,19 @@ describe('the nightly dry run', () => {
     for (const n of NIGHTS) expect(stepsNamed(n, 'regress')[0]!.command.slice(2, 4)).toEqual(['--base', night(n).base]);
   });
 
-  it('the temp folder is a git repository: the initial checkout, then one commit of results and state per night', () => {
+  it('the temp folder is a git repository: the initial checkout, then one commit of results and state per night, and one of comparisons after confirm', () => {
     expect(existsSync(join(report.dir, '.git'))).toBe(true);
-    expect(report.commits.map((c) => c.subject)).toEqual(['dry run: the checkout the first night starts from', ...NIGHTS.map((n) => `results: nightly run dry-run-${n}`)]);
+    const comparisons = `comparisons: nightly confirmations dry-run-${REGRESSION_NIGHT}`;
+    expect(report.commits.map((c) => c.subject)).toEqual(['dry run: the checkout the first night starts from', ...NIGHTS.flatMap((n) => [`results: nightly run dry-run-${n}`, ...(n === REGRESSION_NIGHT ? [comparisons] : [])])]);
+    // The file-comparisons job's commit holds the comparisons it filed, nothing else.
+    const filedCommit = report.commits.find((c) => c.subject === comparisons)!;
+    expect(gitIn('show', '--name-only', '--format=', filedCommit.sha).split('\n').filter((f) => f !== '')).toEqual(night(REGRESSION_NIGHT).file_comparisons!.filed);
     expect(gitIn('show', '--name-only', '--format=', report.commits[0]!.sha).split('\n').sort()).toEqual(['.gitignore', 'DRY-RUN.md', 'fleet/detect-state.json', 'fleet/fleet.yaml', 'fleet/prices.yaml', 'fleet/releases.json', 'results/README.md']);
-    NIGHTS.forEach((n, i) => {
+    NIGHTS.forEach((n) => {
       // base: the commit before the night (what regress --base got); the night's commit holds exactly what collect added.
-      expect(night(n).base).toBe(report.commits[i]!.sha);
-      expect(night(n).commit).toBe(report.commits[i + 1]!.sha);
+      const at = report.commits.findIndex((c) => c.subject === `results: nightly run dry-run-${n}`);
+      expect(night(n).base).toBe(report.commits[at - 1]!.sha);
+      expect(night(n).commit).toBe(report.commits[at]!.sha);
       const changed = gitIn('diff', '--name-only', night(n).base!, night(n).commit!).split('\n');
       expect(changed.filter((f) => f.startsWith('results/'))).toHaveLength(night(n).collect!.collected.length);
       // The state, and the known-release list exactly on a night whose detect reported a release new.
@@ -250,7 +257,8 @@ describe('the nightly dry run', () => {
     });
     // Every result is committed: nothing in results/ is left untracked.
     expect(gitIn('ls-files', '--others', '--exclude-standard', '--', 'results')).toBe('');
-    expect(gitIn('ls-files', '--', 'results').split('\n').filter((f) => f.endsWith('.json'))).toHaveLength(STORED);
+    expect(gitIn('ls-files', '--', 'results').split('\n').filter((f) => f.endsWith('.json') && !f.startsWith('results/comparisons/'))).toHaveLength(STORED);
+    expect(gitIn('ls-files', '--', 'results/comparisons').split('\n').filter((f) => f.endsWith('.json'))).toEqual(night(REGRESSION_NIGHT).file_comparisons!.filed);
   });
 
   it('detect reported each new release once, kept vLLM 0.11.1 pending, and re-reported the release whose runner died', () => {
@@ -377,6 +385,9 @@ describe('the nightly dry run', () => {
     // Every cost 1.5×: throughput 1/1.5 (−33%), a little less for the costs the plant does not scale.
     expect(throughput.paired!.effect!).toBeGreaterThan(1 / PLANTED_FACTOR - 1 - 0.04);
     expect(throughput.paired!.effect!).toBeLessThan(1 / PLANTED_FACTOR - 1 + 0.04);
+    // The file-comparisons job filed that A/B into results/comparisons/ and committed it; the nights after compile it.
+    expect(night(REGRESSION_NIGHT).file_comparisons).toEqual({ filed: [expect.stringMatching(/^results\/comparisons\/.*\/sim\/.*\/ab-.*\.json$/)], committed: true });
+    expect(night(1).file_comparisons).toBeUndefined();
   });
 
   it('the planted regression opened exactly one issue (one release on one configuration) listing every regressed metric at every load point; the re-run of alert wrote nothing', () => {

@@ -2,7 +2,7 @@
  * One night of .github/workflows/nightly.yml, step by step in the temp checkout: detect, plan, the
  * matrix jobs one after another on this "runner" (and the simulated release's runs, outside the
  * plan), collect, verify, summarize, commit, compile, the site build, regress, confirm (when regress
- * found something) and alert. Each step's output is parsed into the night's NightOutputs for the report.
+ * found something), alert, and file-comparisons with its commit (when confirm ran). Each step's output is parsed into the night's NightOutputs for the report.
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -155,7 +155,33 @@ export async function runNight(ctx: Context, night: number): Promise<NightOutput
   // The confirm job, only when regress found something (its `if`).
   if (out.regress!.regressions.length > 0) out.confirm = await confirm(ctx, night, summary);
   out.alert = await alert(ctx, night, 'alert');
+  // The file-comparisons job, after confirm (its `if`: confirm ran).
+  if (out.confirm !== undefined) out.file_comparisons = await fileComparisons(ctx, night);
   return out;
+}
+
+/** The confirmations every confirm job left, as download-artifact lays them out (confirmations/<artifact>/confirmations.json). */
+function confirmationFiles(ctx: Context): string[] {
+  const folder = join(ctx.dir, 'confirmations');
+  return existsSync(folder) ? readdirSync(folder).sort().map((artifact) => `confirmations/${artifact}/confirmations.json`).filter((file) => existsSync(join(ctx.dir, file))) : [];
+}
+
+/**
+ * nightly.yml's file-comparisons job: "File the comparisons" (file-confirmations), then "Commit to
+ * the branch" less the fetch, rebase and push, as the collect job's commit is replayed above.
+ */
+async function fileComparisons(ctx: Context, night: number): Promise<{ filed: string[]; committed: boolean }> {
+  const ran = await step(ctx, night, 'file-comparisons', workflowCli(ctx, 'file-confirmations', ['--results', 'results', ...confirmationFiles(ctx)]));
+  const filed = git(ctx.dir, ['ls-files', '--others', '--exclude-standard', '--', 'results/comparisons']).split('\n').filter((f) => f.endsWith('.json'));
+  ran.record.counts = { filed: filed.length };
+  const commit = await step(ctx, night, 'commit comparisons', {
+    program: 'bash',
+    args: ['-c', 'git add -- results/comparisons\nif git diff --cached --quiet; then echo "committed=false"; exit 0; fi\ngit commit -q -m "comparisons: nightly confirmations $RUN_ID"\necho "committed=true"'],
+    env: { ...gitEnv(), RUN_ID: `dry-run-${night}` },
+    cwd: ctx.dir,
+    display: ['git', 'add', '--', 'results/comparisons', '&&', 'git', 'commit', '-q', '-m', `comparisons: nightly confirmations dry-run-${night}`],
+  });
+  return { filed, committed: commit.stdout.includes('committed=true') };
 }
 
 /**
@@ -180,9 +206,7 @@ async function confirm(ctx: Context, night: number, summary: string): Promise<Co
 
 /** nightly.yml's "File issues and notify" (not a dry run: issues are filed, in the fake GitHub), with every confirm job's confirmations. */
 export async function alert(ctx: Context, night: number, name: string): Promise<AlertOutput> {
-  const folder = join(ctx.dir, 'confirmations');
-  const confirmations = existsSync(folder) ? readdirSync(folder).sort().map((artifact) => `confirmations/${artifact}/confirmations.json`).filter((file) => existsSync(join(ctx.dir, file))) : [];
-  const args = ['--regressions', 'regressions.json', '--repo', GITHUB_REPO, ...confirmations.flatMap((file) => ['--confirmations', file])];
+  const args = ['--regressions', 'regressions.json', '--repo', GITHUB_REPO, ...confirmationFiles(ctx).flatMap((file) => ['--confirmations', file])];
   const ran = await step(ctx, night, name, workflowCli(ctx, 'alert', args, { GITHUB_TOKEN: FAKE_TOKEN, SERVEBENCH_WEBHOOK_URL: `${ctx.fakeUrl}${WEBHOOK_PATH}` }));
   const summary = parseAlertText(ctx.issueKey, ran.stdout);
   const count = (kind: string) => summary.actions.filter((a) => a.action === kind).length;

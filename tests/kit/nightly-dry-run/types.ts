@@ -97,6 +97,8 @@ export interface NightOutputs {
   confirm?: ConfirmOutput;
   /** From alert's text output (the workflow passes no --json); each issue's key (one per engine release and configuration) read back from the fake GitHub. */
   alert?: AlertOutput;
+  /** The file-comparisons job, after confirm: the comparisons it filed (paths under results/) and whether it committed them. */
+  file_comparisons?: { filed: string[]; committed: boolean };
 }
 
 export interface DryRunReport {
