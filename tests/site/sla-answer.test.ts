@@ -9,9 +9,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tableFromIPC } from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { memoryDuckDb } from '../store/memory-duckdb.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { SITE_FILES } from '../../harness/contract/site-data.ts';
@@ -100,31 +100,22 @@ function limitSets(rows: readonly Release[]): Limits[] {
 }
 
 describe('the SLA answer in the page equals the SQL', () => {
-  let instance: DuckDBInstance;
-  let connection: DuckDBConnection;
+  const db = memoryDuckDb();
 
   /** slaSql's rows for one scenario and limits, over the `releases` table now loaded. */
   const sqlAnswer = async (scenario: string, limits: Limits) => {
-    const statement = await connection.prepare(slaSql());
+    const statement = await db.connection.prepare(slaSql());
     slaParameters(scenario, limits).forEach((value, i) => (typeof value === 'string' ? statement.bindVarchar(i + 1, value) : typeof value === 'boolean' ? statement.bindBoolean(i + 1, value) : statement.bindDouble(i + 1, value)));
     return (await statement.runAndReadAll()).getRowObjectsJS().map((r) => ({ engine: r.engine, engine_version: r.engine_version, throughput: r.throughput, load: r.load }));
   };
   const jsAnswer = (points: ReturnType<typeof slaPoints>, limits: Limits) => answerSla(points, limits).map(({ engine, engine_version, throughput, load }) => ({ engine, engine_version, throughput, load }));
 
-  beforeAll(async () => {
-    instance = await DuckDBInstance.create(':memory:');
-    connection = await instance.connect();
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    instance?.closeSync();
-  });
 
   it('on SYNTHETIC rows with nulls, ties, equal-sorting versions and rows never ranked, under every limit set', async () => {
     const rows = syntheticReleases();
     // The columns releasesSql reads, with engine_version_order as compile computes it (a VARCHAR sort key).
-    await connection.run(`CREATE OR REPLACE TABLE releases (scenario_id VARCHAR, engine VARCHAR, engine_version VARCHAR, engine_version_order VARCHAR, load VARCHAR, output_throughput DOUBLE, official BOOLEAN, validity VARCHAR, ${SLA_METRICS.map((m) => `${m.column} DOUBLE`).join(', ')})`);
-    const appender = await connection.createAppender('releases');
+    await db.connection.run(`CREATE OR REPLACE TABLE releases (scenario_id VARCHAR, engine VARCHAR, engine_version VARCHAR, engine_version_order VARCHAR, load VARCHAR, output_throughput DOUBLE, official BOOLEAN, validity VARCHAR, ${SLA_METRICS.map((m) => `${m.column} DOUBLE`).join(', ')})`);
+    const appender = await db.connection.createAppender('releases');
     for (const r of rows) {
       for (const text of [r.scenario_id, r.engine, r.engine_version, versionOrderKey(r.engine_version)!, r.load]) appender.appendVarchar(text);
       if (r.output_throughput === null) appender.appendNull();
@@ -139,8 +130,8 @@ describe('the SLA answer in the page equals the SQL', () => {
       appender.endRow();
     }
     appender.closeSync();
-    await connection.run('DROP TABLE IF EXISTS sla_releases');
-    await connection.run(releasesSql());
+    await db.connection.run('DROP TABLE IF EXISTS sla_releases');
+    await db.connection.run(releasesSql());
 
     // The page embeds its own scenario's history (as JSON, as the page does): metric columns flat, as compile writes them.
     const history = rows.filter((r) => r.scenario_id === S).map(({ metrics, ...r }) => ({ ...r, engine_version_order: versionOrderKey(r.engine_version), ...metrics }));
@@ -183,14 +174,14 @@ describe('the SLA answer in the page equals the SQL', () => {
     await compile({ resultsDir: join(root, 'results'), outDir: join(root, 'out'), prices: loadPrices(writeFixturePrices(root)), now: new Date('2026-03-01T00:00:00Z') });
     const table = tableFromIPC(readFileSync(join(root, 'out', 'site', SITE_FILES.releasesArrow)));
     writeFileSync(join(root, 'releases.ndjson'), table.toArray().map((row) => JSON.stringify(row.toJSON())).join('\n'));
-    await connection.run(`CREATE OR REPLACE TABLE releases AS SELECT * FROM read_json('${join(root, 'releases.ndjson')}', format = 'newline_delimited')`);
-    await connection.run('DROP TABLE IF EXISTS sla_releases');
-    await connection.run(releasesSql());
-    const scenario = String((await connection.runAndReadAll('SELECT any_value(scenario_id) FROM releases')).getRowsJS()[0]![0]);
+    await db.connection.run(`CREATE OR REPLACE TABLE releases AS SELECT * FROM read_json('${join(root, 'releases.ndjson')}', format = 'newline_delimited')`);
+    await db.connection.run('DROP TABLE IF EXISTS sla_releases');
+    await db.connection.run(releasesSql());
+    const scenario = String((await db.connection.runAndReadAll('SELECT any_value(scenario_id) FROM releases')).getRowsJS()[0]![0]);
     const detail = JSON.parse(readFileSync(join(root, 'out', 'site', SITE_FILES.scenario(scenario)), 'utf8')) as { history: Array<Record<string, unknown>> };
     const points = decodeSlaPoints(encodeSlaPoints(slaPoints(detail.history)));
     // Both versions of both engines, two loads each: the embedded rows are the SQL's table, row for row.
-    expect(points.length).toBe(Number((await connection.runAndReadAll(`SELECT count(*) FROM sla_releases WHERE scenario_id = '${scenario}'`)).getRowsJS()[0]![0]));
+    expect(points.length).toBe(Number((await db.connection.runAndReadAll(`SELECT count(*) FROM sla_releases WHERE scenario_id = '${scenario}'`)).getRowsJS()[0]![0]));
     expect(points.length).toBe(8);
     const ttft = points.map((p) => p.ttft_ms_p95!).sort((a, b) => a - b);
     const tpot = points.map((p) => p.tpot_ms_p95!).sort((a, b) => a - b);
