@@ -1,16 +1,19 @@
 /** `servebench file-comparison FILE… [--results DIR] [--json]`: the command over file-comparisons.ts. */
 import { join, resolve } from 'node:path';
-import { booleanOption, parseCommandLine, stringOption, type Command, type CommandSpec } from '../lib/cli/options.ts';
+import { booleanOption, parseCommandLine, stringOption, type Command, type CommandSpec, type OptionSpec } from '../lib/cli/options.ts';
 import { EXIT, usageError } from '../lib/errors.ts';
 import { fileComparisons, type FilingOutcome } from './file-comparisons.ts';
 import { formatProblemLine } from './problem-output.ts';
 import { RESULTS_OPTION } from './store-options.ts';
 
+/** --json of the commands that file comparisons (this one, and the pipeline's file-confirmations): what reportFiling prints. */
+export const FILING_JSON_OPTION: OptionSpec = { name: 'json', help: 'Machine-readable output: {filed: [{from, path, sha256, already}], problems}.' };
+
 const spec: CommandSpec = {
   name: 'file-comparison',
   summary: 'file an A/B or a bisection (and its A/Bs) into results/comparisons/, checked, at the path its content dictates',
   usage: 'servebench file-comparison FILE… [--results DIR] [--json]',
-  options: [RESULTS_OPTION, { name: 'json', help: 'Machine-readable output: {filed: [{from, path, sha256, already}], problems}.' }],
+  options: [RESULTS_OPTION, FILING_JSON_OPTION],
   epilog: [
     'FILE: what `servebench ab --out` or `servebench bisect --out` wrote; a bisection brings the A/Bs its steps name (FILE less .json plus .ab/).',
     'Each is checked as validate checks results/comparisons/ (docs/validation.md#comparisons) before anything is written; a file already',

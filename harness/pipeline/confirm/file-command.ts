@@ -11,7 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { booleanOption, parseCommandLine, stringOption, type Command, type CommandSpec } from '../../lib/cli/options.ts';
 import { usageError } from '../../lib/errors.ts';
 import { fileComparisons } from '../../store/file-comparisons.ts';
-import { reportFiling } from '../../store/file-comparison-command.ts';
+import { FILING_JSON_OPTION, reportFiling } from '../../store/file-comparison-command.ts';
 import { RESULTS_OPTION } from '../../store/store-options.ts';
 import { readConfirmations, type Confirmations } from './confirmations.ts';
 
@@ -19,7 +19,7 @@ const spec: CommandSpec = {
   name: 'file-confirmations',
   summary: 'file the A/Bs and bisections a `servebench confirm` output names into results/comparisons/, checked',
   usage: 'servebench file-confirmations FILE… [--results DIR] [--json]',
-  options: [RESULTS_OPTION, { name: 'json', help: 'Machine-readable output: {filed: [{from, path, sha256, already}], problems}.' }],
+  options: [RESULTS_OPTION, FILING_JSON_OPTION],
   epilog: [
     'FILE: what `servebench confirm --out` wrote (its A/Bs and bisections lie in FILE less .json plus .confirm/, where it names them).',
     'Each bisection is filed with its A/Bs; each A/B that is no bisection\'s step is filed alone. Everything is checked as validate checks',
