@@ -40,9 +40,11 @@ describe('servebench bisect on the sim with a planted change at 1.3.0', () => {
       const crosses = step.a < '1.3.0' && step.b >= '1.3.0';
       if (crosses) {
         expect(step.verdict).toBe('slower');
-        // Fixed costs the plant does not scale (HTTP, the first token's send) make the effect a little smaller than −1/3.
+        // The plant scales the server's costs only: what the client and HTTP add is not scaled, so the
+        // measured effect lies between −1/3 and 0, nearer −1/3 the less the machine is loaded (a quiet box:
+        // within 0.02; a CI box running other suites beside this one measured −0.28). Below −1/3 only by noise.
         expect(step.effect!).toBeGreaterThan(PLANTED_EFFECT - 0.02);
-        expect(step.effect!).toBeLessThan(PLANTED_EFFECT + 0.02);
+        expect(step.effect!).toBeLessThan(PLANTED_EFFECT * 0.75);
       } else {
         // Either side of the change alike: never a verdict of a change (with 3 blocks the interval may still be wider than ±3%).
         expect(['no change', 'inconclusive']).toContain(step.verdict);
