@@ -11,21 +11,21 @@
  * whose file and validity did not change keeps its lines from the week's previous file (its index,
  * <out>/.cache/llmd/<week>.json, says which lines are whose and under what digest), so a new
  * result converts one file, not its week; no file is kept per run (thousands of small files cost
- * more to write than the conversion itself).
+ * more to write than the conversion itself). The weeks to write are written by llmd-week-file.ts, on
+ * every core when there are many (a cold compile converts every official run).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RunResult } from '../contract/result.ts';
 import { LLMD_REPORTS_DIR, type ManifestFile } from '../contract/site-data.ts';
 import type { Validity } from '../contract/validity.ts';
 import { writeFileAtomic } from '../lib/io/atomic-write.ts';
-import { llmdReports } from './llmd-report.ts';
+import { runWorkerJob } from '../lib/process/worker-job.ts';
 import { LLMD_REPORT_VERSION } from './llmd-report-schema.ts';
+import { WEEK_FILES_JOB, writeWeekFiles, type WeekIndex, type WeekJob, type WeekRun } from './llmd-week-file.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
-import { readResultText } from './result-files.ts';
-import { sha256File } from './snapshots.ts';
 import { sqlString } from './tables.ts';
 
 export interface LlmdDownload {
@@ -75,13 +75,6 @@ async function weekStates(connection: DuckDBConnection, context: string): Promis
   }));
 }
 
-interface WeekRun {
-  readonly runId: string;
-  readonly file: string;
-  readonly sha256: string;
-  readonly validity: Array<{ status: Validity; reason: string | null }>;
-}
-
 /** A week's official runs with points, in run order, each with its points' validity in point order. */
 async function runsOfWeek(connection: DuckDBConnection, week: string): Promise<WeekRun[]> {
   const runs = (await connection.runAndReadAll(`
@@ -97,60 +90,30 @@ async function runsOfWeek(connection: DuckDBConnection, week: string): Promise<W
   return runs.map(([runId, file, sha256]) => ({ runId, file, sha256, validity: byRun.get(runId) ?? [] }));
 }
 
-/** One run's report lines (JSON Lines, each ending in a newline). */
-function reportLines(resultsDir: string, run: WeekRun): string {
-  const read = readResultText(join(resultsDir, run.file));
-  // Compile ingested and checked this file a moment ago: one that cannot be read now changed under it.
-  if (!('text' in read)) throw new Error(`${run.file}: grew past the result size limit during the compile`);
-  return llmdReports(JSON.parse(read.text) as RunResult, { file: run.file, sha256: run.sha256, validity: run.validity })
-    .map((r) => `${JSON.stringify(r)}\n`)
-    .join('');
-}
+/** Below this many runs to write, the weeks are written in-thread: starting workers costs more. */
+const WORKER_THRESHOLD = 400;
 
-/** What the cache keeps of a week file it wrote: the week's digest, its manifest entry, and its runs in file order with each one's digest and number of lines. */
-interface WeekIndex {
-  readonly digest: string;
-  readonly file: ManifestFile;
-  readonly runs: Array<[runId: string, digest: string, lines: number]>;
-}
-
-/** Each run's lines in the week file `index` describes, by run id, with the digest they were made under; empty when the file is not the one described. */
-function previousLines(outDir: string, index: WeekIndex | null): Map<string, { digest: string; text: string }> {
-  const lines = new Map<string, { digest: string; text: string }>();
-  const path = join(outDir, index?.file.path ?? '');
-  if (index === null || !existsSync(path) || statSync(path).size !== index.file.bytes) return lines;
-  const all = readFileSync(path, 'utf8').split('\n');
-  let at = 0;
-  for (const [runId, digest, count] of index.runs) {
-    lines.set(runId, { digest, text: all.slice(at, at + count).map((line) => `${line}\n`).join('') });
-    at += count;
-  }
-  return lines;
+function defaultWorkers(jobs: readonly WeekJob[]): number {
+  const runs = jobs.reduce((sum, job) => sum + job.runs.length, 0);
+  return runs < WORKER_THRESHOLD ? 1 : Math.min(availableParallelism(), jobs.length);
 }
 
 /**
- * Writes a week's file; a run whose file and validity are those of the week file written before
- * keeps its lines from it, the others are converted. Returns the week's new index.
+ * Writes the weeks' files, spread over the cores when there is much to write (a cold compile): each
+ * worker takes whole weeks, the largest first to the least loaded worker.
  */
-async function writeWeek(connection: DuckDBConnection, resultsDir: string, outDir: string, context: string, week: WeekState, previous: WeekIndex | null): Promise<WeekIndex> {
-  const relative = `${LLMD_REPORTS_DIR}/${week.week}.jsonl`;
-  const target = join(outDir, relative);
-  const partial = `${target}.partial`;
-  const reusable = previousLines(outDir, previous);
-  const runs: WeekIndex['runs'] = [];
-  const out = openSync(partial, 'w');
-  try {
-    for (const run of await runsOfWeek(connection, week.week)) {
-      const digest = createHash('sha256').update(`${context}|${LLMD_REPORT_VERSION}|${run.sha256}|${JSON.stringify(run.validity)}`).digest('hex').slice(0, 16);
-      const old = reusable.get(run.runId);
-      writeSync(out, old !== undefined && old.digest === digest ? old.text : reportLines(resultsDir, run));
-      runs.push([run.runId, digest, run.validity.length]);
-    }
-  } finally {
-    closeSync(out);
+export async function writeWeeks(jobs: readonly WeekJob[], workers = defaultWorkers(jobs)): Promise<WeekIndex[]> {
+  if (workers < 2) return writeWeekFiles(jobs);
+  const shares = Array.from({ length: workers }, () => ({ runs: 0, jobs: [] as WeekJob[] }));
+  for (const job of [...jobs].sort((a, b) => b.runs.length - a.runs.length)) {
+    const least = shares.reduce((min, share) => (share.runs < min.runs ? share : min));
+    least.jobs.push(job);
+    least.runs += job.runs.length;
   }
-  renameSync(partial, target);
-  return { digest: week.digest, file: { path: relative, sha256: await sha256File(target), bytes: statSync(target).size, rows: week.reports }, runs };
+  // The most a worker holds at once is a week's previous file, read whole to keep its unchanged runs' lines.
+  const written = await Promise.all(shares.filter((share) => share.jobs.length > 0).map((share) => runWorkerJob<WeekJob[], WeekIndex[]>(new URL('./llmd-week-file.ts', import.meta.url), WEEK_FILES_JOB, share.jobs, { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 32 })));
+  const byPath = new Map(written.flat().map((index) => [index.file.path, index]));
+  return jobs.map((job) => byPath.get(job.relative)!);
 }
 
 /** Writes <out>/llmd/<week>.jsonl for every week of official runs with points (after deriveTables: it reads priced_points). */
@@ -163,23 +126,29 @@ export async function writeLlmdDownload(connection: DuckDBConnection, resultsDir
   const all = await weekStates(connection, context);
   // A week of runs that all failed before measuring has no report and no file.
   const weeks = all.filter((w) => w.reports > 0);
-  const files: ManifestFile[] = [];
+  const files = new Map<string, ManifestFile>();
+  const jobs: WeekJob[] = [];
   for (const week of weeks) {
     const previous = existsSync(indexPath(week.week)) ? (JSON.parse(readFileSync(indexPath(week.week), 'utf8')) as WeekIndex) : null;
     if (previous !== null && previous.digest === week.digest && existsSync(join(outDir, previous.file.path))) {
-      files.push(previous.file);
+      files.set(week.week, previous.file);
       continue;
     }
-    const index = await writeWeek(connection, resultsDir, outDir, context, week, previous);
-    writeFileAtomic(indexPath(week.week), `${JSON.stringify(index)}\n`);
-    files.push(index.file);
+    const runs = await runsOfWeek(connection, week.week);
+    jobs.push({ resultsDir, outDir, relative: `${LLMD_REPORTS_DIR}/${week.week}.jsonl`, context, digest: week.digest, reports: week.reports, runs, previous });
   }
+  const written = await writeWeeks(jobs);
+  jobs.forEach((job, i) => {
+    const week = job.relative.slice(LLMD_REPORTS_DIR.length + 1, -'.jsonl'.length);
+    writeFileAtomic(indexPath(week), `${JSON.stringify(written[i])}\n`);
+    files.set(week, written[i]!.file);
+  });
   // Weeks gone (their runs deleted or no longer official) leave the download and the cache.
   const kept = new Set(weeks.map((w) => w.week));
   for (const name of readdirSync(join(outDir, LLMD_REPORTS_DIR))) if (!kept.has(name.replace(/\.jsonl$/, ''))) rmSync(join(outDir, LLMD_REPORTS_DIR, name), { force: true });
   for (const name of readdirSync(cacheDir)) if (!kept.has(name.replace(/\.json$/, ''))) rmSync(join(cacheDir, name), { recursive: true, force: true });
   return {
-    files,
+    files: weeks.map((w) => files.get(w.week)!),
     runs: all.reduce((sum, w) => sum + w.runs, 0),
     reports: all.reduce((sum, w) => sum + w.reports, 0),
     skipped_runs: all.reduce((sum, w) => sum + w.skipped, 0),

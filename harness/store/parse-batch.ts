@@ -4,7 +4,6 @@
  * small ones: the same function either way.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { checkResultText, type ResultProblem } from './check-result.ts';
 import { readResultText } from './result-files.ts';
 import { fileSizeProblem, stagedLineBytes } from './store-limits.ts';
@@ -12,6 +11,7 @@ import { checkSignatureSidecar } from './signature-sidecar.ts';
 import { isInRepositoryResults } from './repository-results.ts';
 import { RUN_ONLY_COLUMNS, type RunContext, type Value } from './columns.ts';
 import { columnValues } from './column-fit.ts';
+import { serveWorkerJob } from '../lib/process/worker-job.ts';
 
 export interface BatchFile {
   /** Under the results folder (forward slashes); for a file outside it, the path as given. */
@@ -143,6 +143,6 @@ export function parseBatch(job: BatchJob): BatchOutcome {
   return { verdicts, longestRunLine, longestPointLine };
 }
 
-if (!isMainThread && (workerData as { parseBatch?: BatchJob } | null)?.parseBatch) {
-  parentPort!.postMessage(parseBatch((workerData as { parseBatch: BatchJob }).parseBatch));
-}
+export const PARSE_BATCH_JOB = 'parseBatch';
+
+serveWorkerJob(PARSE_BATCH_JOB, parseBatch);

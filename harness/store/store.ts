@@ -7,16 +7,16 @@
 import { lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { SCHEMA_VERSION } from '../contract/result.ts';
 import type { ResultProblem } from './check-result.ts';
 import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
 import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';
-import { CSV_NULL, parseBatch, type BatchFile, type BatchJob, type BatchOutcome, type FileVerdict } from './parse-batch.ts';
+import { CSV_NULL, PARSE_BATCH_JOB, parseBatch, type BatchFile, type BatchJob, type BatchOutcome, type FileVerdict } from './parse-batch.ts';
 import { listResultFiles, type ResultFile } from './result-files.ts';
 import { referenceDigest } from './reference-digest.ts';
 import { csvLineSizeOptions } from './store-limits.ts';
+import { runWorkerJob } from '../lib/process/worker-job.ts';
 
 /**
  * Bump the number when the tables' shape, the flattening or what validate accepts changes: old
@@ -98,14 +98,7 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
 }
 
 function runWorker(job: BatchJob): Promise<BatchOutcome> {
-  return new Promise((resolve, reject) => {
-    // A bounded heap makes the worker collect garbage early instead of growing toward the
-    // default limit: the compile's peak memory is the workers plus DuckDB.
-    const worker = new Worker(new URL('./parse-batch.ts', import.meta.url), { workerData: { parseBatch: job }, resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 } });
-    worker.once('message', (outcome: BatchOutcome) => resolve(outcome));
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code !== 0 ? reject(new Error(`result parser worker exited with ${code}`)) : undefined));
-  });
+  return runWorkerJob(new URL('./parse-batch.ts', import.meta.url), PARSE_BATCH_JOB, job, { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 });
 }
 
 /** Check (and with a staging `dir`, flatten) files on every core; rows go to CSV files in `dir`. */

@@ -7,7 +7,7 @@
  * keeping the lines of unchanged runs, yet publishes what a compile from scratch does.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { LLMD_REPORTS_DIR, type ManifestFile } from '../../harness/contract/site-data.ts';
 import { compile, type CompileReport } from '../../harness/store/compile.ts';
 import { LlmdReportSchema, type LlmdReport } from '../../harness/store/llmd-report-schema.ts';
+import { writeWeeks } from '../../harness/store/llmd-download.ts';
+import type { WeekJob } from '../../harness/store/llmd-week-file.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
 import { syntheticResult, writeResult } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns, writeFixture, writeFixturePrices } from './fixture-results.ts';
@@ -136,4 +138,25 @@ describe('the llm-d Benchmark Report download', () => {
     expect(readFileSync(w07, 'utf8')).not.toContain(sameWeekRun.run_id);
     expect(existsSync(join(outDir, 'llmd', '2026-W08.jsonl')) || existsSync(join(outDir, '.cache', 'llmd', '2026-W08.json'))).toBe(false);
   }, 120_000);
+
+  it('written on several cores (as a cold compile writes many weeks) is what one thread writes, each file\'s sha256 and bytes those of the file on disk', async () => {
+    const byWeek = new Map<string, Array<{ path: string; result: RunResult }>>();
+    for (const run of official) byWeek.set(isoWeek(run.result.created_at), [...(byWeek.get(isoWeek(run.result.created_at)) ?? []), run]);
+    const jobsIn = (dir: string): WeekJob[] =>
+      [...byWeek].map(([week, runs]) => ({
+        resultsDir, outDir: dir, relative: `llmd/${week}.jsonl`, context: 'ctx', digest: week, reports: runs.length * 2, previous: null,
+        runs: runs.map(({ path, result }) => ({ runId: result.run_id, file: path, sha256: sha256(join(resultsDir, path)), validity: result.points.map((_, i) => ({ status: i === 0 ? 'valid' as const : 'overloaded' as const, reason: i === 0 ? null : 'fell behind' })) })),
+      }));
+    const [one, several] = [join(root, 'weeks-1'), join(root, 'weeks-3')];
+    for (const dir of [one, several]) (rmSync(dir, { recursive: true, force: true }), mkdirSync(join(dir, 'llmd'), { recursive: true }));
+    const inThread = await writeWeeks(jobsIn(one), 1);
+    const inWorkers = await writeWeeks(jobsIn(several), 3);
+    expect(inWorkers).toEqual(inThread);
+    expect(inThread.map((index) => index.file.path)).toEqual([...byWeek.keys()].map((week) => `llmd/${week}.jsonl`));
+    for (const index of inThread) {
+      expect(readFileSync(join(several, index.file.path), 'utf8')).toBe(readFileSync(join(one, index.file.path), 'utf8'));
+      expect([index.file.sha256, index.file.bytes]).toEqual([sha256(join(one, index.file.path)), statSync(join(one, index.file.path)).size]);
+      expect(readFileSync(join(one, index.file.path), 'utf8')).toMatch(/"validity=overloaded"/);
+    }
+  });
 });

@@ -1,0 +1,107 @@
+/**
+ * One week file of the llm-d download (<out>/llmd/<week>.jsonl), written from the week's runs in
+ * run order: a run whose lines the week's previous file holds under the same digest keeps them, the
+ * others are converted from their result files. CPU-bound (each result is parsed and converted, a
+ * report per point), so a cold compile writes its weeks in worker threads (llmd-download.ts); the
+ * file's sha256 and size are taken from what is written, not read back.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunResult } from '../contract/result.ts';
+import type { ManifestFile } from '../contract/site-data.ts';
+import type { Validity } from '../contract/validity.ts';
+import { serveWorkerJob } from '../lib/process/worker-job.ts';
+import { llmdReports } from './llmd-report.ts';
+import { LLMD_REPORT_VERSION } from './llmd-report-schema.ts';
+import { readResultText } from './result-files.ts';
+
+export interface WeekRun {
+  readonly runId: string;
+  readonly file: string;
+  readonly sha256: string;
+  readonly validity: Array<{ status: Validity; reason: string | null }>;
+}
+
+/** What the cache keeps of a week file it wrote: the week's digest, its manifest entry, and its runs in file order with each one's digest and number of lines. */
+export interface WeekIndex {
+  readonly digest: string;
+  readonly file: ManifestFile;
+  readonly runs: Array<[runId: string, digest: string, lines: number]>;
+}
+
+export interface WeekJob {
+  readonly resultsDir: string;
+  readonly outDir: string;
+  /** Under outDir: llmd/<week>.jsonl. */
+  readonly relative: string;
+  /** The compile context (compile.ts): a run's lines are reused only under the same one. */
+  readonly context: string;
+  /** The week's digest (its inputs), kept in its index. */
+  readonly digest: string;
+  /** The week's reports (its file's rows). */
+  readonly reports: number;
+  readonly runs: readonly WeekRun[];
+  /** The index of the week's file written before, if any. */
+  readonly previous: WeekIndex | null;
+}
+
+/** One run's report lines (JSON Lines, each ending in a newline). */
+function reportLines(resultsDir: string, run: WeekRun): string {
+  const read = readResultText(join(resultsDir, run.file));
+  // Compile ingested and checked this file a moment ago: one that cannot be read now changed under it.
+  if (!('text' in read)) throw new Error(`${run.file}: grew past the result size limit during the compile`);
+  return llmdReports(JSON.parse(read.text) as RunResult, { file: run.file, sha256: run.sha256, validity: run.validity })
+    .map((r) => `${JSON.stringify(r)}\n`)
+    .join('');
+}
+
+/** Each run's lines in the week file `index` describes, by run id, with the digest they were made under; empty when the file is not the one described. */
+function previousLines(outDir: string, index: WeekIndex | null): Map<string, { digest: string; text: string }> {
+  const lines = new Map<string, { digest: string; text: string }>();
+  const path = join(outDir, index?.file.path ?? '');
+  if (index === null || !existsSync(path) || statSync(path).size !== index.file.bytes) return lines;
+  const all = readFileSync(path, 'utf8').split('\n');
+  let at = 0;
+  for (const [runId, digest, count] of index.runs) {
+    lines.set(runId, { digest, text: all.slice(at, at + count).map((line) => `${line}\n`).join('') });
+    at += count;
+  }
+  return lines;
+}
+
+/** Writes the week's file (beside it, then renamed into place) and returns its new index. */
+export function writeWeekFile(job: WeekJob): WeekIndex {
+  const target = join(job.outDir, job.relative);
+  const partial = `${target}.partial`;
+  const reusable = previousLines(job.outDir, job.previous);
+  const runs: WeekIndex['runs'] = [];
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const out = openSync(partial, 'w');
+  try {
+    for (const run of job.runs) {
+      const digest = createHash('sha256').update(`${job.context}|${LLMD_REPORT_VERSION}|${run.sha256}|${JSON.stringify(run.validity)}`).digest('hex').slice(0, 16);
+      const old = reusable.get(run.runId);
+      const text = old !== undefined && old.digest === digest ? old.text : reportLines(job.resultsDir, run);
+      const buffer = Buffer.from(text, 'utf8');
+      writeSync(out, buffer);
+      hash.update(buffer);
+      bytes += buffer.length;
+      runs.push([run.runId, digest, run.validity.length]);
+    }
+  } finally {
+    closeSync(out);
+  }
+  renameSync(partial, target);
+  return { digest: job.digest, file: { path: job.relative, sha256: hash.digest('hex'), bytes, rows: job.reports }, runs };
+}
+
+export const WEEK_FILES_JOB = 'llmdWeekFiles';
+
+/** A worker's share of the weeks, written one after another. */
+export function writeWeekFiles(jobs: readonly WeekJob[]): WeekIndex[] {
+  return jobs.map(writeWeekFile);
+}
+
+serveWorkerJob(WEEK_FILES_JOB, writeWeekFiles);
