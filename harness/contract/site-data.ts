@@ -374,8 +374,13 @@ export const LaneSchema = z
   .strict();
 
 export const ManifestFileSchema = z.object({ path: text, sha256: text, bytes: count, rows: count.nullable() }).strict();
-/** The llm-d Benchmark Report (v0.2) download's folder under the compile's output (and /data/ on the site): <week>.jsonl, one report a line per load point of the official runs (store/llmd-download.ts). */
+/** The llm-d Benchmark Report (v0.2) download's folder under the compile's output (and /data/ on the site): <week>.jsonl.gz, one report a line per load point of the official runs (store/llmd-download.ts). */
 export const LLMD_REPORTS_DIR = 'llmd';
+/**
+ * A week file's ending: gzip-compressed JSON Lines. Uncompressed, 100,000 runs made 1.9 GB of reports,
+ * past the 1 GB a GitHub Pages site may hold; gzip (level 4) makes them about a tenth of that.
+ */
+export const LLMD_WEEK_SUFFIX = '.jsonl.gz';
 
 export type Delta = z.infer<typeof DeltaSchema>;
 export type Regression = z.infer<typeof RegressionSchema>;

@@ -2,7 +2,7 @@
  * The llm-d Benchmark Report download: every load point of every official run (OFFICIAL_RUN_SQL:
  * source official, a known or unchecked release) as a v0.2 report (llmd-report.ts), one JSON
  * document a line, one file per ISO week of runs as the per-run Parquet tables are
- * (<out>/llmd/2026-W48.jsonl; runs in created_at, run_id order), each listed in MANIFEST.json.
+ * (<out>/llmd/2026-W48.jsonl.gz, gzipped; runs in created_at, run_id order), each listed in MANIFEST.json.
  * A run without points (it failed before measuring) has no report: it is skipped and counted.
  *
  * Incremental as the weekly Parquet files are: a week's file is rewritten only when what it is made
@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LLMD_REPORTS_DIR, type ManifestFile } from '../contract/site-data.ts';
+import { LLMD_REPORTS_DIR, LLMD_WEEK_SUFFIX, type ManifestFile } from '../contract/site-data.ts';
 import type { Validity } from '../contract/validity.ts';
 import { writeFileAtomic } from '../lib/io/atomic-write.ts';
 import { runWorkerJob } from '../lib/process/worker-job.ts';
@@ -116,7 +116,7 @@ export async function writeWeeks(jobs: readonly WeekJob[], workers = defaultWork
   return jobs.map((job) => byPath.get(job.relative)!);
 }
 
-/** Writes <out>/llmd/<week>.jsonl for every week of official runs with points (after deriveTables: it reads priced_points). */
+/** Writes <out>/llmd/<week>.jsonl.gz for every week of official runs with points (after deriveTables: it reads priced_points). */
 export async function writeLlmdDownload(connection: DuckDBConnection, resultsDir: string, outDir: string, context: string): Promise<LlmdDownload> {
   const cacheDir = join(outDir, '.cache', 'llmd');
   mkdirSync(cacheDir, { recursive: true });
@@ -135,17 +135,18 @@ export async function writeLlmdDownload(connection: DuckDBConnection, resultsDir
       continue;
     }
     const runs = await runsOfWeek(connection, week.week);
-    jobs.push({ resultsDir, outDir, relative: `${LLMD_REPORTS_DIR}/${week.week}.jsonl`, context, digest: week.digest, reports: week.reports, runs, previous });
+    jobs.push({ resultsDir, outDir, relative: `${LLMD_REPORTS_DIR}/${week.week}${LLMD_WEEK_SUFFIX}`, context, digest: week.digest, reports: week.reports, runs, previous });
   }
   const written = await writeWeeks(jobs);
   jobs.forEach((job, i) => {
-    const week = job.relative.slice(LLMD_REPORTS_DIR.length + 1, -'.jsonl'.length);
+    const week = job.relative.slice(LLMD_REPORTS_DIR.length + 1, -LLMD_WEEK_SUFFIX.length);
     writeFileAtomic(indexPath(week), `${JSON.stringify(written[i])}\n`);
     files.set(week, written[i]!.file);
   });
   // Weeks gone (their runs deleted or no longer official) leave the download and the cache.
   const kept = new Set(weeks.map((w) => w.week));
-  for (const name of readdirSync(join(outDir, LLMD_REPORTS_DIR))) if (!kept.has(name.replace(/\.jsonl$/, ''))) rmSync(join(outDir, LLMD_REPORTS_DIR, name), { force: true });
+  // Anything else in the folder goes too (an uncompressed .jsonl an older compiler wrote among them).
+  for (const name of readdirSync(join(outDir, LLMD_REPORTS_DIR))) if (!(name.endsWith(LLMD_WEEK_SUFFIX) && kept.has(name.slice(0, -LLMD_WEEK_SUFFIX.length)))) rmSync(join(outDir, LLMD_REPORTS_DIR, name), { force: true });
   for (const name of readdirSync(cacheDir)) if (!kept.has(name.replace(/\.json$/, ''))) rmSync(join(cacheDir, name), { recursive: true, force: true });
   return {
     files: weeks.map((w) => files.get(w.week)!),

@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
-import { LLMD_REPORTS_DIR, type ManifestFile } from '../../harness/contract/site-data.ts';
+import { LLMD_REPORTS_DIR, LLMD_WEEK_SUFFIX, type ManifestFile } from '../../harness/contract/site-data.ts';
 import { compile, type CompileReport } from '../../harness/store/compile.ts';
 import { LlmdReportSchema, type LlmdReport } from '../../harness/store/llmd-report-schema.ts';
 import { writeWeeks } from '../../harness/store/llmd-download.ts';
@@ -32,9 +33,11 @@ let failedPath = '';
 let communityPath = '';
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+/** A week file's JSON Lines (the file is gzipped). */
+const weekText = (path: string) => gunzipSync(readFileSync(path)).toString('utf8');
 const llmdEntries = (dir: string) => manifest(dir).files.filter((f) => f.path.startsWith(`${LLMD_REPORTS_DIR}/`));
 const reportsOf = (dir: string): LlmdReport[] =>
-  llmdEntries(dir).flatMap((f) => readFileSync(join(dir, f.path), 'utf8').split('\n').filter((line) => line !== '').map((line) => LlmdReportSchema.parse(JSON.parse(line))));
+  llmdEntries(dir).flatMap((f) => weekText(join(dir, f.path)).split('\n').filter((line) => line !== '').map((line) => LlmdReportSchema.parse(JSON.parse(line))));
 const keyword = (r: LlmdReport, key: string) => r.run.keywords!.find((k) => k.startsWith(`${key}=`))?.slice(key.length + 1);
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'MANIFEST.json'), 'utf8')) as { files: ManifestFile[]; llmd_reports: unknown };
 /** ISO-8601 week of a UTC instant ("2026-W07"): the week of its Thursday. */
@@ -64,20 +67,20 @@ describe('the llm-d Benchmark Report download', () => {
     const weeks = [...new Set(official.map(({ result }) => isoWeek(result.created_at)))].sort();
     expect(weeks).toEqual(['2026-W02', '2026-W03', '2026-W07']);
     const entries = llmdEntries(outDir);
-    expect(entries.map((f) => f.path)).toEqual(weeks.map((w) => `llmd/${w}.jsonl`));
+    expect(entries.map((f) => f.path)).toEqual(weeks.map((w) => `llmd/${w}${LLMD_WEEK_SUFFIX}`));
     for (const entry of entries) {
       const path = join(outDir, entry.path);
-      const inWeek = official.filter(({ result }) => `llmd/${isoWeek(result.created_at)}.jsonl` === entry.path).map((o) => o.result).sort(runOrder);
+      const inWeek = official.filter(({ result }) => `llmd/${isoWeek(result.created_at)}${LLMD_WEEK_SUFFIX}` === entry.path).map((o) => o.result).sort(runOrder);
       expect(entry).toEqual({ path: entry.path, sha256: sha256(path), bytes: statSync(path).size, rows: inWeek.reduce((sum, r) => sum + r.points.length, 0) });
       // The week's runs in run order, each point once, in point order.
-      const uids = readFileSync(path, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as LlmdReport).run.uid);
+      const uids = weekText(path).trim().split('\n').map((line) => (JSON.parse(line) as LlmdReport).run.uid);
       expect(uids, entry.path).toEqual(inWeek.flatMap((r) => r.points.map((_, i) => `${r.run_id}/${i}`)));
     }
     // The failed official run (its own week) has no points: skipped and counted, and no file; the community run is not official.
     expect(isoWeek(JSON.parse(readFileSync(join(resultsDir, failedPath), 'utf8')).created_at)).toBe('2026-W09');
     expect(report.llmd).toEqual({ runs: 8, reports: 16, skipped_runs: 1 });
     expect(manifest(outDir).llmd_reports).toEqual(report.llmd);
-    expect(readdirSync(join(outDir, LLMD_REPORTS_DIR)).sort()).toEqual(weeks.map((w) => `${w}.jsonl`));
+    expect(readdirSync(join(outDir, LLMD_REPORTS_DIR)).sort()).toEqual(weeks.map((w) => `${w}${LLMD_WEEK_SUFFIX}`));
   });
 
   it('holds one valid v0.2 report per point of each official run, with the result file’s own numbers', () => {
@@ -105,17 +108,24 @@ describe('the llm-d Benchmark Report download', () => {
     const weekFiles = () => new Map(llmdEntries(outDir).map((f) => [f.path, stamp(join(outDir, f.path))]));
     const before = weekFiles();
     // The week file is its own cache: a marker planted (same length) in a line of an unchanged run survives the rewrite of its week.
-    const w07 = join(outDir, 'llmd', '2026-W07.jsonl');
-    writeFileSync(w07, readFileSync(w07, 'utf8').replace('"run_status=completed"', '"run_status=COMPLETED"'));
+    const w07 = join(outDir, 'llmd', '2026-W07.jsonl.gz');
+    writeFileSync(w07, gzipSync(weekText(w07).replace('"run_status=completed"', '"run_status=COMPLETED"'), { level: 4 }));
+    // Compressed again, the planted file has another size: its index is made to describe it, as if compile had written it.
+    const w07Index = join(outDir, '.cache', 'llmd', '2026-W07.json');
+    const indexed = JSON.parse(readFileSync(w07Index, 'utf8')) as { file: ManifestFile };
+    writeFileSync(w07Index, JSON.stringify({ ...indexed, file: { ...indexed.file, bytes: statSync(w07).size, sha256: sha256(w07) } }));
     const sameWeek = writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[3]!, seed: 998, date: new Date(Date.UTC(2026, 1, 11, 9)) }));
     const newWeek = writeResult(resultsDir, syntheticResult({ ...fixtureRuns()[7]!, seed: 999, date: new Date(Date.UTC(2026, 1, 20, 3)) }));
+    // An uncompressed week file as an older compiler wrote it: it leaves the download.
+    writeFileSync(join(outDir, 'llmd', '2026-W02.jsonl'), '{}\n');
     const next = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
+    expect(existsSync(join(outDir, 'llmd', '2026-W02.jsonl'))).toBe(false);
     expect(next.llmd).toEqual({ runs: 10, reports: 20, skipped_runs: 1 });
     const after = weekFiles();
-    expect([...after.keys()]).toEqual(['llmd/2026-W02.jsonl', 'llmd/2026-W03.jsonl', 'llmd/2026-W07.jsonl', 'llmd/2026-W08.jsonl']);
-    for (const week of ['llmd/2026-W02.jsonl', 'llmd/2026-W03.jsonl']) expect(after.get(week), week).toBe(before.get(week));
-    expect(after.get('llmd/2026-W07.jsonl')).not.toBe(before.get('llmd/2026-W07.jsonl'));
-    const rewritten = readFileSync(w07, 'utf8');
+    expect([...after.keys()]).toEqual(['llmd/2026-W02.jsonl.gz', 'llmd/2026-W03.jsonl.gz', 'llmd/2026-W07.jsonl.gz', 'llmd/2026-W08.jsonl.gz']);
+    for (const week of ['llmd/2026-W02.jsonl.gz', 'llmd/2026-W03.jsonl.gz']) expect(after.get(week), week).toBe(before.get(week));
+    expect(after.get('llmd/2026-W07.jsonl.gz')).not.toBe(before.get('llmd/2026-W07.jsonl.gz'));
+    const rewritten = weekText(w07);
     expect(rewritten).toContain('"run_status=COMPLETED"');
     const sameWeekRun = JSON.parse(readFileSync(join(resultsDir, sameWeek), 'utf8')) as RunResult;
     expect(rewritten).toContain(`"uid":"${sameWeekRun.run_id}/1"`);
@@ -123,7 +133,7 @@ describe('the llm-d Benchmark Report download', () => {
     const cold = join(root, 'out-cold');
     await compile({ resultsDir, outDir: cold, prices: prices(), now: new Date('2026-03-02T00:00:00Z') });
     expect(llmdEntries(cold).map((f) => f.path)).toEqual([...after.keys()]);
-    for (const entry of llmdEntries(cold)) expect(readFileSync(join(outDir, entry.path), 'utf8').replace('"run_status=COMPLETED"', '"run_status=completed"'), entry.path).toBe(readFileSync(join(cold, entry.path), 'utf8'));
+    for (const entry of llmdEntries(cold)) expect(weekText(join(outDir, entry.path)).replace('"run_status=COMPLETED"', '"run_status=completed"'), entry.path).toBe(weekText(join(cold, entry.path)));
     for (const entry of llmdEntries(outDir)) expect(entry.sha256, entry.path).toBe(sha256(join(outDir, entry.path)));
     // Unchanged inputs: nothing is rewritten, the published download stands.
     const unchanged = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-03T00:00:00Z') });
@@ -134,9 +144,9 @@ describe('the llm-d Benchmark Report download', () => {
     rmSync(join(resultsDir, sameWeek));
     const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-03T00:00:00Z') });
     expect(dropped.llmd).toEqual({ runs: 8, reports: 16, skipped_runs: 1 });
-    expect(llmdEntries(outDir).map((f) => f.path)).toEqual(['llmd/2026-W02.jsonl', 'llmd/2026-W03.jsonl', 'llmd/2026-W07.jsonl']);
-    expect(readFileSync(w07, 'utf8')).not.toContain(sameWeekRun.run_id);
-    expect(existsSync(join(outDir, 'llmd', '2026-W08.jsonl')) || existsSync(join(outDir, '.cache', 'llmd', '2026-W08.json'))).toBe(false);
+    expect(llmdEntries(outDir).map((f) => f.path)).toEqual(['llmd/2026-W02.jsonl.gz', 'llmd/2026-W03.jsonl.gz', 'llmd/2026-W07.jsonl.gz']);
+    expect(weekText(w07)).not.toContain(sameWeekRun.run_id);
+    expect(existsSync(join(outDir, 'llmd', '2026-W08.jsonl.gz')) || existsSync(join(outDir, '.cache', 'llmd', '2026-W08.json'))).toBe(false);
   }, 120_000);
 
   it('written on several cores (as a cold compile writes many weeks) is what one thread writes, each file\'s sha256 and bytes those of the file on disk', async () => {
@@ -144,7 +154,7 @@ describe('the llm-d Benchmark Report download', () => {
     for (const run of official) byWeek.set(isoWeek(run.result.created_at), [...(byWeek.get(isoWeek(run.result.created_at)) ?? []), run]);
     const jobsIn = (dir: string): WeekJob[] =>
       [...byWeek].map(([week, runs]) => ({
-        resultsDir, outDir: dir, relative: `llmd/${week}.jsonl`, context: 'ctx', digest: week, reports: runs.length * 2, previous: null,
+        resultsDir, outDir: dir, relative: `llmd/${week}${LLMD_WEEK_SUFFIX}`, context: 'ctx', digest: week, reports: runs.length * 2, previous: null,
         runs: runs.map(({ path, result }) => ({ runId: result.run_id, file: path, sha256: sha256(join(resultsDir, path)), validity: result.points.map((_, i) => ({ status: i === 0 ? 'valid' as const : 'overloaded' as const, reason: i === 0 ? null : 'fell behind' })) })),
       }));
     const [one, several] = [join(root, 'weeks-1'), join(root, 'weeks-3')];
@@ -152,11 +162,11 @@ describe('the llm-d Benchmark Report download', () => {
     const inThread = await writeWeeks(jobsIn(one), 1);
     const inWorkers = await writeWeeks(jobsIn(several), 3);
     expect(inWorkers).toEqual(inThread);
-    expect(inThread.map((index) => index.file.path)).toEqual([...byWeek.keys()].map((week) => `llmd/${week}.jsonl`));
+    expect(inThread.map((index) => index.file.path)).toEqual([...byWeek.keys()].map((week) => `llmd/${week}${LLMD_WEEK_SUFFIX}`));
     for (const index of inThread) {
-      expect(readFileSync(join(several, index.file.path), 'utf8')).toBe(readFileSync(join(one, index.file.path), 'utf8'));
+      expect(weekText(join(several, index.file.path))).toBe(weekText(join(one, index.file.path)));
       expect([index.file.sha256, index.file.bytes]).toEqual([sha256(join(one, index.file.path)), statSync(join(one, index.file.path)).size]);
-      expect(readFileSync(join(one, index.file.path), 'utf8')).toMatch(/"validity=overloaded"/);
+      expect(weekText(join(one, index.file.path))).toMatch(/"validity=overloaded"/);
     }
   });
 });
