@@ -6,9 +6,12 @@
  * (llmd-download.ts); the file's sha256 and size are taken from what is written, not read back.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, gunzipSync } from 'node:zlib';
 import type { RunResult } from '../contract/result.ts';
 import type { ManifestFile } from '../contract/site-data.ts';
 import type { Validity } from '../contract/validity.ts';
@@ -80,30 +83,53 @@ function previousLines(outDir: string, relative: string, index: WeekIndex | null
  */
 const GZIP_LEVEL = 4;
 
-/** Writes the week's file (beside it, then renamed into place) and returns its new index. */
-export function writeWeekFile(job: WeekJob): WeekIndex {
+/**
+ * Writes the week's file (beside it, then renamed into place) and returns its new index. The reports
+ * stream through gzip to the file, a run at a time: a week's reports are never held whole (joined, a
+ * 52 MB week raised a cold compile's peak memory by 400 MB).
+ */
+export async function writeWeekFile(job: WeekJob): Promise<WeekIndex> {
   const target = join(job.outDir, job.relative);
   const partial = `${target}.partial`;
   const reusable = previousLines(job.outDir, job.relative, job.previous);
   const runs: WeekIndex['runs'] = [];
-  const lines: string[] = [];
-  for (const run of job.runs) {
-    const digest = createHash('sha256').update(`${job.context}|${LLMD_REPORT_VERSION}|${run.sha256}|${JSON.stringify(run.validity)}`).digest('hex').slice(0, 16);
-    const old = reusable.get(run.runId);
-    lines.push(old !== undefined && old.digest === digest ? old.text : reportLines(job.resultsDir, run));
-    runs.push([run.runId, digest, run.validity.length]);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const gzip = createGzip({ level: GZIP_LEVEL });
+  const measured = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const written = pipeline(gzip, measured, createWriteStream(partial));
+  try {
+    for (const run of job.runs) {
+      const digest = createHash('sha256').update(`${job.context}|${LLMD_REPORT_VERSION}|${run.sha256}|${JSON.stringify(run.validity)}`).digest('hex').slice(0, 16);
+      const old = reusable.get(run.runId);
+      if (!gzip.write(old !== undefined && old.digest === digest ? old.text : reportLines(job.resultsDir, run))) await once(gzip, 'drain');
+      runs.push([run.runId, digest, run.validity.length]);
+    }
+    gzip.end();
+  } catch (error) {
+    gzip.destroy(error as Error);
+    await written.catch(() => undefined);
+    rmSync(partial, { force: true });
+    throw error;
   }
-  const compressed = gzipSync(lines.join(''), { level: GZIP_LEVEL });
-  writeFileSync(partial, compressed);
+  await written;
   renameSync(partial, target);
-  return { digest: job.digest, file: { path: job.relative, sha256: createHash('sha256').update(compressed).digest('hex'), bytes: compressed.length, rows: job.reports }, runs };
+  return { digest: job.digest, file: { path: job.relative, sha256: hash.digest('hex'), bytes, rows: job.reports }, runs };
 }
 
 export const WEEK_FILES_JOB = 'llmdWeekFiles';
 
 /** A worker's share of the weeks, written one after another. */
-export function writeWeekFiles(jobs: readonly WeekJob[]): WeekIndex[] {
-  return jobs.map(writeWeekFile);
+export async function writeWeekFiles(jobs: readonly WeekJob[]): Promise<WeekIndex[]> {
+  const written: WeekIndex[] = [];
+  for (const job of jobs) written.push(await writeWeekFile(job));
+  return written;
 }
 
 serveWorkerJob(WEEK_FILES_JOB, writeWeekFiles);
