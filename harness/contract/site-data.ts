@@ -374,13 +374,14 @@ export const LaneSchema = z
   .strict();
 
 export const ManifestFileSchema = z.object({ path: text, sha256: text, bytes: count, rows: count.nullable() }).strict();
-/** The llm-d Benchmark Report (v0.2) download's folder under the compile's output (and /data/ on the site): <week>.jsonl.gz, one report a line per load point of the official runs (store/llmd-download.ts). */
+/** The llm-d Benchmark Report (v0.2) download's folder under the compile's output (and /data/ on the site): <week>.jsonl.zst, one report a line per load point of the official runs (store/llmd-download.ts). */
 export const LLMD_REPORTS_DIR = 'llmd';
 /**
- * A week file's ending: gzip-compressed JSON Lines. Uncompressed, 100,000 runs made 1.9 GB of reports,
- * past the 1 GB a GitHub Pages site may hold; gzip (level 4) makes them about a tenth of that.
+ * A week file's ending: Zstandard-compressed JSON Lines (one frame; DuckDB's read_json and the zstd
+ * tool read it as it is). Uncompressed, 100,000 runs made 1.9 GB of reports, past the 1 GB a GitHub
+ * Pages site may hold; zstd makes them about a twelfth of that.
  */
-export const LLMD_WEEK_SUFFIX = '.jsonl.gz';
+export const LLMD_WEEK_SUFFIX = '.jsonl.zst';
 
 export type Delta = z.infer<typeof DeltaSchema>;
 export type Regression = z.infer<typeof RegressionSchema>;

@@ -4,7 +4,7 @@
  *   <out>/parquet/latest/*.parquet                           the newest snapshot's copy
  *   <out>/MANIFEST.json                                      sha256, rows and bytes of every file
  *   <out>/dictionary.json, <out>/DICTIONARY.md               every column, its type and unit
- *   <out>/llmd/<ISO week>.jsonl.gz                           the official runs' points as llm-d Benchmark Reports v0.2
+ *   <out>/llmd/<ISO week>.jsonl.zst                          the official runs' points as llm-d Benchmark Reports v0.2
  *   <out>/site/…                                             what the site prerenders (JSON) and
  *                                                            queries in the browser (Arrow IPC)
  * Inputs: the results, the price table and the SLA tiers (fleet/prices.yaml, fleet/sla-tiers.yaml).
@@ -60,7 +60,7 @@ export interface CompileReport {
 }
 
 /** Bump when what compile writes changes for the same inputs: snapshots are keyed on it too. */
-const COMPILER_VERSION = 31;
+const COMPILER_VERSION = 32;
 
 function readJsonIfExists<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null;

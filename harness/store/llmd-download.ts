@@ -2,7 +2,7 @@
  * The llm-d Benchmark Report download: every load point of every official run (OFFICIAL_RUN_SQL:
  * source official, a known or unchecked release) as a v0.2 report (llmd-report.ts), one JSON
  * document a line, one file per ISO week of runs as the per-run Parquet tables are
- * (<out>/llmd/2026-W48.jsonl.gz, gzipped; runs in created_at, run_id order), each listed in MANIFEST.json.
+ * (<out>/llmd/2026-W48.jsonl.zst, zstd-compressed; runs in created_at, run_id order), each listed in MANIFEST.json.
  * A run without points (it failed before measuring) has no report: it is skipped and counted.
  *
  * Incremental as the weekly Parquet files are: a week's file is rewritten only when what it is made
@@ -116,7 +116,7 @@ export async function writeWeeks(jobs: readonly WeekJob[], workers = defaultWork
   return jobs.map((job) => byPath.get(job.relative)!);
 }
 
-/** Writes <out>/llmd/<week>.jsonl.gz for every week of official runs with points (after deriveTables: it reads priced_points). */
+/** Writes <out>/llmd/<week>.jsonl.zst for every week of official runs with points (after deriveTables: it reads priced_points). */
 export async function writeLlmdDownload(connection: DuckDBConnection, resultsDir: string, outDir: string, context: string): Promise<LlmdDownload> {
   const cacheDir = join(outDir, '.cache', 'llmd');
   mkdirSync(cacheDir, { recursive: true });

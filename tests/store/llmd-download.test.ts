@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../harness/contract/result.ts';
 import { LLMD_REPORTS_DIR, LLMD_WEEK_SUFFIX, type ManifestFile } from '../../harness/contract/site-data.ts';
@@ -33,8 +34,8 @@ let failedPath = '';
 let communityPath = '';
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-/** A week file's JSON Lines (the file is gzipped). */
-const weekText = (path: string) => gunzipSync(readFileSync(path)).toString('utf8');
+/** A week file's JSON Lines (the file is one zstd frame). */
+const weekText = (path: string) => zstdDecompressSync(readFileSync(path)).toString('utf8');
 const llmdEntries = (dir: string) => manifest(dir).files.filter((f) => f.path.startsWith(`${LLMD_REPORTS_DIR}/`));
 const reportsOf = (dir: string): LlmdReport[] =>
   llmdEntries(dir).flatMap((f) => weekText(join(dir, f.path)).split('\n').filter((line) => line !== '').map((line) => LlmdReportSchema.parse(JSON.parse(line))));
@@ -61,7 +62,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('the llm-d Benchmark Report download', () => {
-  it('is one file per ISO week of official runs, each listed in MANIFEST.json with its sha256, bytes and one row per report', () => {
+  it('is one file per ISO week of official runs, each listed in MANIFEST.json with its sha256, bytes and one row per report', async () => {
     expect(report.problems).toEqual([]);
     const runOrder = (a: RunResult, b: RunResult) => a.created_at.localeCompare(b.created_at) || a.run_id.localeCompare(b.run_id);
     const weeks = [...new Set(official.map(({ result }) => isoWeek(result.created_at)))].sort();
@@ -75,6 +76,11 @@ describe('the llm-d Benchmark Report download', () => {
       // The week's runs in run order, each point once, in point order.
       const uids = weekText(path).trim().split('\n').map((line) => (JSON.parse(line) as LlmdReport).run.uid);
       expect(uids, entry.path).toEqual(inWeek.flatMap((r) => r.points.map((_, i) => `${r.run_id}/${i}`)));
+      // Read as the downloads page says a reader reads it: DuckDB's read_json takes the .jsonl.zst as it is.
+      const duck = await (await DuckDBInstance.create(':memory:')).connect();
+      const [[count, runs]] = (await duck.runAndReadAll(`SELECT count(*)::INTEGER, count(DISTINCT run.eid)::INTEGER FROM read_json('${path}')`)).getRowsJS() as Array<[number, number]>;
+      duck.closeSync();
+      expect([count, runs], entry.path).toEqual([entry.rows, inWeek.length]);
     }
     // The failed official run (its own week) has no points: skipped and counted, and no file; the community run is not official.
     expect(isoWeek(JSON.parse(readFileSync(join(resultsDir, failedPath), 'utf8')).created_at)).toBe('2026-W09');
@@ -108,8 +114,8 @@ describe('the llm-d Benchmark Report download', () => {
     const weekFiles = () => new Map(llmdEntries(outDir).map((f) => [f.path, stamp(join(outDir, f.path))]));
     const before = weekFiles();
     // The week file is its own cache: a marker planted (same length) in a line of an unchanged run survives the rewrite of its week.
-    const w07 = join(outDir, 'llmd', '2026-W07.jsonl.gz');
-    writeFileSync(w07, gzipSync(weekText(w07).replace('"run_status=completed"', '"run_status=COMPLETED"'), { level: 4 }));
+    const w07 = join(outDir, 'llmd', '2026-W07.jsonl.zst');
+    writeFileSync(w07, zstdCompressSync(weekText(w07).replace('"run_status=completed"', '"run_status=COMPLETED"')));
     // Compressed again, the planted file has another size: its index is made to describe it, as if compile had written it.
     const w07Index = join(outDir, '.cache', 'llmd', '2026-W07.json');
     const indexed = JSON.parse(readFileSync(w07Index, 'utf8')) as { file: ManifestFile };
@@ -122,9 +128,9 @@ describe('the llm-d Benchmark Report download', () => {
     expect(existsSync(join(outDir, 'llmd', '2026-W02.jsonl'))).toBe(false);
     expect(next.llmd).toEqual({ runs: 10, reports: 20, skipped_runs: 1 });
     const after = weekFiles();
-    expect([...after.keys()]).toEqual(['llmd/2026-W02.jsonl.gz', 'llmd/2026-W03.jsonl.gz', 'llmd/2026-W07.jsonl.gz', 'llmd/2026-W08.jsonl.gz']);
-    for (const week of ['llmd/2026-W02.jsonl.gz', 'llmd/2026-W03.jsonl.gz']) expect(after.get(week), week).toBe(before.get(week));
-    expect(after.get('llmd/2026-W07.jsonl.gz')).not.toBe(before.get('llmd/2026-W07.jsonl.gz'));
+    expect([...after.keys()]).toEqual(['llmd/2026-W02.jsonl.zst', 'llmd/2026-W03.jsonl.zst', 'llmd/2026-W07.jsonl.zst', 'llmd/2026-W08.jsonl.zst']);
+    for (const week of ['llmd/2026-W02.jsonl.zst', 'llmd/2026-W03.jsonl.zst']) expect(after.get(week), week).toBe(before.get(week));
+    expect(after.get('llmd/2026-W07.jsonl.zst')).not.toBe(before.get('llmd/2026-W07.jsonl.zst'));
     const rewritten = weekText(w07);
     expect(rewritten).toContain('"run_status=COMPLETED"');
     const sameWeekRun = JSON.parse(readFileSync(join(resultsDir, sameWeek), 'utf8')) as RunResult;
@@ -144,9 +150,9 @@ describe('the llm-d Benchmark Report download', () => {
     rmSync(join(resultsDir, sameWeek));
     const dropped = await compile({ resultsDir, outDir, prices: prices(), now: new Date('2026-03-03T00:00:00Z') });
     expect(dropped.llmd).toEqual({ runs: 8, reports: 16, skipped_runs: 1 });
-    expect(llmdEntries(outDir).map((f) => f.path)).toEqual(['llmd/2026-W02.jsonl.gz', 'llmd/2026-W03.jsonl.gz', 'llmd/2026-W07.jsonl.gz']);
+    expect(llmdEntries(outDir).map((f) => f.path)).toEqual(['llmd/2026-W02.jsonl.zst', 'llmd/2026-W03.jsonl.zst', 'llmd/2026-W07.jsonl.zst']);
     expect(weekText(w07)).not.toContain(sameWeekRun.run_id);
-    expect(existsSync(join(outDir, 'llmd', '2026-W08.jsonl.gz')) || existsSync(join(outDir, '.cache', 'llmd', '2026-W08.json'))).toBe(false);
+    expect(existsSync(join(outDir, 'llmd', '2026-W08.jsonl.zst')) || existsSync(join(outDir, '.cache', 'llmd', '2026-W08.json'))).toBe(false);
   }, 120_000);
 
   it('written on several cores (as a cold compile writes many weeks) is what one thread writes, each file\'s sha256 and bytes those of the file on disk', async () => {
