@@ -9,6 +9,9 @@ import { effectiveLengths } from '../contract/lengths-evidence.ts';
 import { hardwareLabel } from '../contract/result-path.ts';
 import { SCHEMA_VERSION, type Point, type RunBlock, type RunResult } from '../contract/result.ts';
 import { versionOrderKey } from './version-order.ts';
+import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
+import { reproduceLine } from '../lib/shell/reproduce.ts';
+import { RESULT_COMMAND_OPTIONS } from '../contract/command-options.ts';
 import { engineVersionKnown } from './known-releases.ts';
 import { workloadUsesShippedSpec } from './workload-claims.ts';
 import { HEADLINE_METRICS } from '../contract/metric-catalog.ts';
@@ -56,6 +59,12 @@ function precisionOf(run: RunBlock): string {
 
 
 const gpusOf = (c: RunContext) => c.run.hardware?.gpus ?? [];
+
+/** The run's reproduce line (the Reproduce block's last line), read as validate reads the command; null when it does not read. */
+function reproduceLineOf(result: RunResult): string | null {
+  const recorded = readRecordedArgv(result.harness.command, 'run', RESULT_COMMAND_OPTIONS.run);
+  return recorded.ok ? reproduceLine({ command: recorded.parsed, image: result.run?.engine.image ?? null, imageDigest: result.run?.engine.image_digest ?? null }) : null;
+}
 
 /**
  * The columns that say which configuration a row measured; runs share them with points so each
@@ -132,6 +141,7 @@ export const RUN_ONLY_COLUMNS: ReadonlyArray<SourceColumn<RunContext>> = [
   from('harness_git_dirty', 'BOOLEAN', null, 'The harness checkout had uncommitted changes', (c) => c.result.harness.git_dirty ?? null),
   from('harness_command', 'VARCHAR', null, 'The servebench command line that produced the run (secrets redacted)', (c) => c.result.harness.command.join(' ')),
   from('harness_argv', 'VARCHAR', null, 'The same command line as a JSON array of arguments (what the reproduce command is built from)', (c) => JSON.stringify(c.result.harness.command)),
+  from('reproduce_line', 'VARCHAR', null, 'The command that reproduces the run, shell-quoted (npx servebench run …): read from harness_argv by servebench\'s own option table, machine-local options left out, the engine image pinned by its digest; run it at harness_git_commit. Null when the recorded command does not read as a servebench run', (c) => reproduceLineOf(c.result)),
   from('schema_version', 'INTEGER', null, `Result schema version (this compiler: ${SCHEMA_VERSION})`, (c) => c.result.schema_version),
   from('api', 'VARCHAR', null, 'completions or chat', (c) => c.result.target.api),
   from('lengths', 'VARCHAR', null, 'exact (prompts built with the model tokenizer) or approximate', (c) => c.result.workload.lengths),

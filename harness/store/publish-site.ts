@@ -42,9 +42,7 @@ import { ID_COLUMNS } from './ids.ts';
 import { OFFICIAL_RUN_SQL } from './official.ts';
 import { filesOfDeltaRuns, findRegressions } from './regress.ts';
 import { ALL_RELEASES, sqlString } from './tables.ts';
-import { reproduceCommand } from '../lib/shell/reproduce.ts';
-import { readRecordedArgv } from '../lib/cli/recorded-argv.ts';
-import { RUN_OPTIONS } from '../contract/command-options.ts';
+import { reproduceBlock } from '../contract/reproduce-block.ts';
 import { SAMPLED_DISTRIBUTIONS } from '../contract/sufficiency.ts';
 
 // Without run ids: their dictionary would repeat in every scenario's file, and no query needs them.
@@ -342,9 +340,8 @@ async function writeRunPages(connection: DuckDBConnection, siteDir: string, delt
     else byRun.set(String(p.run_id), [p]);
   }
   for (const run of runs) {
-    // Rendered only from the command as servebench's own option table reads it (validate refused any other); null: no block.
-    const recorded = readRecordedArgv(JSON.parse(String(run.harness_argv)) as string[], 'run', RUN_OPTIONS);
-    const reproduce_command = recorded.ok ? reproduceCommand({ command: recorded.parsed, gitCommit: (run.harness_git_commit as string | null) ?? null, image: (run.image as string | null) ?? null, imageDigest: (run.image_digest as string | null) ?? null }, repository) : null;
+    // Rendered only from the command as servebench's own option table read it at ingest (runs.reproduce_line; validate refused any other); null: no block.
+    const reproduce_command = typeof run.reproduce_line === 'string' ? reproduceBlock(run.reproduce_line, (run.harness_git_commit as string | null) ?? null, repository) : null;
     writeFileSync(join(siteDir, SITE_FILES.run(String(run.run_id))), `${JSON.stringify(RunDetailSchema.parse({ run: { ...run, reproduce_command }, points: byRun.get(String(run.run_id)) ?? [] }))}\n`);
   }
 }

@@ -52,5 +52,13 @@ export const pointCell = (p: Row, key: string): string => samplesOf(p, key)?.tex
 /** Older compiled data has no validity: read as valid, as compile would have judged nothing. */
 export const validityOf = (p: Row): Validity => (typeof p.validity === 'string' && p.validity in VALIDITY_LABELS ? (p.validity as Validity) : 'valid');
 
+/** What the Reproduce block is, above it: at which commit, with which image. */
+export function reproduceNote(commit: string | null, imageDigest: unknown): string {
+  return `One block for a shell: servebench ${commit ? 'at the exact commit that made this run' : 'at an unknown commit (the result records none, so the block checks out nothing)'}${typeof imageDigest === 'string' ? ', the engine image pinned by its digest' : ''}, the same command read by servebench's own options (machine-local ones left out).`;
+}
+
+/** Where the block would be, for a run whose recorded command does not read as servebench's. */
+export const NO_REPRODUCE_BLOCK = 'No block: this run\'s recorded command line does not read as a servebench command, and only that is ever offered to paste into a shell.';
+
 /** Where the raw result file is read: the repository's copy; null when the build names no repository. */
 export const rawResultUrl = (repository: string | null, file: unknown): string | null => (repository ? `${repository}/blob/main/results/${String(file)}` : null);

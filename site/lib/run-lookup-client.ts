@@ -4,7 +4,10 @@
  * the prerendered run pages show it (run-fields.ts). Values are text only, never HTML.
  */
 import { exclusionSummary, VALIDITY_LABELS } from '../../harness/contract/validity.ts';
-import { POINT_COLUMNS, pointCell, PROVENANCE, provenanceText, rawResultUrl, shown, validityOf } from './run-fields.ts';
+import { reproduceBlock } from '../../harness/contract/reproduce-block.ts';
+import { wireCopyButton } from './copy-button.ts';
+import { visibleText } from './format.ts';
+import { harnessCommit, NO_REPRODUCE_BLOCK, POINT_COLUMNS, pointCell, PROVENANCE, provenanceText, rawResultUrl, reproduceNote, shown, validityOf } from './run-fields.ts';
 import { readRun, weekOfRunId, type Row, type WeeklyFiles } from './run-parquet.ts';
 
 /** What the page knows at build time (site/pages/run/index.astro). */
@@ -38,7 +41,25 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return node;
 }
 
-/** The run as its prerendered page shows it: the line, the raw file, the load points, the provenance. */
+/**
+ * The Reproduce block from the published line (runs.reproduce_line, read at compile by servebench's
+ * own option table), around it the clone and checkout the prerendered pages show; the line is text,
+ * never parsed here. Older compiled data has no line: no block.
+ */
+function reproduceSection(config: LookupConfig, run: Row): HTMLElement[] {
+  const heading = el('h2', { id: 'h-reproduce' }, 'Reproduce');
+  if (typeof run.reproduce_line !== 'string') return [heading, el('p', { class: 'muted' }, NO_REPRODUCE_BLOCK)];
+  const commit = harnessCommit(run);
+  const button = el('button', { type: 'button', 'data-copy': 'reproduce' }, 'Copy');
+  wireCopyButton(button);
+  return [
+    heading,
+    el('p', { class: 'muted' }, reproduceNote(commit, run.image_digest)),
+    el('div', { class: 'copy-block' }, el('pre', { tabindex: '0', class: 'command' }, el('code', { id: 'reproduce' }, visibleText(reproduceBlock(run.reproduce_line, commit, config.repository)))), button, ' ', el('span', { role: 'status', 'aria-live': 'polite', 'data-copy-status': '' })),
+  ];
+}
+
+/** The run as its prerendered page shows it: the line, the raw file, the Reproduce block, the load points, the provenance. */
 export function renderRun(config: LookupConfig, run: Row, points: readonly Row[]): HTMLElement {
   const hardware = config.hardware[String(run.hardware)] ?? String(run.hardware);
   const raw = rawResultUrl(config.repository, run.file);
@@ -55,6 +76,7 @@ export function renderRun(config: LookupConfig, run: Row, points: readonly Row[]
   return el('div', { 'data-run': String(run.run_id) },
     el('p', {}, `${shown(run.engine)} ${shown(run.engine_version)} · ${shown(run.model)} · ${hardware} · ${shown(run.workload)}`),
     el('p', { 'data-raw': '' }, 'Raw result: ', raw ? el('a', { href: raw }, file) : file, raw ? '' : ' (this build names no repository, so there is no link to the file)'),
+    ...reproduceSection(config, run),
     el('h2', {}, 'Load points'),
     el('div', { class: 'table-wrap', tabindex: '0' },
       el('table', {},

@@ -37,7 +37,7 @@ export function weekOfRunId(id: string): string | null {
 }
 
 /** What the page reads of a run: its provenance and what that text is made of. */
-export const RUN_READ_COLUMNS: readonly string[] = [...new Set(['run_id', 'run_date', 'engine_version_known', 'attestation', 'lengths', 'lengths_reason', ...PROVENANCE.map(([key]) => key)])];
+export const RUN_READ_COLUMNS: readonly string[] = [...new Set(['run_id', 'run_date', 'engine_version_known', 'attestation', 'lengths', 'lengths_reason', 'reproduce_line', ...PROVENANCE.map(([key]) => key)])];
 /** What the page reads of a point: its table's columns, the sample counts behind "n = …", its validity. */
 export const POINT_READ_COLUMNS: readonly string[] = [
   'run_id', 'point', 'load', ...POINT_COLUMNS.map(([key]) => key), 'insufficient', 'ttft_ms_n', 'tpot_ms_n', 'itl_ms_n', 'e2el_ms_n', 'interactivity_tok_s_n',

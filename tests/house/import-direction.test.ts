@@ -21,7 +21,7 @@ describe('the import direction of the house', () => {
     expect(directionProblems(tree)).toEqual([]);
   });
 
-  it('the metric catalog, the sufficiency rule, the validity statuses and the significance rule, which the browser code takes as values, import only plain math that imports nothing', () => {
+  it('the metric catalog, the sufficiency rule, the validity statuses, the significance rule and the Reproduce block, which the browser code takes as values, import only plain math that imports nothing', () => {
     for (const [module, allowed] of Object.entries(BROWSER_SAFE)) {
       expect(tree.has(module), module).toBe(true);
       expect(importsOf(module, tree.get(module)!).map((i) => i.to), module).toEqual(allowed);
@@ -44,7 +44,7 @@ describe('the import direction of the house', () => {
     planted.set('site/components/Planted.tsx', "import { SITE_FILES } from '../../harness/contract/site-data.ts';\n");
     expect(directionProblems(planted)).toEqual([
       'harness/contract/planted.ts:1 imports harness/store/compile.ts: contract may not import store (allowed: lib)',
-      'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or values from harness/contract/site-data.ts, harness/contract/metric-catalog.ts, harness/contract/sufficiency.ts, harness/contract/validity.ts, harness/contract/significance.ts',
+      'site/lib/planted.ts:1 imports harness/contract/result.ts: the site takes only types from the contract (import type), or values from harness/contract/site-data.ts, harness/contract/metric-catalog.ts, harness/contract/sufficiency.ts, harness/contract/validity.ts, harness/contract/significance.ts, harness/contract/reproduce-block.ts',
       'site/lib/planted.ts:2 imports harness/store/derive.ts: site may not import store (allowed: contract)',
       'harness/util/planted.ts: not in a stage folder (harness/lib, contract, measure, engines, store, pipeline)',
       'site/components/Planted.tsx:1 imports harness/contract/site-data.ts: site-data.ts values (zod schemas) only in build-time code (site/pages/, site/lib/data.ts)',

@@ -25,9 +25,9 @@ export const ALLOWED: Record<Exclude<Stage, 'outside' | 'unknown'>, readonly Sta
 /**
  * The contract modules whose values the site may take: the compiled data's schemas and file names
  * (build time only), the metric catalog, the sample-sufficiency rule, the validity statuses and
- * the significance rule (plain code, safe in the browser: BROWSER_SAFE says what they may import).
+ * the significance rule and the Reproduce block (plain code, safe in the browser: BROWSER_SAFE says what they may import).
  */
-export const SITE_VALUE_MODULES: readonly string[] = ['harness/contract/site-data.ts', 'harness/contract/metric-catalog.ts', 'harness/contract/sufficiency.ts', 'harness/contract/validity.ts', 'harness/contract/significance.ts'];
+export const SITE_VALUE_MODULES: readonly string[] = ['harness/contract/site-data.ts', 'harness/contract/metric-catalog.ts', 'harness/contract/sufficiency.ts', 'harness/contract/validity.ts', 'harness/contract/significance.ts', 'harness/contract/reproduce-block.ts'];
 
 /** The browser code's contract values and what each may import: nothing, or plain math that imports nothing. */
 export const BROWSER_SAFE: Readonly<Record<string, readonly string[]>> = {
@@ -36,6 +36,8 @@ export const BROWSER_SAFE: Readonly<Record<string, readonly string[]>> = {
   'harness/contract/validity.ts': [],
   'harness/contract/significance.ts': ['harness/lib/stats/log-interval.ts'],
   'harness/lib/stats/log-interval.ts': [],
+  'harness/contract/reproduce-block.ts': ['harness/lib/shell/quote.ts'],
+  'harness/lib/shell/quote.ts': [],
 };
 
 /** Site code that runs only at build time (frontmatter and the data loader), never in the browser. */

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RUN_OPTIONS } from '../../harness/contract/command-options.ts';
 import { readRecordedArgv, type RecordedCommand } from '../../harness/lib/cli/recorded-argv.ts';
-import { pinnedImage, reproduceCommand, reproducibleArgv } from '../../harness/lib/shell/reproduce.ts';
+import { reproduceBlock } from '../../harness/contract/reproduce-block.ts';
+import { pinnedImage, reproduceLine, reproducibleArgv, type RunToReproduce } from '../../harness/lib/shell/reproduce.ts';
+
+/** The whole block for a run, as compile makes it (its line at ingest, the block around it when it writes the page). */
+const reproduceCommand = (run: RunToReproduce & { gitCommit: string | null }, repository: string | null) => reproduceBlock(reproduceLine(run), run.gitCommit, repository);
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const recorded = ['servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--image', 'vllm/vllm-openai:v0.11.0', '--model', 'meta-llama/Llama-3.1-8B-Instruct', '--workload', 'chat', '--results-dir', '/home/ci/results', '--hf-cache', '/home/ci/hf', '--no-progress', '--json', '--source', 'official', '--extra-body', `{"top_k": 1, "note": "it's"}`];
@@ -35,15 +39,15 @@ describe('reproduce a run', () => {
   });
 
   it('drops machine-local options and the source, pins --image, keeps everything else in order', () => {
-    expect(reproducibleArgv({ command: read(recorded), gitCommit: COMMIT, image: 'vllm/vllm-openai:v0.11.0', imageDigest: 'vllm/vllm-openai@sha256:0123' })).toEqual([
+    expect(reproducibleArgv({ command: read(recorded), image: 'vllm/vllm-openai:v0.11.0', imageDigest: 'vllm/vllm-openai@sha256:0123' })).toEqual([
       'servebench', 'run', '--engine', 'vllm', '--launcher', 'docker', '--image', 'vllm/vllm-openai@sha256:0123', '--model', 'meta-llama/Llama-3.1-8B-Instruct', '--workload', 'chat', '--extra-body', `{"top_k": 1, "note": "it's"}`,
     ]);
     // The engine's default image (no --image recorded) is pinned too; the --results-dir=X form goes.
-    expect(reproducibleArgv({ command: read(['servebench', 'run', '--engine', 'sglang', '--results-dir=/x']), gitCommit: null, image: 'lmsysorg/sglang:v0.5', imageDigest: 'sha256:9' })).toEqual(['servebench', 'run', '--engine', 'sglang', '--image', 'lmsysorg/sglang@sha256:9']);
+    expect(reproducibleArgv({ command: read(['servebench', 'run', '--engine', 'sglang', '--results-dir=/x']), image: 'lmsysorg/sglang:v0.5', imageDigest: 'sha256:9' })).toEqual(['servebench', 'run', '--engine', 'sglang', '--image', 'lmsysorg/sglang@sha256:9']);
   });
 
   it('writes each flag by its table name, and a value starting with "-" inline (as servebench takes it back)', () => {
-    expect(reproducibleArgv({ command: read(['servebench', 'run', '--served-name=-odd', '--tp=2', '--save-requests']), gitCommit: null, image: null, imageDigest: null })).toEqual(['servebench', 'run', '--served-name=-odd', '--tp', '2', '--save-requests']);
+    expect(reproducibleArgv({ command: read(['servebench', 'run', '--served-name=-odd', '--tp=2', '--save-requests']), image: null, imageDigest: null })).toEqual(['servebench', 'run', '--served-name=-odd', '--tp', '2', '--save-requests']);
   });
 
   it('is one block a POSIX shell reads back into the same arguments', () => {

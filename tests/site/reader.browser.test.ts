@@ -12,7 +12,11 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_OPTIONS } from '../../harness/contract/command-options.ts';
+import { reproduceBlock } from '../../harness/contract/reproduce-block.ts';
 import type { RunResult } from '../../harness/contract/result.ts';
+import { readRecordedArgv } from '../../harness/lib/cli/recorded-argv.ts';
+import { reproduceLine } from '../../harness/lib/shell/reproduce.ts';
 import { compareVersions } from '../../harness/lib/version-compare.ts';
 import { compile } from '../../harness/store/compile.ts';
 import { loadPrices } from '../../harness/store/prices.ts';
@@ -103,7 +107,7 @@ describe('the site built from the committed results/, as a reader reads it', () 
     }
   }, 120_000);
 
-  it('every committed run has a page naming its file and sha256, with its raw file linked; the lookup page reads the ones not prerendered', async () => {
+  it('every committed run has a page naming its file and sha256, with its raw file linked and its Reproduce block; the lookup page reads the ones not prerendered', async () => {
     const prerendered = new Set(existsSync(join(data, 'site', 'runs')) ? readdirSync(join(data, 'site', 'runs')).map((f) => f.replace(/\.json$/, '')) : []);
     const lookup = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     lookup.on('pageerror', (error) => consoleErrors.push(`lookup: ${error.message}`));
@@ -122,6 +126,13 @@ describe('the site built from the committed results/, as a reader reads it', () 
       const provenance = async (key: string) => lookup.locator(`table[data-provenance] tr[data-key="${key}"] td`).innerText();
       await expect(Promise.all([provenance('engine_version'), provenance('file'), provenance('file_sha256')]), result.run_id).resolves.toEqual([result.run!.engine.version, file, sha256]);
       await expect(lookup.getByRole('link', { name: `results/${file}` }).getAttribute('href')).resolves.toBe(raw);
+      // Its Reproduce block, as compile makes the prerendered pages' (the command as servebench's own option table reads it).
+      const recorded = readRecordedArgv(result.harness.command, 'run', RUN_OPTIONS);
+      expect(recorded.ok, result.run_id).toBe(true);
+      if (recorded.ok) {
+        const line = reproduceLine({ command: recorded.parsed, image: result.run!.engine.image, imageDigest: result.run!.engine.image_digest });
+        await expect(lookup.locator('code#reproduce').innerText(), result.run_id).resolves.toBe(reproduceBlock(line, result.harness.git_commit ?? null, REPO_URL));
+      }
     }
     await lookup.close();
   }, 300_000);

@@ -790,6 +790,15 @@ describe('the site in Chromium', () => {
     await page.close();
   });
 
+  /** The Reproduce block a run's page must show, made here from the result file on its own. */
+  const expectedBlock = (run: RunResult) => [
+    'git clone https://github.com/servebench/servebench.git servebench && cd servebench',
+    `git checkout ${run.harness.git_commit}`,
+    'npm ci',
+    // The recorded command without its machine-local --results-dir and the --source a reader's run may not claim.
+    `npx ${withoutOptions(run.harness.command, ['--source', '--results-dir']).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
+  ].join('\n');
+
   it('a run page reproduces the run: one shell-quoted block for the exact commit, copied by its button', async () => {
     // The latest run of vllm 1.1.0: the one its rows link to (every run a page links to has a page).
     const run = results.filter((r) => r.run!.engine.name === 'vllm' && r.run!.engine.version === '1.1.0').sort((a, b) => b.created_at.localeCompare(a.created_at))[0]!;
@@ -797,13 +806,7 @@ describe('the site in Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${site.url}/run/${run.run_id}/`);
     const block = await page.locator('pre.command code#reproduce').innerText();
-    expect(block).toBe([
-      'git clone https://github.com/servebench/servebench.git servebench && cd servebench',
-      `git checkout ${run.harness.git_commit}`,
-      'npm ci',
-      // The recorded command without its machine-local --results-dir and the --source a reader's run may not claim.
-      `npx ${withoutOptions(run.harness.command, ['--source', '--results-dir']).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
-    ].join('\n'));
+    expect(block).toBe(expectedBlock(run));
     // The clipboard takes text only from the focused document.
     await page.bringToFront();
     await page.getByRole('button', { name: 'Copy' }).click();
@@ -866,6 +869,10 @@ describe('the site in Chromium', () => {
     await expect(page.getByRole('link', { name: `results/${file}` }).getAttribute('href')).resolves.toBe(`https://github.com/servebench/servebench/blob/main/results/${file}`);
     // Every point, in the file's order, with its output throughput as the file says it.
     await expect(page.locator('tbody tr[data-validity] td[data-column="output_throughput"]').allInnerTexts()).resolves.toEqual(result.points.map((p) => formatNumber(p.metrics.output_throughput)));
+    // The Reproduce block as a prerendered page shows it, from the published reproduce_line; its button copies it (or selects it where the clipboard is closed).
+    await expect(page.locator('pre.command code#reproduce').innerText()).resolves.toBe(expectedBlock(result));
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect(page.locator('[data-copy-status]').innerText()).resolves.toMatch(/^(Copied\.|Selected: press Ctrl\+C \(⌘C\) to copy\.)$/);
     await page.close();
     const unknown = await open('/run/?id=20990101T000000Z-0badf00d', 'run-lookup-unknown');
     await unknown.waitForFunction(() => document.getElementById('run-lookup')?.dataset.lookup !== 'pending', null, { timeout: 60_000 });

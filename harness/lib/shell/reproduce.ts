@@ -1,7 +1,6 @@
 /**
- * The commands that reproduce a run, as one block for a shell: servebench at the commit that made
- * the run, its dependencies, and the same servebench command with the engine image pinned by the
- * digest the run recorded. The command is rendered only from its parsed form (recorded-argv.ts):
+ * The command that reproduces a run (the last line of its Reproduce block): the same servebench
+ * command with the engine image pinned by the digest the run recorded. The command is rendered only from its parsed form (recorded-argv.ts):
  * the subcommand and each flag's name come from servebench's own option table, the values were
  * checked against their types, and every word is shell-quoted; nothing else of the recorded argv
  * reaches the block. Options that only name the original machine's folders or terminal are left out.
@@ -12,8 +11,6 @@ import { shellQuote } from './quote.ts';
 export interface RunToReproduce {
   /** The command the result recorded (harness.command), as read by its option table. */
   readonly command: RecordedCommand;
-  /** The servebench commit (40 hex); null: unknown, and the block checks nothing out. */
-  readonly gitCommit: string | null;
   /** The engine image as launched (a tag), and the digest docker resolved it to ("repo@sha256:…" or "sha256:…"). */
   readonly image: string | null;
   readonly imageDigest: string | null;
@@ -24,7 +21,6 @@ export interface RunToReproduce {
  * this block is a community result (only the fleet's pipeline makes official ones).
  */
 const NOT_CLAIMED = new Set(['source']);
-const COMMIT = /^[0-9a-f]{40}$/;
 
 /** "repo@sha256:…": the image the run used, pinned; null without a digest. */
 export function pinnedImage(image: string | null, digest: string | null): string | null {
@@ -53,17 +49,7 @@ export function reproducibleArgv(run: RunToReproduce): string[] {
   return out;
 }
 
-/**
- * The block: clone, check out the commit, install, run. `repository` is the site's own
- * configuration (never a result's); without one the block says so instead of naming a repository.
- */
-export function reproduceCommand(run: RunToReproduce, repository: string | null): string {
-  const lines =
-    repository === null
-      ? ['# This site was built without a repository URL (SERVEBENCH_REPO_URL or a git remote "origin"): in a clone of servebench,']
-      : [`git clone ${shellQuote([`${repository.replace(/\/$/, '').replace(/\.git$/, '')}.git`])} servebench && cd servebench`];
-  if (run.gitCommit !== null && COMMIT.test(run.gitCommit)) lines.push(`git checkout ${run.gitCommit}`);
-  lines.push('npm ci');
-  lines.push(`npx ${shellQuote(reproducibleArgv(run))}`);
-  return lines.join('\n');
+/** The Reproduce block's last line, `npx servebench run …` shell-quoted: what compile publishes per run (runs.reproduce_line; the block around it: harness/contract/reproduce-block.ts). */
+export function reproduceLine(run: RunToReproduce): string {
+  return `npx ${shellQuote(reproducibleArgv(run))}`;
 }
