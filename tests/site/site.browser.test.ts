@@ -860,7 +860,7 @@ describe('the site in Chromium', () => {
     const { file, text, result } = unpaged[0]!;
     const page = await open(`/run/?id=${result.run_id}`, 'run-lookup-found');
     await page.waitForFunction(() => document.getElementById('run-lookup')?.dataset.lookup !== 'pending', null, { timeout: 60_000 });
-    await expect(Promise.all([page.locator('#run-lookup').getAttribute('data-lookup'), page.getByRole('status').innerText()])).resolves.toEqual(['found', `Read from the published Parquet files: ${result.points.length} load points.`]);
+    await expect(Promise.all([page.locator('#run-lookup').getAttribute('data-lookup'), page.locator('[data-lookup-status]').innerText()])).resolves.toEqual(['found', `Read from the published Parquet files: ${result.points.length} load points.`]);
     const provenance = async (key: string) => page.locator(`table[data-provenance] tr[data-key="${key}"] td`).innerText();
     await expect(provenance('engine')).resolves.toBe(result.run!.engine.name);
     await expect(provenance('engine_version')).resolves.toBe(result.run!.engine.version);
@@ -872,6 +872,7 @@ describe('the site in Chromium', () => {
     // The Reproduce block as a prerendered page shows it, from the published reproduce_line; its button copies it (or selects it where the clipboard is closed).
     await expect(page.locator('pre.command code#reproduce').innerText()).resolves.toBe(expectedBlock(result));
     await page.getByRole('button', { name: 'Copy' }).click();
+    await page.waitForFunction(() => (document.querySelector('[data-copy-status]')?.textContent ?? '') !== '', null, { timeout: 10_000 });
     await expect(page.locator('[data-copy-status]').innerText()).resolves.toMatch(/^(Copied\.|Selected: press Ctrl\+C \(⌘C\) to copy\.)$/);
     await page.close();
     const unknown = await open('/run/?id=20990101T000000Z-0badf00d', 'run-lookup-unknown');
