@@ -81,17 +81,19 @@ export function stagedRunRowBytes(text: string): number {
 }
 
 /**
- * A file whose staged runs row is exactly `rowBytes` long: a --dataset argument of `x` (2 bytes
- * a character in the row: once as text, once in the JSON array) and, for an odd remainder, one
- * `"` (5 bytes: `""` and `\""`).
+ * A file whose staged runs row is exactly `rowBytes` long: a --dataset argument of `x` (3 bytes
+ * a character in the row: as text, in the JSON array, in the reproduce line) and, for the
+ * remainder, two or three `"` (7 bytes each: `""`, `\""` and `""`; the reproduce line quotes the
+ * argument once, 2 bytes more, when it holds a `"`).
  */
 export function stagedRowOf(seed: number, rowBytes: number): string {
   const result = limitBase(seed);
   result.harness.command = [...result.harness.command, '--dataset', 'x'];
-  const base = stagedRunRowBytes(prettyJson(result)) - 2;
+  const base = stagedRunRowBytes(prettyJson(result)) - 3;
   const rest = rowBytes - base;
-  const quote = rest % 2 === 1 ? 1 : 0;
-  result.harness.command[result.harness.command.length - 1] = `${'x'.repeat((rest - 5 * quote) / 2)}${'"'.repeat(quote)}`;
+  // Quotes q with (rest − 7q − 2) divisible by 3, or none when rest is: 2 for a remainder of 1, 3 for 2.
+  const quote = rest % 3 === 0 ? 0 : [2, 3].find((q) => (rest - 7 * q - 2) % 3 === 0)!;
+  result.harness.command[result.harness.command.length - 1] = `${'x'.repeat((rest - 7 * quote - (quote > 0 ? 2 : 0)) / 3)}${'"'.repeat(quote)}`;
   const text = prettyJson(result);
   const staged = stagedRunRowBytes(text);
   if (staged !== rowBytes) throw new Error(`stagedRowOf: a ${staged}-byte row, not ${rowBytes}`);
