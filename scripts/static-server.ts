@@ -3,7 +3,9 @@
  * copy next to a file (`<file>.br`, `<file>.gz`, written by scripts/precompress.ts after the build)
  * when the request's Accept-Encoding takes it, with Content-Encoding, Vary: Accept-Encoding, the
  * original's Content-Type and the sent bytes' Content-Length. A client that did not ask for an
- * encoding gets the original bytes. `npm run preview` serves dist/site with it.
+ * encoding gets the original bytes. A single byte range (`Range: bytes=…`) is answered with 206
+ * from the original bytes, as GitHub Pages answers it: DuckDB and other Parquet readers over HTTP
+ * read a file's footer, then its row groups, by range. `npm run preview` serves dist/site with it.
  *
  * Usage: tsx scripts/static-server.ts [DIR (default dist/site)] [--port N (default 4321, or a free one)]
  */
@@ -78,11 +80,39 @@ function locate(root: string, urlPath: string): { file: string; stat: Stats } | 
   return stat?.isFile() ? { file, stat } : null;
 }
 
+/**
+ * The one byte range a Range header asks of a `size`-byte file, as [first, last] inclusive;
+ * 'unsatisfiable' when it starts past the end; null to send the whole file (no header, another
+ * unit, several ranges or a malformed one: RFC 9110 lets a server ignore those).
+ */
+export function byteRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | null {
+  const m = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (m === null || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    // A suffix: the last N bytes.
+    const n = Number(m[2]);
+    return n === 0 ? 'unsatisfiable' : [Math.max(0, size - n), size - 1];
+  }
+  const first = Number(m[1]);
+  const last = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < first) return null;
+  return first >= size ? 'unsatisfiable' : [first, last];
+}
+
 function handle(root: string, req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
   const found = locate(root, new URL(req.url ?? '/', 'http://x').pathname);
   if (!found) return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
   const headers: Record<string, string | number> = { 'content-type': contentType(found.file) };
+  // A range is of the original bytes (If-Range would need validators this server does not send: the whole file then).
+  const range = req.headers['if-range'] === undefined ? byteRange(req.headers.range, found.stat.size) : null;
+  if (range === 'unsatisfiable') return void res.writeHead(416, { 'content-range': `bytes */${found.stat.size}`, 'accept-ranges': 'bytes' }).end();
+  if (range !== null) {
+    const [first, last] = range;
+    res.writeHead(206, { ...headers, 'accept-ranges': 'bytes', 'content-range': `bytes ${first}-${last}/${found.stat.size}`, 'content-length': last - first + 1 });
+    if (req.method === 'HEAD') return void res.end();
+    return void createReadStream(found.file, { start: first, end: last }).on('error', () => res.destroy()).pipe(res);
+  }
   let send = found.file;
   let size = found.stat.size;
   let varies = false;
@@ -98,6 +128,8 @@ function handle(root: string, req: IncomingMessage, res: ServerResponse): void {
     headers['content-encoding'] = chosen.coding;
   }
   if (varies) headers.vary = 'Accept-Encoding';
+  // Ranges are served of the original bytes only.
+  if (!chosen) headers['accept-ranges'] = 'bytes';
   headers['content-length'] = size;
   res.writeHead(200, headers);
   if (req.method === 'HEAD') return void res.end();

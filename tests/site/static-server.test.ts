@@ -165,6 +165,33 @@ describe('static server', () => {
     expect(folder.body.toString()).toBe(FILES['scenario/abc/index.html']);
   });
 
+  it('answers one byte range with 206 from the original bytes, as GitHub Pages does (Parquet readers over HTTP read by range)', async () => {
+    const parquet = readFileSync(join(site, 'data/x.parquet'));
+    const size = parquet.length;
+    const cases: Array<[string, number, number]> = [['bytes=10-19', 10, 19], ['bytes=0-0', 0, 0], [`bytes=${size - 8}-`, size - 8, size - 1], ['bytes=-8', size - 8, size - 1], [`bytes=100-${size + 50}`, 100, size - 1], [`bytes=-${size + 9}`, 0, size - 1]];
+    for (const [range, first, last] of cases) {
+      const reply = await get('/data/x.parquet', { range });
+      expect([range, reply.status, reply.headers['content-range'], Number(reply.headers['content-length'])]).toEqual([range, 206, `bytes ${first}-${last}/${size}`, last - first + 1]);
+      expect(reply.body.equals(parquet.subarray(first, last + 1)), range).toBe(true);
+    }
+    // A file with precompressed copies: a range is of its original bytes, never of a copy, whatever Accept-Encoding says.
+    const wasm = readFileSync(join(site, '_astro/duckdb.wasm'));
+    const ranged = await get('/_astro/duckdb.wasm', { range: 'bytes=0-3', 'accept-encoding': 'br, gzip' });
+    expect([ranged.status, ranged.headers['content-encoding'], ranged.body.equals(wasm.subarray(0, 4))]).toEqual([206, undefined, true]);
+    // Past the end: 416 with the size; several ranges, another unit, a malformed one or If-Range: the whole file.
+    const past = await get('/data/x.parquet', { range: `bytes=${size}-` });
+    expect([past.status, past.headers['content-range']]).toEqual([416, `bytes */${size}`]);
+    const wholeFile: Array<Record<string, string>> = [{ range: 'bytes=0-1,5-6' }, { range: 'items=0-1' }, { range: 'bytes=9-2' }, { range: 'bytes=-' }, { range: 'bytes=0-3', 'if-range': '"x"' }];
+    for (const headers of wholeFile) {
+      const whole = await get('/data/x.parquet', headers);
+      expect([JSON.stringify(headers), whole.status, whole.body.equals(parquet)]).toEqual([JSON.stringify(headers), 200, true]);
+    }
+    // Without a Range, the original bytes say they take ranges; an encoded copy does not.
+    const plain = await get('/data/x.parquet', {}, 'HEAD');
+    expect([plain.status, plain.headers['accept-ranges'], Number(plain.headers['content-length'])]).toEqual([200, 'bytes', size]);
+    expect((await get('/_astro/duckdb.wasm', { 'accept-encoding': 'br' }, 'HEAD')).headers['accept-ranges']).toBeUndefined();
+  });
+
   it('does not send a copy older than its file (the file was rewritten after the build)', async () => {
     const path = join(site, 'data/site/meta.json');
     writeFileSync(path, JSON.stringify({ rewritten: text(3000, 'new') }));
