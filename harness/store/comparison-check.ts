@@ -67,8 +67,6 @@ const close = (a: number | null, b: number | null): boolean => (a === null || b 
 const closePair = (a: readonly [number, number] | null, b: readonly [number, number] | null): boolean => (a === null || b === null ? a === b : close(a[0], b[0]) && close(a[1], b[1]));
 const shown = (value: unknown): string => JSON.stringify(value)?.slice(0, 80) ?? 'undefined';
 
-
-/** A paired comparison as recorded against the one recomputed from the same blocks. */
 /**
  * The commands that write each kind: an A/B is `servebench ab`'s (confirm runs its A/Bs as ab and
  * records that line); a bisection is `servebench bisect`'s, or `servebench confirm`'s, which
@@ -76,6 +74,7 @@ const shown = (value: unknown): string => JSON.stringify(value)?.slice(0, 80) ??
  */
 const COMPARISON_WRITERS: Readonly<Record<'ab' | 'bisection', readonly string[]>> = { ab: ['ab'], bisection: ['bisect', 'confirm'] };
 
+/** A paired comparison as recorded against the one recomputed from the same blocks. */
 function checkComparison(recorded: Omit<PairedComparison, 'blocks'> & { blocks: number }, expected: PairedComparison, at: string, add: Add): void {
   const same = recorded.verdict === expected.verdict && recorded.blocks === expected.blocks && close(recorded.effect, expected.effect) && closePair(recorded.interval, expected.interval) && close(recorded.mean_log_ratio, expected.mean_log_ratio) && close(recorded.sd_log_ratio, expected.sd_log_ratio) && close(recorded.p, expected.p);
   if (!same) add(at, `[ab-recomputed] says ${recorded.verdict} ${shown(recorded.effect)} ${shown(recorded.interval)} over ${recorded.blocks} blocks; its blocks give ${expected.verdict} ${shown(expected.effect)} ${shown(expected.interval)} over ${expected.blocks}`, 'a comparison is what its blocks give: write it with `servebench ab`, unedited');

@@ -128,6 +128,7 @@ export async function writeLlmdDownload(connection: DuckDBConnection, resultsDir
   const weeks = all.filter((w) => w.reports > 0);
   const files = new Map<string, ManifestFile>();
   const jobs: WeekJob[] = [];
+  const jobWeeks: string[] = [];
   for (const week of weeks) {
     const previous = existsSync(indexPath(week.week)) ? (JSON.parse(readFileSync(indexPath(week.week), 'utf8')) as WeekIndex) : null;
     if (previous !== null && previous.digest === week.digest && existsSync(join(outDir, previous.file.path))) {
@@ -136,12 +137,11 @@ export async function writeLlmdDownload(connection: DuckDBConnection, resultsDir
     }
     const runs = await runsOfWeek(connection, week.week);
     jobs.push({ resultsDir, outDir, relative: `${LLMD_REPORTS_DIR}/${week.week}${LLMD_WEEK_SUFFIX}`, context, digest: week.digest, reports: week.reports, runs, previous });
+    jobWeeks.push(week.week);
   }
-  const written = await writeWeeks(jobs);
-  jobs.forEach((job, i) => {
-    const week = job.relative.slice(LLMD_REPORTS_DIR.length + 1, -LLMD_WEEK_SUFFIX.length);
-    writeFileAtomic(indexPath(week), `${JSON.stringify(written[i])}\n`);
-    files.set(week, written[i]!.file);
+  (await writeWeeks(jobs)).forEach((index, i) => {
+    writeFileAtomic(indexPath(jobWeeks[i]!), `${JSON.stringify(index)}\n`);
+    files.set(jobWeeks[i]!, index.file);
   });
   // Weeks gone (their runs deleted or no longer official) leave the download and the cache.
   const kept = new Set(weeks.map((w) => w.week));

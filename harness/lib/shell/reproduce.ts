@@ -1,9 +1,10 @@
 /**
  * The command that reproduces a run (the last line of its Reproduce block): the same servebench
- * command with the engine image pinned by the digest the run recorded. The command is rendered only from its parsed form (recorded-argv.ts):
- * the subcommand and each flag's name come from servebench's own option table, the values were
- * checked against their types, and every word is shell-quoted; nothing else of the recorded argv
- * reaches the block. Options that only name the original machine's folders or terminal are left out.
+ * command with the engine image pinned by the digest the run recorded. The command is rendered
+ * only from its parsed form (recorded-argv.ts): the subcommand and each flag's name come from
+ * servebench's own option table, the values were checked against their types, and every word is
+ * shell-quoted; nothing else of the recorded argv reaches the block. Options that only name the
+ * original machine's folders or terminal are left out.
  */
 import type { RecordedCommand, RecordedOption } from '../cli/recorded-argv.ts';
 import { shellQuote } from './quote.ts';
