@@ -556,7 +556,7 @@ describe("servebench detect: the fleet's own images (ROCm builds)", () => {
     github.publish('sgl-project/sglang', { tag_name: 'v0.5.4', published_at: '2026-09-30T00:00:00Z' });
     hub.push('lmsysorg/sglang', 'v0.5.4');
     const first = await detectRun(['--engine', 'sglang', '--fleet', SHIPPED_FLEET]);
-    expect(first.report.new.map((v) => v.images)).toEqual([[{ key: 'mi300x-192gb', gpu_types: ['mi300x-192gb'], image: 'lmsysorg/sglang:v0.5.4-rocm700-mi30x', published: false }]]);
+    expect(first.report.new.map((v) => v.images)).toEqual([[{ key: 'mi300x-192gb', gpu_types: ['mi300x-192gb'], image: 'lmsysorg/sglang:v0.5.4-rocm10-mi30x', published: false }]]);
     expect(Object.keys(first.state.engines['sglang']!.pending)).toEqual(['0.5.4']);
 
     // A fleet that declares no image: nothing to run it on, so nothing to wait for.
@@ -564,7 +564,7 @@ describe("servebench detect: the fleet's own images (ROCm builds)", () => {
     expect([none.report.new, none.report.awaiting_images]).toEqual([[], []]);
     expect(none.report.notes.map((n) => n.message)).toEqual(['0.5.4: no longer waited for: the fleet declares no image of sglang for new releases']);
 
-    hub.push('lmsysorg/sglang', 'v0.5.4-rocm700-mi30x');
+    hub.push('lmsysorg/sglang', 'v0.5.4-rocm10-mi30x');
     const out = await detectRun(['--engine', 'sglang', '--fleet', SHIPPED_FLEET]);
     expect(out.report.new.map((v) => [v.version, v.images_only, v.images.map((i) => i.published)])).toEqual([['0.5.4', true, [true]]]);
   });
@@ -612,7 +612,7 @@ describe('detectCommand (the CLI entry)', () => {
     expect(report.pending.map((v) => `${v.engine} ${v.version} ${v.image}`)).toEqual(['trtllm 1.0.0 nvcr.io/nvidia/tensorrt-llm/release:1.0.0']);
     // No --fleet: fleet/fleet.yaml (the tests run in the checkout), so its ROCm images were checked too.
     expect(report.new.filter((v) => v.images.length > 0).map((v) => `${v.engine} ${v.images.map((i) => `${i.key}=${i.image}:${i.published}`).join()}`).sort()).toEqual([
-      'sglang mi300x-192gb=lmsysorg/sglang:v0.5.3-rocm700-mi30x:false',
+      'sglang mi300x-192gb=lmsysorg/sglang:v0.5.3-rocm10-mi30x:false',
       'vllm amd=vllm/vllm-openai-rocm:v0.11.0:false',
     ]);
     expect(report.awaiting_images.map((v) => `${v.engine} ${v.version}`).sort()).toEqual(['sglang 0.5.3', 'vllm 0.11.0']);

@@ -537,7 +537,7 @@ describe('servebench plan: the fleet file', () => {
     renderKubernetes(nightly, fleet, { [HARNESS_IMAGE_ENV]: DIGEST });
     renderSlurm(nightly, fleet);
     const released = plan({ file: 'fleet/fleet.yaml', nightly: false, releases: [{ engine: 'sglang', version: '0.5.4' }] }).plan;
-    expect(released.jobs.find((j) => j.gpu_type === 'mi300x-192gb')!.image).toBe('lmsysorg/sglang:v0.5.4-rocm700-mi30x');
+    expect(released.jobs.find((j) => j.gpu_type === 'mi300x-192gb')!.image).toBe('lmsysorg/sglang:v0.5.4-rocm10-mi30x');
   });
 
   it('bad fleet files: each problem names the file, the field and the fix', () => {
