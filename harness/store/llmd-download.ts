@@ -57,13 +57,18 @@ async function stageOfficial(connection: DuckDBConnection): Promise<void> {
     SELECT run_id, point, validity, validity_reason FROM priced_points WHERE ${OFFICIAL_RUN_SQL}`);
 }
 
-/** Every week of official runs with the digest of its inputs (each run's file and its points' validity in point order) and its counts. */
+/**
+ * Every week of official runs with the digest of its inputs (each run's file and its points'
+ * validity) and its counts. A run's points enter as the XOR of one 64-bit hash per point (its
+ * number, validity and reason): unordered, so no sort of every point's text, which took a quarter
+ * of a second at 100,000 runs; a changed validity changes its run's XOR but with odds of 2⁻⁶⁴.
+ */
 async function weekStates(connection: DuckDBConnection, context: string): Promise<WeekState[]> {
   const rows = (await connection.runAndReadAll(`
     WITH v AS (
-      SELECT run_id, string_agg(validity || '|' || coalesce(validity_reason, ''), chr(10) ORDER BY point) AS validity, count(*) AS points
+      SELECT run_id, bit_xor(hash(point, validity, validity_reason)) AS validity, count(*) AS points
       FROM llmd_points GROUP BY run_id)
-    SELECT week, md5(string_agg(r.file || ':' || r.file_sha256 || ':' || coalesce(v.validity, ''), ',' ORDER BY r.file)),
+    SELECT week, md5(string_agg(r.file || ':' || r.file_sha256 || ':' || coalesce(v.validity::VARCHAR || ':' || v.points, ''), ',' ORDER BY r.file)),
       count(v.points)::INTEGER, coalesce(sum(v.points), 0)::INTEGER, (count(*) - count(v.points))::INTEGER
     FROM llmd_runs r LEFT JOIN v USING (run_id) GROUP BY week ORDER BY week`)).getRowsJS() as Array<[string, string, number, number, number]>;
   return rows.map(([week, inputs, runs, reports, skipped]) => ({

@@ -14,6 +14,7 @@ import { columnOf, POINTS_TABLE, RUN_COLUMNS, type Column } from './columns.ts';
 import { CONFIG_KEY, ID_COLUMNS, idSql, SCENARIO_KEY } from './ids.ts';
 import { CSV_NULL, PARSE_BATCH_JOB, parseBatch, type BatchFile, type BatchJob, type BatchOutcome, type FileVerdict } from './parse-batch.ts';
 import { listResultFiles, type ResultFile } from './result-files.ts';
+import { createListingTable, loadListingCache, saveListingCache } from './listing-store.ts';
 import { referenceDigest } from './reference-digest.ts';
 import { csvLineSizeOptions } from './store-limits.ts';
 import { runWorkerJob } from '../lib/process/worker-job.ts';
@@ -88,6 +89,7 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
   // Engine versions whose runs changed since the derived tables were last brought up to date; kept
   // in the store (not in memory) so a compile that stops after ingest leaves them for the next.
   await connection.run('CREATE TABLE IF NOT EXISTS dirty_versions (engine VARCHAR, engine_version VARCHAR)');
+  await createListingTable(connection);
   return {
     connection,
     close() {
@@ -156,7 +158,9 @@ async function markDirty(connection: DuckDBConnection, filesSql: string): Promis
 /** Brings the store up to date with the results folder. */
 export async function ingest(store: Store, resultsDir: string): Promise<IngestReport> {
   const { connection } = store;
-  const listing = listResultFiles(resultsDir);
+  const listings = await loadListingCache(connection, resultsDir);
+  const listing = listResultFiles(resultsDir, listings);
+  await saveListingCache(connection, listings);
   const byPath = new Map(listing.files.map((file) => [file.relativePath, file]));
   // One string, split here: converting 100,000 rows to JS values one by one took longer.
   const cached = new Map<string, string>();
