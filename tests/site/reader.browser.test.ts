@@ -6,9 +6,9 @@
  * test-artifacts/reader/.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +54,8 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   expect(committed.length).toBeGreaterThan(0);
   await compile({ resultsDir: join(REPO, 'results'), outDir: data, prices: loadPrices(), now: new Date('2026-12-04T00:00:00Z') });
-  opened = await openBuiltSite(data, join(root, 'site'), { SERVEBENCH_REPO_URL: REPO_URL });
+  // Built at its own URL, as the nightly builds at the public one: the downloads' URLs are absolute.
+  opened = await openBuiltSite(data, join(root, 'site'), { SERVEBENCH_REPO_URL: REPO_URL }, { atOwnUrl: true });
   ({ site, browser } = opened);
 }, 300_000);
 
@@ -154,12 +155,33 @@ describe('the site built from the committed results/, as a reader reads it', () 
     }
   }, 120_000);
 
-  it('the downloads\' DuckDB examples return rows on this data, read from the built files', async () => {
+  it('the downloads\' DuckDB examples name absolute URLs this site serves, and return rows on the bytes it serves', async () => {
     const downloads = await page('/downloads/', 1280, 'downloads');
     const examples = Object.fromEntries(await downloads.locator('pre[data-example]').evaluateAll((pres) => pres.map((pre) => [(pre as HTMLElement).dataset.example!, pre.textContent!])));
     await downloads.close();
-    // DuckDB reads these over HTTP with its httpfs extension, fetched from the network: here the built folder stands for the site.
-    const local = (sqlText: string) => sqlText.replaceAll("'/data/", `'${join(root, 'site', 'data')}/`);
+    const dataUrl = `${site.url}/data`;
+    const named = [...examples['duckdb-files']!.matchAll(/'(https?:\/\/[^']+)'/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(0);
+    for (const url of named) expect(url.startsWith(`${dataUrl}/parquet/latest/points/`), url).toBe(true);
+    expect(examples['duckdb-manifest']).toContain(`'${dataUrl}/MANIFEST.json'`);
+    // DuckDB reads HTTP with its httpfs extension, fetched from extensions.duckdb.org, which tests do
+    // not reach: every file the examples read is fetched from this site over HTTP into a mirror, its
+    // bytes checked against MANIFEST's sha256, and the examples run on the mirror, URLs and all.
+    const mirror = join(root, 'mirror');
+    const fetchInto = async (url: string): Promise<Buffer> => {
+      const response = await fetch(url);
+      expect(response.status, url).toBe(200);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      const path = join(mirror, url.slice(dataUrl.length + 1));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, bytes);
+      return bytes;
+    };
+    const manifest = JSON.parse((await fetchInto(`${dataUrl}/MANIFEST.json`)).toString('utf8')) as { files: Array<{ path: string; sha256: string }> };
+    const points = manifest.files.filter((f) => f.path.startsWith('parquet/latest/points/'));
+    expect(points.map((f) => `${dataUrl}/${f.path}`).sort()).toEqual([...named].sort());
+    for (const f of points) expect(createHash('sha256').update(await fetchInto(`${dataUrl}/${f.path}`)).digest('hex'), f.path).toBe(f.sha256);
+    const local = (sqlText: string) => sqlText.replaceAll(`'${dataUrl}/`, `'${mirror}/`);
     const duck = await (await DuckDBInstance.create(':memory:')).connect();
     const releases = (await duck.runAndReadAll(local(examples['duckdb-files']!))).getRowObjectsJson();
     expect(releases.length).toBeGreaterThan(0);
