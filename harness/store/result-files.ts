@@ -2,7 +2,7 @@
  * The run files of a results folder: every regular *.json below it but under comparisons/, with the
  * size and mtime that the incremental compile keys on. Links and other oddities are reported, never followed.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { sep } from 'node:path';
 import { COMPARISONS_DIR } from '../contract/comparison.ts';
 import type { ResultProblem } from './check-result.ts';
@@ -130,7 +130,8 @@ function walkResults(root: string, cache: ListingCache | undefined): { files: Re
   };
   try {
     const top = root.endsWith(sep) && root.length > 1 ? root.slice(0, -1) : root;
-    walk(top, '', cache === undefined ? null : lstatSync(top).mtimeMs);
+    // The root is followed when it is a link (readdir follows it too): the link's own mtime never moves.
+    walk(top, '', cache === undefined ? null : statSync(top).mtimeMs);
   } catch (error) {
     if (error instanceof StaleListing) throw error;
     return { files: [], problems: [{ file: root, path: '', message: `cannot read the results folder: ${(error as Error).message}`, fix: 'pass an existing folder with --results' }] };

@@ -3,7 +3,7 @@
  * read again, and the walk must still list exactly what an uncached walk lists. Real folders and a
  * real DuckDB store; the file contents are placeholders (listing reads no content).
  */
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, lutimesSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -114,6 +114,22 @@ describe('the kept listing', () => {
     expect(cache.fresh.size).toBeGreaterThan(0);
     const next = await cachedWalk();
     expect(listed(next.listing)).toEqual(listed(listResultFiles(root)));
+  });
+
+  it('follows a results folder given as a link: a day added under it is seen (the link\'s own mtime never moves)', async () => {
+    const link = join(temp, `link-${Date.now()}`);
+    symlinkSync(root, link);
+    lutimesSync(link, HOUR_AGO, HOUR_AGO);
+    const viaLink = async () => {
+      const cache = await loadListingCache(store.connection, link);
+      const listing = listResultFiles(link, cache);
+      await saveListingCache(store.connection, cache);
+      return listing;
+    };
+    await viaLink();
+    put(root, '2026-11-03/vllm/m/run-1.json');
+    utimesSync(root, HOUR_AGO + 60, HOUR_AGO + 60);
+    expect((await viaLink()).files.map((f) => f.relativePath)).toContain('2026-11-03/vllm/m/run-1.json');
   });
 
   it('forgets directories removed, and every listing when another results folder is compiled into the same store', async () => {
