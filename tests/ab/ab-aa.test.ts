@@ -31,11 +31,15 @@ describe('servebench ab --allow-aa on the sim with launch noise', () => {
       expect(['no change', 'inconclusive']).toContain(ab.verdict);
       ratios.push(...ab.aa.ratios, ...ab.passes.flatMap((pass) => pass.blocks.map((block) => block.log_ratio)));
     }
-    // 20 ratios, 19 degrees of freedom: s/σ lies in [0.69, 1.31] 95% of the time (χ²); the upper
-    // bound leaves room for a busy host's own noise, which only adds.
+    // 20 ratios, 19 degrees of freedom: s/σ is above 0.53 99.9% of the time (χ²). The noise scales
+    // the sim's costs only, not what the client and HTTP add, so the measured σ is 0.071 times the
+    // server's share of each request's time: under 1 on a quiet box, nearer ½ on a loaded one (a full
+    // test run here measured s = 0.040, 0.56 × 0.071). Above 0.02 (0.071 × ½ × 0.53) still tells two launches
+    // from one server measured twice (≈ 0.01). The upper bound leaves room for a busy host's own
+    // noise, which only adds.
     expect(ratios).toHaveLength(TRIALS * 10);
     const sd = sampleSd(ratios);
-    expect(sd).toBeGreaterThan(0.045);
+    expect(sd).toBeGreaterThan(0.02);
     expect(sd).toBeLessThan(0.13);
   });
 });
