@@ -1,6 +1,7 @@
 /**
  * `servebench ab` end to end on the real sim with a planted change (planted-sim.ts): across the
- * change it finds B slower by the planted −33% (1/1.5 − 1) with that inside its interval, confirmed;
+ * change it finds B slower by about the planted −33% (1/1.5 − 1; less where the client's own costs,
+ * which the plant does not scale, weigh more), its interval holding the effect, confirmed;
  * between two releases after it, "no change". Every arm run is a fresh launch of its release,
  * recorded whole in the output.
  */
@@ -21,14 +22,18 @@ describe('servebench ab on the sim with a planted change at 1.3.0', () => {
     const ab = readAb(out);
     expect(ab).toMatchObject({ kind: 'ab', status: 'completed', engine: 'sim-planted', metric: 'output_throughput', better: 'higher', a: { version: '1.2.0', reported: ['1.2.0'] }, b: { version: '1.3.0', reported: ['1.3.0'] }, aa_check: false, confirm: true, blocks_per_pass: 4, blocks_from: 'option', verdict: 'slower', stopped: null });
     expect(ab.passes.map((pass) => [pass.name, pass.comparison?.verdict])).toEqual([['main', 'slower'], ['confirm', 'slower']]);
-    // The throughput the client measures includes fixed costs the plant does not scale (HTTP, the
-    // first token's send): the true effect is a little smaller than −1/3, hence the 1.5-point allowance.
+    // The throughput the client measures includes costs the plant does not scale (the client, HTTP,
+    // the first token's send): the measured effect lies between −1/3 and 0, nearer −1/3 the less the
+    // machine is loaded (a quiet box: within 0.015; the bisection's test, the same plant on a CI box
+    // running other suites beside it, measured −0.28). Below −1/3 only by noise.
     expect(ab.effect!).toBeGreaterThan(PLANTED_EFFECT - 0.015);
-    expect(ab.effect!).toBeLessThan(PLANTED_EFFECT + 0.015);
-    expect(ab.interval![0]).toBeLessThan(PLANTED_EFFECT + 0.015);
-    expect(ab.interval![1]).toBeGreaterThan(PLANTED_EFFECT - 0.015);
+    expect(ab.effect!).toBeLessThan(PLANTED_EFFECT * 0.75);
+    // The interval holds the effect, says slower throughout, and reaches into that range.
     expect(ab.interval![0]).toBeLessThan(ab.effect!);
     expect(ab.interval![1]).toBeGreaterThan(ab.effect!);
+    expect(ab.interval![1]).toBeLessThan(0);
+    expect(ab.interval![0]).toBeLessThan(PLANTED_EFFECT * 0.75);
+    expect(ab.interval![1]).toBeGreaterThan(PLANTED_EFFECT - 0.015);
     for (const pass of ab.passes) {
       expect(pass.blocks.map((block) => block.order)).toEqual(['AB', 'BA', 'AB', 'BA']);
       for (const block of pass.blocks) {
