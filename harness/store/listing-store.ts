@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from './tables.ts';
+import { sqlString, textRows } from './tables.ts';
 import type { CachedDirectory, EntryKind, ListingCache } from './result-files.ts';
 
 export async function createListingTable(connection: DuckDBConnection): Promise<void> {
@@ -33,11 +33,8 @@ export async function loadListingCache(connection: DuckDBConnection, root: strin
     await connection.run('DELETE FROM listings');
     await connection.run(`INSERT OR REPLACE INTO meta VALUES ('listing_root', ${sqlString(folder)})`);
   }
-  // One string, split here, as ingest reads its file table: row by row conversion is slower.
-  const text = (await connection.runAndReadAll(`SELECT coalesce(string_agg(path || chr(0) || mtime_ms || chr(0) || entries, chr(0)), '') FROM listings`)).getRowsJS()[0]![0] as string;
-  const known = new Map<string, CachedDirectory>();
-  const fields = text === '' ? [] : text.split('\0');
-  for (let i = 0; i + 2 < fields.length; i += 3) known.set(fields[i]!, { mtimeMs: Number(fields[i + 1]), entries: decode(fields[i + 2]!) });
+  const rows = await textRows(connection, 'listings', ['path', 'mtime_ms', 'entries']);
+  const known = new Map(rows.map(([path, mtimeMs, entries]) => [path!, { mtimeMs: Number(mtimeMs), entries: decode(entries!) }]));
   return { known, fresh: new Map(), seen: new Set() };
 }
 

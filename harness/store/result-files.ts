@@ -56,12 +56,9 @@ export interface ListingCache {
  */
 const RACY_LISTING_MS = 2000;
 
-function kindOf(entry: Dirent): EntryKind {
+/** The kind of a directory entry or of an lstat: both answer the same three questions. */
+function kindOf(entry: Dirent | Stats): EntryKind {
   return entry.isDirectory() ? 'd' : entry.isFile() ? 'f' : entry.isSymbolicLink() ? 'l' : 'o';
-}
-
-function kindOfStat(stat: Stats): EntryKind {
-  return stat.isDirectory() ? 'd' : stat.isFile() ? 'f' : stat.isSymbolicLink() ? 'l' : 'o';
 }
 
 /** A cached listing disagreed with what is on disk (an entry gone or of another kind): walk again without the cache. */
@@ -90,7 +87,7 @@ function walkResults(root: string, cache: ListingCache | undefined): { files: Re
   const statAs = (path: string, kind: EntryKind): Stats => {
     if (cache === undefined || cache.known.size === 0) return lstatSync(path);
     const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (stat === undefined || kindOfStat(stat) !== kind) throw new StaleListing(path);
+    if (stat === undefined || kindOf(stat) !== kind) throw new StaleListing(path);
     return stat;
   };
   const entriesOf = (dir: string, prefix: string, mtimeMs: number | null): CachedDirectory['entries'] => {

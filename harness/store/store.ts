@@ -16,6 +16,7 @@ import { CSV_NULL, PARSE_BATCH_JOB, parseBatch, type BatchFile, type BatchJob, t
 import { listResultFiles, type ResultFile } from './result-files.ts';
 import { createListingTable, loadListingCache, saveListingCache } from './listing-store.ts';
 import { referenceDigest } from './reference-digest.ts';
+import { textRows } from './tables.ts';
 import { csvLineSizeOptions } from './store-limits.ts';
 import { runWorkerJob } from '../lib/process/worker-job.ts';
 
@@ -162,11 +163,7 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
   const listing = listResultFiles(resultsDir, listings);
   await saveListingCache(connection, listings);
   const byPath = new Map(listing.files.map((file) => [file.relativePath, file]));
-  // One string, split here: converting 100,000 rows to JS values one by one took longer.
-  const cached = new Map<string, string>();
-  const known = (await connection.runAndReadAll(`SELECT coalesce(string_agg(relative_path || chr(0) || stat_key, chr(0)), '') FROM files`)).getRowsJS()[0]![0] as string;
-  const fields = known === '' ? [] : known.split('\0');
-  for (let i = 0; i + 1 < fields.length; i += 2) cached.set(fields[i]!, fields[i + 1]!);
+  const cached = new Map((await textRows(connection, 'files', ['relative_path', 'stat_key'])).map(([path, key]) => [path!, key!]));
   const fresh = listing.files.filter((file) => cached.get(file.relativePath) !== statKey(file));
   const freshPaths = new Set(fresh.map((file) => file.relativePath));
   const gone = [...cached.keys()].filter((path) => !byPath.has(path) || freshPaths.has(path));
