@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchOutputPath } from './lib/output.ts';
+import { harnessGit } from '../harness/measure/run/host.ts';
 import { MINIMAL_TRANSPORTS, runMinimalClient, type MinimalClientReport, type MinimalTransport } from './lib/minimal-client.ts';
 import { normalizeLoadOptions } from '../harness/measure/load/load-options.ts';
 import { readChunk } from '../harness/measure/load/openai-chunk.ts';
@@ -184,6 +185,7 @@ async function main(): Promise<void> {
     benchmark: 'client',
     created_at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', kernel: release(), node: process.version, client_pinned_to_cpu: pinned ? CLIENT_CPU : null, sim_cpu: SIM_CPU },
+    harness: harnessGit(),
     decode,
     ceiling,
     open_loop_capped: { rate: 'inf', max_concurrency: 2000, requests: 20_000, ...capped },

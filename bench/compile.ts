@@ -22,6 +22,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { parquetReadObjects } from 'hyparquet';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchMachine, benchOutputPath } from './lib/output.ts';
+import { harnessGit } from '../harness/measure/run/host.ts';
 import { EXTRA_RELEASES_ENV } from '../harness/contract/releases.ts';
 import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from './lib/synthetic-results.ts';
 
@@ -167,7 +168,7 @@ for (const size of sizes) {
 }
 
 const at = new Date();
-const document = { bench: 'compile', at: at.toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), machine: benchMachine(), synthetic: true, planted: values.plant ?? null, results };
+const document = { bench: 'compile', at: at.toISOString(), node: process.version, cpus: (await import('node:os')).availableParallelism(), machine: benchMachine(), harness: harnessGit(), synthetic: true, planted: values.plant ?? null, results };
 const path = benchOutputPath('compile', at, values.plant ? `-planted-${values.plant}` : '');
 await writeNewFileAtomic(path, `${JSON.stringify(document, null, 2)}\n`);
 process.stdout.write(`${path}\n`);

@@ -37,6 +37,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchMachine, benchOutputPath } from './lib/output.ts';
+import { harnessGit } from '../harness/measure/run/host.ts';
 import { compile } from '../harness/store/compile.ts';
 import { loadPrices } from '../harness/store/prices.ts';
 import { EXTRA_RELEASES_ENV } from '../harness/contract/releases.ts';
@@ -313,6 +314,7 @@ try {
     at: new Date().toISOString(),
     synthetic: true,
     machine: { ...benchMachine(), cpu: cpus()[0]?.model, load_average_at_start: load.map((l) => Number(l.toFixed(2))), load_average_at_end: loadavg().map((l) => Number(l.toFixed(2))), chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
+    harness: harnessGit(),
     network: 'loopback (127.0.0.1, no bandwidth or latency limit), scripts/static-server.ts sending the precompressed copies by Accept-Encoding; Chromium cold cache (a fresh profile each run)',
     result_files: values.site ? null : Number(values.files),
     site: values.site ?? null,

@@ -114,7 +114,7 @@ export function storePath(outDir: string): string {
 /** Store up to date, tables derived, deltas computed: what compile publishes and regress reads. */
 export async function analyze(store: Store, resultsDir: string, prices: PriceTable): Promise<{ report: IngestReport; deltas: Delta[] }> {
   const report = await ingest(store, resultsDir);
-  await applyFidelity(store.connection, resultsDir);
+  await applyFidelity(store.connection);
   await deriveTables(store.connection, prices);
   return { report, deltas: await computeDeltas(store.connection) };
 }
@@ -134,7 +134,7 @@ export async function compile(options: CompileOptions): Promise<CompileReport> {
   try {
     const { connection } = store;
     const ingested = await ingest(store, options.resultsDir);
-    await applyFidelity(connection, options.resultsDir);
+    await applyFidelity(connection);
     // The comparisons (A/Bs, bisections): few files, checked whole every time, published as two tables.
     const comparisons = await checkComparisonFiles(options.resultsDir, { publishedStore: isInRepositoryResults(options.resultsDir) });
     const report: IngestReport = { ...ingested, problems: [...ingested.problems, ...comparisons.problems] };

@@ -15,12 +15,11 @@
  * (so the same release measured twice shows the engine's own determinism); the reference itself
  * compares with itself and passes.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FidelitySchema, type FidelityOutput } from '../contract/fidelity.ts';
 import type { RunResult } from '../contract/result.ts';
 import { compareAnswers, fidelityVerdict } from './fidelity-agreement.ts';
+import { col, type Column, type Value } from './columns.ts';
 
 /** The engine whose oldest known release answers as the configuration should. */
 export function referenceEngine(result: RunResult): string {
@@ -91,20 +90,23 @@ const num = (value: number | null): string => (value === null ? 'NULL' : String(
 /** Rows per INSERT statement. */
 const BATCH = 500;
 
-/** Reads the probes of files not yet read, then writes every run's fidelity columns. */
-export async function applyFidelity(connection: DuckDBConnection, resultsDir: string): Promise<void> {
-  // No PRIMARY KEY (its index is rewritten whole at every checkpoint, as the files table's was): only files not in it are inserted.
-  await connection.run('CREATE TABLE IF NOT EXISTS fidelity_probes (file VARCHAR, key VARCHAR, reference_engine VARCHAR, outputs VARCHAR)');
-  await connection.run('DELETE FROM fidelity_probes WHERE file NOT IN (SELECT file FROM runs)');
-  const unread = (await connection.runAndReadAll('SELECT file FROM runs WHERE file NOT IN (SELECT file FROM fidelity_probes)')).getRowsJS().map((row) => String(row[0]));
-  const probes = unread.map((file) => {
-    // The file passed the check moments ago (ingest): its fidelity block is schema-valid.
-    const result = JSON.parse(readFileSync(join(resultsDir, file), 'utf8')) as RunResult;
-    const key = fidelityKey(result);
-    const outputs = key === null ? null : JSON.stringify(FidelitySchema.parse(result.run!.fidelity).outputs);
-    return `(${sql(file)}, ${sql(key)}, ${sql(referenceEngine(result))}, ${sql(outputs)})`;
-  });
-  for (let i = 0; i < probes.length; i += BATCH) await connection.run(`INSERT INTO fidelity_probes VALUES ${probes.slice(i, i + BATCH).join(', ')}`);
+/** The store's fidelity_probes table: a row per valid run, staged by ingest's parse pass. */
+export const PROBE_COLUMNS: readonly Column[] = [
+  col('file', 'VARCHAR', null, 'The result file'),
+  col('key', 'VARCHAR', null, 'The configuration its answers are compared within (fidelityKey); null: no answers to compare'),
+  col('reference_engine', 'VARCHAR', null, 'The engine whose oldest known release answers for that configuration'),
+  col('outputs', 'VARCHAR', null, 'Its probe answers, JSON'),
+];
+
+/** A checked run's fidelity_probes row, PROBE_COLUMNS in order (the parse pass stages it as it stages the run). */
+export function probeValues(result: RunResult, file: string): Value[] {
+  const key = fidelityKey(result);
+  const outputs = key === null ? null : JSON.stringify(FidelitySchema.parse(result.run!.fidelity).outputs);
+  return [file, key, referenceEngine(result), outputs];
+}
+
+/** Writes every run's fidelity columns from the probes ingest staged (after ingest). */
+export async function applyFidelity(connection: DuckDBConnection): Promise<void> {
   const rows = (
     await connection.runAndReadAll(
       `SELECT r.file, r.run_id, r.engine, r.engine_version_known, r.engine_version_order, r.source, strftime(r.created_at, '%Y-%m-%dT%H:%M:%S'), p.key, p.reference_engine, p.outputs

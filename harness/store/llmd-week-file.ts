@@ -16,7 +16,7 @@ import type { RunResult } from '../contract/result.ts';
 import type { ManifestFile } from '../contract/site-data.ts';
 import type { Validity } from '../contract/validity.ts';
 import { serveWorkerJob } from '../lib/process/worker-job.ts';
-import { llmdReports } from './llmd-report.ts';
+import { llmdReportLines } from './llmd-report.ts';
 import { LLMD_REPORT_VERSION } from './llmd-report-schema.ts';
 import { readResultText } from './result-files.ts';
 
@@ -55,9 +55,7 @@ function reportLines(resultsDir: string, run: WeekRun): string {
   const read = readResultText(join(resultsDir, run.file));
   // Compile ingested and checked this file a moment ago: one that cannot be read now changed under it.
   if (!('text' in read)) throw new Error(`${run.file}: grew past the result size limit during the compile`);
-  return llmdReports(JSON.parse(read.text) as RunResult, { file: run.file, sha256: run.sha256, validity: run.validity })
-    .map((r) => `${JSON.stringify(r)}\n`)
-    .join('');
+  return llmdReportLines(JSON.parse(read.text) as RunResult, { file: run.file, sha256: run.sha256, validity: run.validity });
 }
 
 /** A week file's text: one zstd frame, read through Node's stream decoder. */

@@ -1,9 +1,11 @@
 /**
- * Check and flatten a batch of result files, appending the rows as CSV to two staging files
- * (DuckDB's CSV reader is several times faster than its JSON reader on wide rows). Runs in a worker thread for large batches, in-thread for
+ * Check and flatten a batch of result files, appending the rows as CSV to three staging files
+ * (runs, points, and each run's fidelity probes: every file is parsed once, here; DuckDB's CSV
+ * reader is several times faster than its JSON reader on wide rows). Runs in a worker thread for large batches, in-thread for
  * small ones: the same function either way.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { sep } from 'node:path';
 import { checkResultText, type ResultProblem } from './check-result.ts';
 import { readResultText } from './result-files.ts';
 import { fileSizeProblem, stagedLineBytes } from './store-limits.ts';
@@ -12,6 +14,7 @@ import { isInRepositoryResults } from './repository-results.ts';
 import { RUN_ONLY_COLUMNS, type RunContext, type Value } from './columns.ts';
 import { columnValues } from './column-fit.ts';
 import { serveWorkerJob } from '../lib/process/worker-job.ts';
+import { probeValues } from './fidelity.ts';
 
 export interface BatchFile {
   /** Under the results folder (forward slashes); for a file outside it, the path as given. */
@@ -34,6 +37,7 @@ export interface BatchOutcome {
   readonly verdicts: FileVerdict[];
   readonly longestRunLine: number;
   readonly longestPointLine: number;
+  readonly longestProbeLine: number;
 }
 
 export interface BatchJob {
@@ -41,6 +45,7 @@ export interface BatchJob {
   /** Where the rows go; null to check only. */
   readonly runsPath: string | null;
   readonly pointsPath: string | null;
+  readonly probesPath: string | null;
 }
 
 /** NULL is an unquoted null; every string is quoted, so a string "null" stays a string. */
@@ -79,18 +84,40 @@ function csvFields(values: readonly Value[]): string {
 /** Rows are flushed in chunks of this many characters: bounded memory on any batch size. */
 const FLUSH_CHARS = 4 * 1024 * 1024;
 
+/**
+ * Whether each file is bound for the repository's results/, its results folder's real path taken
+ * once a batch rather than per file (one system call was 3% of checking a file). A file not placed
+ * in a results folder is resolved on its own.
+ */
+export function publishedStoreOf(): (file: BatchFile) => boolean {
+  const roots = new Map<string, boolean>();
+  return (file) => {
+    const placed = file.placed !== false && file.absolutePath.endsWith(`${sep}${file.relativePath.split('/').join(sep)}`);
+    if (!placed) return isInRepositoryResults(file.absolutePath);
+    const root = file.absolutePath.slice(0, file.absolutePath.length - file.relativePath.length - 1);
+    let inStore = roots.get(root);
+    if (inStore === undefined) roots.set(root, (inStore = isInRepositoryResults(root)));
+    return inStore;
+  };
+}
+
 export function parseBatch(job: BatchJob): BatchOutcome {
+  const publishedStore = publishedStoreOf();
   const verdicts: FileVerdict[] = [];
   let longestRunLine = 0;
   let longestPointLine = 0;
+  let longestProbeLine = 0;
   const runsFd = job.runsPath === null ? null : openSync(job.runsPath, 'a');
   const pointsFd = job.pointsPath === null ? null : openSync(job.pointsPath, 'a');
+  const probesFd = job.probesPath === null ? null : openSync(job.probesPath, 'a');
   let runs = '';
   let points = '';
+  let probes = '';
   const flush = (force: boolean) => {
-    if (runsFd === null || pointsFd === null) return;
+    if (runsFd === null || pointsFd === null || probesFd === null) return;
     if (force || runs.length > FLUSH_CHARS) (writeSync(runsFd, runs), (runs = ''));
     if (force || points.length > FLUSH_CHARS) (writeSync(pointsFd, points), (points = ''));
+    if (force || probes.length > FLUSH_CHARS) (writeSync(probesFd, probes), (probes = ''));
   };
   try {
     for (const file of job.files) {
@@ -106,7 +133,7 @@ export function parseBatch(job: BatchJob): BatchOutcome {
         verdicts.push({ relativePath: file.relativePath, runId: null, problems: [{ file: file.relativePath, path: '', message: `[unreadable] cannot read: ${(error as Error).message}`, fix: 'check the file permissions' }] });
         continue;
       }
-      const checked = checkResultText(file.relativePath, text, file.placed === false ? null : file.relativePath, { publishedStore: isInRepositoryResults(file.absolutePath) });
+      const checked = checkResultText(file.relativePath, text, file.placed === false ? null : file.relativePath, { publishedStore: publishedStore(file) });
       if (!checked.result) {
         verdicts.push({ relativePath: file.relativePath, runId: null, problems: checked.problems });
         continue;
@@ -131,6 +158,9 @@ export function parseBatch(job: BatchJob): BatchOutcome {
           longestPointLine = Math.max(longestPointLine, stagedLineBytes(line));
           points += `${line}\n`;
         });
+        const probe = csvFields(probeValues(checked.result, file.relativePath));
+        longestProbeLine = Math.max(longestProbeLine, stagedLineBytes(probe));
+        probes += `${probe}\n`;
       }
       verdicts.push({ relativePath: file.relativePath, runId: checked.result.run_id, problems: [] });
       flush(false);
@@ -139,8 +169,9 @@ export function parseBatch(job: BatchJob): BatchOutcome {
   } finally {
     if (runsFd !== null) closeSync(runsFd);
     if (pointsFd !== null) closeSync(pointsFd);
+    if (probesFd !== null) closeSync(probesFd);
   }
-  return { verdicts, longestRunLine, longestPointLine };
+  return { verdicts, longestRunLine, longestPointLine, longestProbeLine };
 }
 
 export const PARSE_BATCH_JOB = 'parseBatch';

@@ -19,6 +19,7 @@ import { referenceDigest } from './reference-digest.ts';
 import { textRows } from './tables.ts';
 import { csvLineSizeOptions } from './store-limits.ts';
 import { runWorkerJob } from '../lib/process/worker-job.ts';
+import { PROBE_COLUMNS } from './fidelity.ts';
 
 /**
  * Bump the number when the tables' shape, the flattening or what validate accepts changes: old
@@ -27,7 +28,7 @@ import { runWorkerJob } from '../lib/process/worker-job.ts';
  * the results, so engine_version_known is never stale.
  */
 function cacheVersion(): string {
-  return `11.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}.r${referenceDigest()}`;
+  return `12.s${SCHEMA_VERSION}.${RUN_COLUMNS.length}.${POINTS_TABLE.length}.r${referenceDigest()}`;
 }
 /** Below this many files, parsing in-thread beats starting workers. */
 const WORKER_THRESHOLD = 200;
@@ -87,6 +88,8 @@ export async function openStore(path: string, memoryLimit = '1GB'): Promise<Stor
   // that was a third of a second of every compile that added one. Paths stay unique because
   // ingest deletes a path's row before it inserts the path again.
   await connection.run('CREATE TABLE IF NOT EXISTS files (relative_path VARCHAR, stat_key VARCHAR, run_id VARCHAR, problems VARCHAR)');
+  // Each run's fidelity probes, staged by the parse pass beside its rows (fidelity.ts judges them); unkeyed as files is.
+  await connection.run(tableSql('fidelity_probes', PROBE_COLUMNS));
   // Engine versions whose runs changed since the derived tables were last brought up to date; kept
   // in the store (not in memory) so a compile that stops after ingest leaves them for the next.
   await connection.run('CREATE TABLE IF NOT EXISTS dirty_versions (engine VARCHAR, engine_version VARCHAR)');
@@ -105,12 +108,13 @@ function runWorker(job: BatchJob): Promise<BatchOutcome> {
 }
 
 /** Check (and with a staging `dir`, flatten) files on every core; rows go to CSV files in `dir`. */
-export async function parseFiles(files: readonly BatchFile[], dir: string | null): Promise<{ verdicts: FileVerdict[]; runs: string[]; points: string[]; longestRunLine: number; longestPointLine: number }> {
+export async function parseFiles(files: readonly BatchFile[], dir: string | null): Promise<{ verdicts: FileVerdict[]; runs: string[]; points: string[]; probes: string[]; longestRunLine: number; longestPointLine: number; longestProbeLine: number }> {
   const sizeOf = (file: BatchFile) => file.size ?? lstatSync(file.absolutePath, { throwIfNoEntry: false })?.size ?? 0;
   const inWorkers = files.length < WORKER_THRESHOLD ? [] : files.filter((file) => sizeOf(file) <= WORKER_MAX_FILE_BYTES);
   const workerSet = new Set(inWorkers);
   const workers = Math.min(availableParallelism(), Math.ceil(inWorkers.length / WORKER_THRESHOLD));
-  const job = (list: readonly BatchFile[], name: string): BatchJob => ({ files: list, runsPath: dir === null ? null : join(dir, `runs-${name}.csv`), pointsPath: dir === null ? null : join(dir, `points-${name}.csv`) });
+  const staged = (table: string, name: string) => (dir === null ? null : join(dir, `${table}-${name}.csv`));
+  const job = (list: readonly BatchFile[], name: string): BatchJob => ({ files: list, runsPath: staged('runs', name), pointsPath: staged('points', name), probesPath: staged('probes', name) });
   const here = job(files.filter((file) => !workerSet.has(file)), 'main');
   const jobs = [here, ...Array.from({ length: workers }, (_, i) => job(inWorkers.filter((_, k) => k % workers === i), String(i)))];
   // The workers start first and run while this thread checks its own files.
@@ -127,8 +131,10 @@ export async function parseFiles(files: readonly BatchFile[], dir: string | null
     verdicts: results.flatMap((r) => r.verdicts),
     runs: jobs.map((j) => j.runsPath!),
     points: jobs.map((j) => j.pointsPath!),
+    probes: jobs.map((j) => j.probesPath!),
     longestRunLine: Math.max(...results.map((r) => r.longestRunLine)),
     longestPointLine: Math.max(...results.map((r) => r.longestPointLine)),
+    longestProbeLine: Math.max(...results.map((r) => r.longestProbeLine)),
   };
 }
 
@@ -176,14 +182,16 @@ export async function ingest(store: Store, resultsDir: string): Promise<IngestRe
     await connection.run('DELETE FROM points WHERE file IN (SELECT relative_path FROM gone)');
     await connection.run('DELETE FROM runs WHERE file IN (SELECT relative_path FROM gone)');
     await connection.run('DELETE FROM files WHERE relative_path IN (SELECT relative_path FROM gone)');
+    await connection.run('DELETE FROM fidelity_probes WHERE file IN (SELECT relative_path FROM gone)');
   }
   if (fresh.length > 0) {
     const staging = mkdtempSync(join(tmpdir(), 'servebench-compile-'));
     try {
-      const { verdicts, runs, points, longestRunLine, longestPointLine } = await parseFiles(fresh, staging);
+      const { verdicts, runs, points, probes, longestRunLine, longestPointLine, longestProbeLine } = await parseFiles(fresh, staging);
       await connection.run(`INSERT INTO runs ${readCsvSql(runs, RUN_COLUMNS, longestRunLine)}`);
       // The ids are computed here, once per point, so no later query recomputes them per row.
       await connection.run(`INSERT INTO points SELECT *, ${idSql(SCENARIO_KEY)}, ${idSql(CONFIG_KEY)} FROM (${readCsvSql(points, POINTS_TABLE, longestPointLine)})`);
+      await connection.run(`INSERT INTO fidelity_probes ${readCsvSql(probes, PROBE_COLUMNS, longestProbeLine)}`);
       await insertVerdicts(connection, byPath, verdicts);
       await connection.run('CREATE OR REPLACE TEMP TABLE fresh (relative_path VARCHAR)');
       const appender = await connection.createAppender('fresh');

@@ -6,7 +6,7 @@
  * with a workload that shares prefixes, is flagged as cache_equality differs. Nothing is faked:
  * the sim's answers are deterministic words from the prompt (harness/engines/sim/tokens.ts).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -73,6 +73,25 @@ describe('the fidelity probe with the simulated engine', () => {
     } finally {
       connection.closeSync();
       instance.closeSync();
+    }
+
+    // Later compiles keep one probe row per file: a file read again (its mtime moved) replaces its row, a file gone takes its row with it.
+    const fileOf = (r: RunResult) => resultFilesIn(results).find((f) => readFileSync(f, 'utf8').includes(r.run_id))!;
+    utimesSync(fileOf(again), new Date(), new Date(Date.now() + 5_000));
+    rmSync(fileOf(corrupt));
+    const second = await compile({ resultsDir: results, outDir, prices: loadPrices(writeFixturePrices(dir)), now: new Date() });
+    expect(second.ingest).toMatchObject({ parsed: 1, removed: 2 });
+    const after = await DuckDBInstance.create(join(outDir, '.cache', 'store.duckdb'));
+    const store = await after.connect();
+    try {
+      const probes = (await store.runAndReadAll('SELECT file, count(*)::INTEGER FROM fidelity_probes GROUP BY file ORDER BY file')).getRowsJS();
+      const runs = (await store.runAndReadAll('SELECT file FROM runs ORDER BY file')).getRowsJS();
+      expect(probes).toEqual(runs.map(([file]) => [file, 1]));
+      const verdicts = (await store.runAndReadAll('SELECT run_id, fidelity_verdict, fidelity_reference_run FROM runs ORDER BY run_id')).getRowsJS();
+      expect(verdicts).toEqual([reference, again, cacheDiffers, cacheClean].sort((a, b) => a.run_id.localeCompare(b.run_id)).map((r) => [r.run_id, 'pass', r === cacheClean ? cacheDiffers.run_id : r === cacheDiffers ? cacheDiffers.run_id : reference.run_id]));
+    } finally {
+      store.closeSync();
+      after.closeSync();
     }
   });
 });

@@ -8,6 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RESENDS, sendRequest, type LiveCounters } from '../../harness/measure/load/send-request.ts';
+import { abortFanout } from '../../harness/measure/load/abort-fanout.ts';
 
 const SSE_RESPONSE = [
   'HTTP/1.1 200 OK',
@@ -54,7 +55,7 @@ async function send(url: string) {
   const counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0, retries: 0 };
   const scheduled = performance.now();
   const record = await sendRequest(
-    { dispatcher: pool, path: '/v1/completions', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, keepTexts: false, signal: new AbortController().signal, counters },
+    { dispatcher: pool, path: '/v1/completions', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, keepTexts: false, abort: abortFanout(new AbortController().signal), counters },
     { index: 0, body: Buffer.from('{}'), declaredInputTokens: 3, maxTokens: 1 },
     scheduled,
     'req-0',

@@ -75,7 +75,7 @@ export function stagedRunRowBytes(text: string): number {
   const dir = mkdtempSync(join(tmpdir(), 'servebench-staged-row-'));
   const relative = placeText(join(dir, 'results'), text);
   const runsPath = join(dir, 'runs.csv');
-  const outcome = parseBatch({ files: [{ relativePath: relative, absolutePath: join(dir, 'results', relative) }], runsPath, pointsPath: join(dir, 'points.csv') });
+  const outcome = parseBatch({ files: [{ relativePath: relative, absolutePath: join(dir, 'results', relative) }], runsPath, pointsPath: join(dir, 'points.csv'), probesPath: join(dir, 'probes.csv') });
   if (outcome.verdicts[0]!.problems.length > 0) throw new Error(`stagedRunRowBytes: invalid file: ${JSON.stringify(outcome.verdicts[0]!.problems)}`);
   return readFileSync(runsPath).length - 1;
 }

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { methodologyOf } from '../../harness/contract/methodology.ts';
 import type { DistributionJson, RunResult } from '../../harness/contract/result.ts';
-import { llmdReports, sequenceLength } from '../../harness/store/llmd-report.ts';
+import { llmdReportLines, llmdReports, sequenceLength } from '../../harness/store/llmd-report.ts';
 import { LlmdReportSchema, type LlmdReport } from '../../harness/store/llmd-report-schema.ts';
 import { synthetic } from './claim-fixtures.ts';
 
@@ -158,6 +158,24 @@ describe('llm-d Benchmark Report v0.2 from a servebench result', () => {
     expect(measured!.scenario!.stack).toBeUndefined();
     expect(measured!.results.observability).toBeUndefined();
     expect(LlmdReportSchema.safeParse(measured).success).toBe(true);
+  });
+
+  it('the download\'s lines are each report\'s own JSON, the component written once and spliced in, whatever the strings around it hold', () => {
+    const asLines = (r: RunResult) => llmdReports(r, provenance).map((report) => `${JSON.stringify(report)}\n`).join('');
+    const lines = llmdReportLines(result, { ...provenance, validity });
+    expect(lines).toBe(reports.map((report) => `${JSON.stringify(report)}\n`).join(''));
+    expect(lines.split('\n').slice(0, -1).map((line) => JSON.parse(line) as unknown)).toEqual(reports);
+    // The mark, and its JSON text, inside the component (free-form engine settings) and after it (the scenario's description).
+    const hostile: RunResult = structuredClone(result);
+    hostile.run!.engine.config = { stack: ['\u0001'], text: '"stack":["\\u0001"]' };
+    hostile.workload.spec = { ...hostile.workload.spec, description: '\u0001 "stack":["\\u0001"]' };
+    expect(llmdReportLines(hostile, provenance)).toBe(asLines(hostile));
+    expect(llmdReportLines(hostile, provenance)).toContain('"settings":{"stack":["\\u0001"]');
+    const endpoint: RunResult = structuredClone(result);
+    endpoint.kind = 'load';
+    delete endpoint.run;
+    expect(llmdReportLines(endpoint, provenance)).toBe(asLines(endpoint));
+    expect(llmdReportLines({ ...result, status: 'failed', points: [] }, provenance)).toBe('');
   });
 
   it('a run that failed before measuring has no report', () => {

@@ -13,6 +13,7 @@ import type { RunResult } from '../../harness/contract/result.ts';
 import { checkResultText } from '../../harness/store/check-result.ts';
 import { isInRepositoryResults, REPOSITORY_RESULTS_DIR } from '../../harness/store/repository-results.ts';
 import { listResultFiles } from '../../harness/store/result-files.ts';
+import { publishedStoreOf } from '../../harness/store/parse-batch.ts';
 import { syntheticResult } from '../../bench/lib/synthetic-results.ts';
 import { fixtureRuns } from './fixture-results.ts';
 
@@ -54,6 +55,22 @@ describe('the published store', () => {
     mkdirSync(store);
     expect(isInRepositoryResults(join(store, 'a.json'), store)).toBe(true);
     expect(isInRepositoryResults(join(temp, 'a.json'), store)).toBe(false);
+  });
+
+  it('is told for a whole batch from its results folder, and for a file outside one from the file', () => {
+    const inStore = publishedStoreOf();
+    const placed = (root: string, relativePath: string) => ({ relativePath, absolutePath: join(root, ...relativePath.split('/')) });
+    const link = join(temp, 'batch-linked-results');
+    symlinkSync(REPOSITORY_RESULTS_DIR, link);
+    expect(inStore(placed(REPOSITORY_RESULTS_DIR, '2026-12-02/vllm/x.json'))).toBe(true);
+    expect(inStore(placed(link, '2026-12-02/vllm/y.json'))).toBe(true);
+    expect(inStore(placed(temp, '2026-12-02/vllm/x.json'))).toBe(false);
+    expect(inStore(placed(`${REPOSITORY_RESULTS_DIR}-old`, 'x.json'))).toBe(false);
+    // Not placed in a results folder, or a path that does not end in its relative path: the file's own path decides.
+    expect(inStore({ relativePath: 'x.json', absolutePath: join(REPOSITORY_RESULTS_DIR, 'x.json'), placed: false })).toBe(true);
+    expect(inStore({ relativePath: 'x.json', absolutePath: join(temp, 'x.json'), placed: false })).toBe(false);
+    expect(inStore({ relativePath: 'elsewhere/x.json', absolutePath: join(REPOSITORY_RESULTS_DIR, 'x.json') })).toBe(true);
+    expect(inStore({ relativePath: 'results/x.json', absolutePath: join(temp, 'x.json') })).toBe(false);
   });
 
   it('refuses a synthetic result bound for it and accepts the same file anywhere else', () => {

@@ -665,7 +665,7 @@ const FOLDER_RULES: AsyncRuleCase[] = [
     rule: 'unreadable',
     breaks: 'a listed file gone before it is read',
     path: '',
-    problems: () => parseBatch({ files: [{ relativePath: 'gone.json', absolutePath: join(tmpdir(), 'sb-rules-no-such-file.json') }], runsPath: null, pointsPath: null }).verdicts.flatMap((v) => v.problems),
+    problems: () => parseBatch({ files: [{ relativePath: 'gone.json', absolutePath: join(tmpdir(), 'sb-rules-no-such-file.json') }], runsPath: null, pointsPath: null, probesPath: null }).verdicts.flatMap((v) => v.problems),
   },
   {
     rule: 'signature',

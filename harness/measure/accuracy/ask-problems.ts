@@ -11,6 +11,7 @@ import type { Endpoint } from '../load/endpoint.ts';
 import type { PreparedRequest } from '../load/prepared-request.ts';
 import { API_PATHS, requestBody, type RequestInput } from '../load/request-body.ts';
 import { sendRequest, type LiveCounters, type RequestContext } from '../load/send-request.ts';
+import { abortFanout } from '../load/abort-fanout.ts';
 
 export interface Question {
   readonly input: RequestInput;
@@ -43,13 +44,14 @@ export async function askProblems(
   counters: LiveCounters = { contentEvents: 0, requestsDone: 0, requestsFailed: 0, retries: 0 },
 ): Promise<Answer[]> {
   const pool = new Pool(plan.endpoint.origin, { connections: plan.concurrency, pipelining: 1 });
+  const abort = abortFanout(signal);
   const ctx: RequestContext = {
     dispatcher: pool,
     path: `${plan.endpoint.basePath}${API_PATHS[plan.api]}`,
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...plan.headers },
     timeoutMs: plan.timeoutMs,
     keepTexts: true,
-    signal,
+    abort,
     counters,
   };
   const prepare = (index: number): PreparedRequest => {
@@ -80,6 +82,7 @@ export async function askProblems(
     }
     return answers;
   } finally {
+    abort.close();
     await pool.close();
   }
 }

@@ -19,6 +19,7 @@ import { pointPrompts, type PromptSpec } from './point-prompts.ts';
 import { arrivalOffsetsMs } from './schedule.ts';
 import { loadDataset, traceOffsetsMs } from '../workloads/datasets.ts';
 import { sendRequest, type LiveCounters, type RequestContext } from './send-request.ts';
+import { abortFanout } from './abort-fanout.ts';
 import type { ModelTokenizer } from '../tokenizer/hf-tokenizer.ts';
 
 export interface PointPlan {
@@ -124,6 +125,7 @@ export async function runPoint(
     connect: { timeout: 10_000 },
   });
   let sequence = 0;
+  const abort = abortFanout(signal);
   // Generated text is counted after the point by a local tokenizer only (a server's would take a round trip per event).
   const localCounter = plan.tokenizer !== null && plan.tokenizer.remote !== true ? plan.tokenizer : null;
   const makeContext = (counters: LiveCounters): RequestContext => ({
@@ -132,7 +134,7 @@ export async function runPoint(
     headers: plan.headers,
     timeoutMs: plan.timeoutMs,
     keepTexts: localCounter !== null,
-    signal,
+    abort,
     counters,
   });
   const driveWith = (requestAt: (i: number) => PreparedRequest | Promise<PreparedRequest>, counters: LiveCounters, count: number | null, deadlineMs: number | null): DriveOptions => {
@@ -224,6 +226,7 @@ export async function runPoint(
       records,
     };
   } finally {
+    abort.close();
     await pool.destroy();
   }
 }

@@ -10,6 +10,7 @@ import { readChunk } from './openai-chunk.ts';
 import { classifyError, failure, RequestAbortedError, RequestTimeoutError, serverMessage } from './failure.ts';
 import type { PreparedRequest } from './prepared-request.ts';
 import { createSseDecoder, MAX_SSE_BUFFER_BYTES } from './sse-decoder.ts';
+import type { AbortFanout } from './abort-fanout.ts';
 
 export interface LiveCounters {
   contentEvents: number;
@@ -26,7 +27,8 @@ export interface RequestContext {
   readonly timeoutMs: number;
   /** Keep each event's text for a tokenizer to count after the point (never on the hot path). */
   readonly keepTexts: boolean;
-  readonly signal: AbortSignal;
+  /** Stops every request in flight (the run is interrupted). */
+  readonly abort: AbortFanout;
   readonly counters: LiveCounters;
 }
 
@@ -81,6 +83,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
     let streamProblem: RequestRecord['failure'] = null;
     let settled = false;
     let controller: Dispatcher.DispatchController | null = null;
+    let unsubscribe = (): unknown => undefined;
 
     const decoder = createSseDecoder({
       onData(data) {
@@ -139,7 +142,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
       settled = true;
       clearTimeout(timer);
       clearTimeout(quoteDeadline);
-      ctx.signal.removeEventListener('abort', onAbort);
+      unsubscribe();
       record.endMs = performance.now();
       record.failure = problem ?? judgeStream();
       if (record.failure) ctx.counters.requestsFailed += 1;
@@ -163,12 +166,12 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
     const onAbort = (): void => abortWith(new RequestAbortedError());
     // An answer being quoted has its status already: it is that answer, not a timeout.
     const timer = setTimeout(() => (quoting ? endQuote() : abortWith(new RequestTimeoutError(ctx.timeoutMs))), ctx.timeoutMs);
-    if (ctx.signal.aborted) {
+    if (ctx.abort.signal.aborted) {
       record.sendMs = performance.now();
       onAbort();
       return;
     }
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    unsubscribe = ctx.abort.subscribe(onAbort);
 
     const dispatch = (): void => {
       record.sendMs = performance.now();
@@ -218,7 +221,7 @@ export function sendRequest(ctx: RequestContext, prepared: PreparedRequest, sche
             // Closed before a single response byte: the server never started this request (a
             // keep-alive connection it closed as the request went out). Send it again; the clock
             // restarts at the re-send, and the retry is counted.
-            if (!settled && problem.class === 'connection_reset' && status === 0 && record.firstByteMs === null && record.retries < MAX_RESENDS && !ctx.signal.aborted) {
+            if (!settled && problem.class === 'connection_reset' && status === 0 && record.firstByteMs === null && record.retries < MAX_RESENDS && !ctx.abort.signal.aborted) {
               record.retries += 1;
               ctx.counters.retries += 1;
               controller = null;
