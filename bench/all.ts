@@ -1,6 +1,8 @@
 /**
  * npm run bench: every self-benchmark at a CI-sized scale, each repeated so the gate has a noise
  * estimate, into one session folder (bench/sessions/<stamp>/), then the gate on that session.
+ * bench:machine runs first and last: the machine's speed over the session, which the gate scales
+ * times and rates by when the baseline session ran on a faster or slower instance.
  * Exit: the gate's (1 when a figure regressed), or 2 when a bench failed.
  *
  * Usage: npm run bench [-- --only compile,site,client] [--repeats 3] [--compile-sizes 2000]
@@ -73,18 +75,22 @@ try {
 const info: SessionInfo = { at: at.toISOString(), git_commit: commit, repeats, benches, scale: { compile_sizes: values['compile-sizes'], site_files: Number(values['site-files']), client: 'quick' }, plant: values.plant ?? null };
 writeFileSync(join(folder, SESSION_FILE), `${JSON.stringify(info, null, 2)}\n`);
 
-for (const bench of benches) {
-  for (let i = 1; i <= repeats; i++) {
-    process.stderr.write(`bench: ${bench} ${i}/${repeats} → ${folder}\n`);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, `${bench}.ts`), ...argsOf[bench]!], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, [BENCH_OUT_ENV]: folder } });
-    if (run.status !== 0) {
-      // An incomplete session would be the next run's baseline with fewer samples: it goes.
-      rmSync(folder, { recursive: true, force: true });
-      process.stderr.write(`bench: ${bench} failed (exit ${run.status ?? run.signal}); the session is discarded\n`);
-      process.exit(2);
-    }
+function runBench(bench: string, args: readonly string[], label: string): void {
+  process.stderr.write(`bench: ${bench} ${label} → ${folder}\n`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, `${bench}.ts`), ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, [BENCH_OUT_ENV]: folder } });
+  if (run.status !== 0) {
+    // An incomplete session would be the next run's baseline with fewer samples: it goes.
+    rmSync(folder, { recursive: true, force: true });
+    process.stderr.write(`bench: ${bench} failed (exit ${run.status ?? run.signal}); the session is discarded\n`);
+    process.exit(2);
   }
 }
+
+runBench('machine', [], '(reference, before)');
+for (const bench of benches) {
+  for (let i = 1; i <= repeats; i++) runBench(bench, argsOf[bench]!, `${i}/${repeats}`);
+}
+runBench('machine', [], '(reference, after)');
 
 if (values['no-gate']) process.exit(0);
 const report = gate(values.sessions!, DEFAULT_REGRESSION_THRESHOLD_PCT, name);

@@ -23,6 +23,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchMachine, benchOutputPath } from './lib/output.ts';
 import { harnessGit } from '../harness/measure/run/host.ts';
+import { median } from '../harness/lib/stats/median.ts';
 import { EXTRA_RELEASES_ENV } from '../harness/contract/releases.ts';
 import { fleetHistory, syntheticReleases, syntheticResult, writeResult } from './lib/synthetic-results.ts';
 
@@ -145,7 +146,6 @@ for (const size of sizes) {
       writeResult(resultsDir, syntheticResult({ ...last!, seed }));
       return compileOnce(resultsDir, outDir);
     });
-    const median = (values: number[]) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const format = await formats(outDir, scratch);
     const reference = await duckdbJsonReference(resultsDir, bytes);
     const parquetBytes = readdirSync(join(outDir, 'parquet/latest/points')).reduce((sum, name) => sum + statSync(join(outDir, 'parquet/latest/points', name)).size, 0);

@@ -3,7 +3,8 @@
  * is one quantity at one scale (`compile@2000 ingest_s`), with the direction that is better and
  * the samples one file holds of it: a bench that repeats a measure inside one run (compile's three
  * incremental compiles, site's runs) gives several, the others one. Only figures measured on the
- * same kind of machine are compared (machineKey): a CI runner is not a laptop.
+ * same kind of machine are compared (machineKey): a CI runner is not a laptop. Within a kind,
+ * instances differ in speed; bench:machine's reference figures say by how much (speedScaling).
  */
 
 export type Better = 'lower' | 'higher';
@@ -32,6 +33,31 @@ const arr = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 function figure(name: string, unit: string, better: Better, values: ReadonlyArray<number | null>): FigureSample[] {
   const kept = values.filter((v): v is number => v !== null);
   return kept.length > 0 ? [{ figure: name, unit, better, values: kept }] : [];
+}
+
+/** The figures of bench:machine: fixed work that measures the machine, not servebench. */
+export const MACHINE_REFERENCE_PREFIX = 'machine ';
+
+export function isMachineReference(figure: string): boolean {
+  return figure.startsWith(MACHINE_REFERENCE_PREFIX);
+}
+
+/**
+ * How a figure moves with the machine's speed: a time grows with it, a rate shrinks with it; bytes,
+ * memory and ratios to a reference client measured beside it do not move.
+ */
+export function speedScaling(unit: string): 'time' | 'rate' | null {
+  if (unit === 's' || unit === 'ms' || unit === 'ns') return 'time';
+  if (unit === 'events/s') return 'rate';
+  return null;
+}
+
+function machineFigures(doc: Json): FigureSample[] {
+  const reference = obj(doc['reference']);
+  return [
+    ...figure(`${MACHINE_REFERENCE_PREFIX}javascript_reference_ms`, 'ms', 'lower', arr(reference['javascript_ms']).map(num)),
+    ...figure(`${MACHINE_REFERENCE_PREFIX}duckdb_reference_ms`, 'ms', 'lower', arr(reference['duckdb_ms']).map(num)),
+  ];
 }
 
 function machineKeyOf(machine: Json, node: unknown): string {
@@ -97,6 +123,8 @@ export function readBenchDocument(doc: unknown): BenchDocument | null {
       return { bench, machineKey: machineKeyOf({ ...machine, cpus: machine['cpus'] ?? d['cpus'] }, d['node']), figures: compileFigures(d) };
     case 'client':
       return { bench, machineKey: machineKeyOf(machine, machine['node']), figures: clientFigures(d) };
+    case 'machine':
+      return { bench, machineKey: machineKeyOf(machine, machine['node']), figures: machineFigures(d) };
     case 'site':
       return { bench, machineKey: machineKeyOf(machine, d['node']), figures: siteFigures(d) };
     default:

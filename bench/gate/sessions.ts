@@ -2,12 +2,15 @@
  * Bench sessions: one folder per `npm run bench` (bench/sessions/<stamp>/), holding session.json
  * and every JSON its benches wrote, each bench run --repeats times. A session's samples of a
  * figure are pooled over its files; the gate compares the newest session with, per figure, the
- * latest earlier session that measured that figure on the same kind of machine.
+ * latest earlier session that measured that figure on the same kind of machine, its times and
+ * rates scaled by how much slower or faster the candidate's machine was than that session's
+ * (machineFactor: bench:machine's references, which every session measures at its start and end).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareFigure, type FigureComparison, type FigureSamples } from './compare.ts';
-import { readBenchDocument } from './figures.ts';
+import { isMachineReference, readBenchDocument } from './figures.ts';
+import { median } from '../../harness/lib/stats/median.ts';
 
 export const SESSION_FILE = 'session.json';
 
@@ -55,6 +58,22 @@ export function sessionNames(dir: string): string[] {
     .sort();
 }
 
+/**
+ * The candidate machine's reference time over the baseline session's on the same kind of machine:
+ * the geometric mean, over the reference figures both sessions measured, of the ratio of their
+ * medians (a garbage collection or a neighbour's burst in one sample of seven moved the mean by
+ * 4%, the median not at all); null when they share none (a session from before bench:machine).
+ */
+export function machineFactor(candidate: Session, baseline: Session, machine: string): number | null {
+  const logRatios: number[] = [];
+  for (const [key, samples] of candidate.samples) {
+    if (samples.machine !== machine || !isMachineReference(samples.figure)) continue;
+    const before = baseline.samples.get(key);
+    if (before !== undefined) logRatios.push(Math.log(median(samples.values) / median(before.values)));
+  }
+  return logRatios.length === 0 ? null : Math.exp(logRatios.reduce((sum, r) => sum + r, 0) / logRatios.length);
+}
+
 export interface GateReport {
   readonly candidate: string;
   readonly thresholdPct: number;
@@ -79,7 +98,8 @@ export function gate(dir: string, thresholdPct: number, candidateName?: string):
   }
   const comparisons = [...current.samples.entries()].map(([key, samples]) => {
     const base = baselines.get(key);
-    return { ...compareFigure(base?.samples.get(key), samples, thresholdPct), baselineSession: base?.name ?? null };
+    const factor = base === undefined ? null : machineFactor(current, base, samples.machine);
+    return { ...compareFigure(base?.samples.get(key), samples, thresholdPct, factor), baselineSession: base?.name ?? null };
   });
   comparisons.sort((a, b) => a.figure.localeCompare(b.figure));
   return { candidate, thresholdPct, comparisons, regressions: comparisons.filter((c) => c.verdict === 'regressed').length };

@@ -17,9 +17,20 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 
 const MACHINE = { cpus: 2, cpu_model: 'Synthetic CPU', kernel: '6.0', node: 'v24.1.0' };
 
-/** A bench:compile document at 300 files with the given ingest and cold seconds (SYNTHETIC). */
-function compileDoc(ingest: number, cold = 2 * ingest, machine = MACHINE) {
-  return { bench: 'compile', at: '2026-12-03T00:00:00Z', node: machine.node, cpus: machine.cpus, machine, synthetic: true, results: [{ files: 300, cold: { seconds: cold, max_rss_mb: 400, phases: { ingest, derive: 0.2 } }, incremental_one_new_file: { runs: [{ seconds: 0.5 }, { seconds: 0.52 }, { seconds: 0.49 }] } }] };
+/**
+ * A bench:compile document at 300 files with the given ingest and cold seconds (SYNTHETIC); `speed`
+ * scales its other times, as a slower machine would.
+ */
+function compileDoc(ingest: number, cold = 2 * ingest, machine = MACHINE, speed = 1) {
+  return { bench: 'compile', at: '2026-12-03T00:00:00Z', node: machine.node, cpus: machine.cpus, machine, synthetic: true, results: [{ files: 300, cold: { seconds: cold, max_rss_mb: 400, phases: { ingest, derive: 0.2 * speed } }, incremental_one_new_file: { runs: [0.5, 0.52, 0.49].map((seconds) => ({ seconds: seconds * speed })) } }] };
+}
+
+/** Reference times of bench:machine on the base machine (SYNTHETIC, ms). */
+const REFERENCE = [100, 102, 99, 101, 100, 98, 103];
+
+/** A bench:machine document of a machine `speed` times as slow as the base one (SYNTHETIC). */
+function machineDoc(speed: number, machine = MACHINE) {
+  return { bench: 'machine', at: '2026-12-03T00:00:00Z', machine, reference: { javascript_ms: REFERENCE.map((v) => v * speed), duckdb_ms: REFERENCE.map((v) => 3 * v * speed) } };
 }
 
 function session(dir: string, name: string, docs: unknown[], plant: string | null = null): void {
@@ -45,6 +56,15 @@ describe('the figures of a bench document', () => {
     expect(byName.get('compile@10000 incremental_s')!.values).toEqual([1.45, 1.49, 1.55]);
     expect(byName.get('compile@10000 peak_rss_mb')).toMatchObject({ values: [627], better: 'lower', unit: 'MB' });
     expect(doc.machineKey).toBe('2 × unknown cpu · node 24');
+  });
+
+  it('reads a bench:machine document as two reference figures', () => {
+    const doc = readBenchDocument(machineDoc(1))!;
+    expect(doc.figures.map((f) => [f.figure, f.unit, f.values.length])).toEqual([
+      ['machine javascript_reference_ms', 'ms', 7],
+      ['machine duckdb_reference_ms', 'ms', 7],
+    ]);
+    expect(doc.machineKey).toBe('2 × Synthetic CPU · node 24');
   });
 
   it('is null for a document no bench wrote', () => {
@@ -85,6 +105,14 @@ describe('the verdict on one figure', () => {
     expect(compareFigure(samples(BASE), samples(BASE.map((v) => v / 2))).verdict).toBe('improved');
   });
 
+  it('a machine factor scales a time up and a rate down, and leaves memory, bytes and ratios as measured', () => {
+    const slower = (values: number[], unit: string, better: 'lower' | 'higher', by: number) => compareFigure({ ...samples(values, better), unit }, { ...samples(values.map((v) => v * by), better), unit }, 10, 1.25);
+    expect(slower(BASE, 's', 'lower', 1.25)).toMatchObject({ verdict: 'no change', machineFactor: 1.25 });
+    expect(slower(BASE, 'ns', 'lower', 1.25).ratio!).toBeCloseTo(1, 10);
+    expect(slower(BASE, 'events/s', 'higher', 1 / 1.25)).toMatchObject({ verdict: 'no change', machineFactor: 1.25 });
+    for (const unit of ['MB', 'bytes', '×']) expect(slower(BASE, unit, 'lower', 1.25), unit).toMatchObject({ verdict: 'regressed', machineFactor: null });
+  });
+
   it('without a baseline, or with one sample a side, it judges nothing', () => {
     expect(compareFigure(undefined, samples(BASE)).verdict).toBe('no baseline');
     const c = compareFigure(samples([1]), samples([3]));
@@ -115,6 +143,65 @@ describe('sessions', () => {
     session(dir, '20261203T000000Z', BASE.map((v) => compileDoc(v)));
     const report = gate(dir, 10);
     expect(new Set(report.comparisons.map((c) => c.verdict))).toEqual(new Set(['no baseline']));
+    expect(report.regressions).toBe(0);
+  });
+
+  it('a machine a quarter slower at everything is no regression once its references say so (and would be without them)', () => {
+    const slower = BASE.map((v) => compileDoc(1.25 * v, 2.5 * v, MACHINE, 1.25));
+    const withReferences = sessions();
+    session(withReferences, '20261201T000000Z', [...BASE.map((v) => compileDoc(v)), machineDoc(1)]);
+    session(withReferences, '20261202T000000Z', [...slower, machineDoc(1.25)]);
+    const report = gate(withReferences, 10);
+    expect(report.regressions).toBe(0);
+    const byFigure = new Map(report.comparisons.map((c) => [c.figure, c]));
+    for (const figure of ['cold_s', 'ingest_s', 'derive_s', 'incremental_s']) {
+      const c = byFigure.get(`compile@300 ${figure}`)!;
+      expect(c.verdict, figure).toBe('no change');
+      expect(c.machineFactor!).toBeCloseTo(1.25, 10);
+      expect(c.ratio!).toBeCloseTo(1, 10);
+    }
+    // The report keeps what was measured; only the comparison scales.
+    expect(byFigure.get('compile@300 ingest_s')!.baseline).toEqual(BASE);
+    // Memory does not move with speed, and the references are reported, never judged.
+    expect(byFigure.get('compile@300 peak_rss_mb')!.machineFactor).toBeNull();
+    expect(byFigure.get('machine javascript_reference_ms')).toMatchObject({ verdict: 'machine reference', machineFactor: null });
+    expect(byFigure.get('machine javascript_reference_ms')!.ratio!).toBeCloseTo(1.25, 10);
+
+    const withoutReferences = sessions();
+    session(withoutReferences, '20261201T000000Z', BASE.map((v) => compileDoc(v)));
+    session(withoutReferences, '20261202T000000Z', slower);
+    const unscaled = gate(withoutReferences, 10);
+    for (const figure of ['cold_s', 'ingest_s', 'incremental_s']) expect(unscaled.comparisons.find((c) => c.figure === `compile@300 ${figure}`), figure).toMatchObject({ verdict: 'regressed', machineFactor: null });
+  });
+
+  it('a 2× ingest still regresses by 2× on a slower or a faster machine', () => {
+    for (const speed of [1.25, 0.8]) {
+      const dir = sessions();
+      session(dir, '20261201T000000Z', [...BASE.map((v) => compileDoc(v)), machineDoc(1)]);
+      session(dir, '20261202T000000Z', [...BASE.map((v) => compileDoc(2 * speed * v, 2 * speed * v, MACHINE, speed)), machineDoc(speed)]);
+      const report = gate(dir, 10);
+      const ingest = report.comparisons.find((c) => c.figure === 'compile@300 ingest_s')!;
+      expect(ingest.verdict, `speed ${speed}`).toBe('regressed');
+      expect(ingest.ratio!).toBeCloseTo(2, 10);
+      // cold is given as what the baseline's would take on this machine (2 × speed × the base): it holds.
+      expect(report.comparisons.find((c) => c.figure === 'compile@300 cold_s')!.verdict).toBe('no change');
+      expect(report.comparisons.find((c) => c.figure === 'compile@300 derive_s')!.verdict).toBe('no change');
+      expect(report.regressions).toBe(1);
+    }
+  });
+
+  it('the machine speed is taken against the baseline session of each figure, and only from the same kind of machine', () => {
+    const dir = sessions();
+    const other = { ...MACHINE, cpus: 16 };
+    // Each session also holds another kind of machine's references (3× slower in the last): they say nothing of this one.
+    session(dir, '20261201T000000Z', [...BASE.map((v) => compileDoc(v)), machineDoc(1), machineDoc(1, other)]);
+    // A session on another kind of machine only, with references twice as slow: not this machine's baseline.
+    session(dir, '20261202T000000Z', [...BASE.map((v) => compileDoc(v, 2 * v, other)), machineDoc(2, other)]);
+    session(dir, '20261203T000000Z', [...BASE.map((v) => compileDoc(1.25 * v, 2.5 * v, MACHINE, 1.25)), machineDoc(1.25), machineDoc(3, other)]);
+    const report = gate(dir, 10);
+    const ingest = report.comparisons.find((c) => c.figure === 'compile@300 ingest_s')!;
+    expect(ingest.baselineSession).toBe('20261201T000000Z');
+    expect(ingest.machineFactor!).toBeCloseTo(1.25, 10);
     expect(report.regressions).toBe(0);
   });
 

@@ -13,6 +13,7 @@
  */
 import { OVERLOAD_RATIO, type Load } from '../../contract/result.ts';
 import type { RequestRecord } from './request-record.ts';
+import { median } from '../../lib/stats/median.ts';
 
 /** Requests in each third for its median to mean something; with fewer a point is not judged. */
 export const MIN_REQUESTS_PER_THIRD = 5;
@@ -28,12 +29,6 @@ export interface OverloadVerdict {
 interface Sample {
   readonly x: number;
   readonly y: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = (sorted.length - 1) / 2;
-  return (sorted[Math.floor(mid)]! + sorted[Math.ceil(mid)]!) / 2;
 }
 
 /** Tukey's resistant line: the slope through the medians of the first and last thirds by x; null when they span no x. */
