@@ -1,6 +1,6 @@
 /**
  * bench:machine: how fast this machine is today, by fixed work that no servebench change can
- * touch (it imports nothing from harness/). Two instances of one machine kind differ: on
+ * touch (the work uses nothing of harness/; only the result file is written through it). Two instances of one machine kind differ: on
  * 2026-12-05 the same commit compiled 100,000 files in 90.5 s on one 2-vCPU EPYC and 116.2 s on
  * another, and DuckDB's own JSON reader slowed with it. The gate (bench/gate/) compares a session's
  * time figures with a baseline session's after scaling by the ratio of their references, so a
@@ -18,11 +18,11 @@ import { writeNewFileAtomic } from '../harness/lib/io/atomic-write.ts';
 import { benchMachine, benchOutputPath } from './lib/output.ts';
 
 if (process.argv.includes('--help')) {
-  process.stdout.write('Usage: npm run bench:machine\nMeasures fixed reference work (JavaScript and DuckDB) that no servebench change affects; the gate scales time figures by it.\n');
+  process.stdout.write('Usage: npm run bench:machine\nMeasures fixed reference work (JavaScript and DuckDB) that no servebench change affects; the gate scales time and rate figures by it.\n');
   process.exit(0);
 }
 
-/** Samples of each reference: enough for the mean's spread to sit well under the gate's 10% threshold. */
+/** Samples of each reference: the gate takes their median, which one outlying sample of seven does not move. */
 const SAMPLES = 7;
 
 /** A document shaped like a result (nested objects, arrays of numbers and strings), the same every run. */

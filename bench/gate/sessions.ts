@@ -96,9 +96,19 @@ export function gate(dir: string, thresholdPct: number, candidateName?: string):
     if (session.info.plant !== null) continue;
     for (const key of current.samples.keys()) if (!baselines.has(key) && session.samples.has(key)) baselines.set(key, session);
   }
+  // One factor per baseline session and machine, however many figures share it.
+  const factors = new Map<string, number | null>();
+  const factorAgainst = (base: Session, machine: string): number | null => {
+    const key = keyOf(machine, base.name);
+    const known = factors.get(key);
+    if (known !== undefined) return known;
+    const factor = machineFactor(current, base, machine);
+    factors.set(key, factor);
+    return factor;
+  };
   const comparisons = [...current.samples.entries()].map(([key, samples]) => {
     const base = baselines.get(key);
-    const factor = base === undefined ? null : machineFactor(current, base, samples.machine);
+    const factor = base === undefined ? null : factorAgainst(base, samples.machine);
     return { ...compareFigure(base?.samples.get(key), samples, thresholdPct, factor), baselineSession: base?.name ?? null };
   });
   comparisons.sort((a, b) => a.figure.localeCompare(b.figure));
